@@ -1,0 +1,72 @@
+// The C++ side of tp_result: an ordered list of typed arrays that an ABI
+// function fills and hands to the caller. Kept tiny on purpose: every result
+// of every operation crosses the door in this one shape.
+#ifndef TENSORPLAN_RESULT_H
+#define TENSORPLAN_RESULT_H
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tensorplan/c_api.h"
+#include "tensorplan/status.h"
+
+struct tp_result {
+  struct Array {
+    tp_array_type type;
+    int32_t length;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<Array> arrays;
+};
+
+namespace tp {
+
+template <typename T>
+struct ArrayTypeOf;
+template <> struct ArrayTypeOf<double> { static constexpr tp_array_type value = TP_ARRAY_F64; };
+template <> struct ArrayTypeOf<int32_t> { static constexpr tp_array_type value = TP_ARRAY_I32; };
+template <> struct ArrayTypeOf<uint8_t> { static constexpr tp_array_type value = TP_ARRAY_U8; };
+template <> struct ArrayTypeOf<float> { static constexpr tp_array_type value = TP_ARRAY_F32; };
+template <> struct ArrayTypeOf<uint16_t> { static constexpr tp_array_type value = TP_ARRAY_U16; };
+
+class ResultBuilder {
+ public:
+  template <typename T>
+  void add(const std::vector<T>& values) {
+    add(values.data(), values.size());
+  }
+
+  template <typename T>
+  void add(const T* values, size_t count) {
+    tp_result::Array array;
+    array.type = ArrayTypeOf<T>::value;
+    array.length = static_cast<int32_t>(count);
+    array.bytes.resize(count * sizeof(T));
+    if (count > 0) std::memcpy(array.bytes.data(), values, count * sizeof(T));
+    result_.arrays.push_back(std::move(array));
+  }
+
+  // UTF-8 text as a U8 array (messages, names).
+  void add_text(const std::string& text) {
+    add(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  }
+
+  tp_result* release() { return new tp_result(std::move(result_)); }
+
+ private:
+  tp_result result_;
+};
+
+// Records the outcome of an ABI call for tp_last_error/tp_last_status and
+// hands over the result on success. Every ABI function ends with this.
+tp_status finish_call(const Status& status, ResultBuilder* result, tp_result** out);
+
+// Checks an ABI array argument: `count` must be >= 0 and the pointer non-NULL
+// when count > 0. `name` is the parameter name used in the error.
+Status check_array_arg(const void* pointer, int32_t count, const char* name);
+
+}  // namespace tp
+
+#endif  // TENSORPLAN_RESULT_H
