@@ -34,3 +34,6 @@ export type { BulkEntry, BulkLayout, BulkTensor } from './bulk-layout.js';
 export { DTYPES } from './dtype.js';
 export type { DType } from './dtype.js';
 export { VERSION } from './version.js';
+export { renderReport, MAX_DRAWN_STORAGES } from './report/render-report.js';
+export { loadEchartsSource } from './report/echarts-source.js';
+export type { ReportContributor, ReportData, ReportSeries, ReportStorage } from './report/report-data.js';
