@@ -18,3 +18,5 @@ export { TensorplanError } from './errors.js';
 export { Tensorplan } from './tensorplan.js';
 export { DTYPES } from './dtype.js';
 export { VERSION } from './version.js';
+export { GraphBuilder } from './graph/graph-builder.js';
+export { parseGraph } from './graph/parse-graph.js';
