@@ -107,6 +107,41 @@ TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims
                                 const int32_t* dtypes, const double* alignments,
                                 int32_t count, tp_result** out);
 
+/* ==== formats (FORMATS.md: TE-compatible quantized tensor formats) ======= *
+ * Codes below are part of the ABI: append only, never renumber. */
+
+/* Quantization recipe of a tensor. */
+typedef enum tp_recipe {
+  TP_RECIPE_NONE = 0,         /* plain tensor of the logical dtype */
+  TP_RECIPE_FP8_DELAYED = 1,  /* FP8 per-tensor, delayed scaling (amax history) */
+  TP_RECIPE_FP8_CURRENT = 2,  /* FP8 per-tensor, current scaling */
+  TP_RECIPE_MXFP8 = 3,        /* 1x32 blocks, E8M0 scales */
+  TP_RECIPE_NVFP4 = 4,        /* E2M1 data, 1x16 blocks with E4M3 scales, fp32 amax */
+  TP_RECIPE_FP8_BLOCK_1D = 5, /* 1x128 blocks, fp32 scales */
+  TP_RECIPE_FP8_BLOCK_2D = 6  /* 128x128 blocks, fp32 scales */
+} tp_recipe;
+
+/* Usage bits (a quantizer's rowwise_usage / columnwise_usage). */
+typedef enum tp_usage {
+  TP_USAGE_ROWWISE = 1,
+  TP_USAGE_COLUMNWISE = 2
+} tp_usage;
+
+/* GPU class: decides whether FP8 per-tensor columnwise use needs a transpose. */
+typedef enum tp_arch {
+  TP_ARCH_HOPPER = 0,   /* SM < 10.0 and SM 12.x: `_transpose` materialised */
+  TP_ARCH_BLACKWELL = 1 /* SM 10.x-11.x, >= 13.0: non-TN FP8 GEMM, `_data` only */
+} tp_arch;
+
+/* Option bits of a format. */
+typedef enum tp_format_option {
+  TP_FMT_OPT_GEMM_SWIZZLED = 1,           /* MXFP8/NVFP4 scales GEMM-swizzled (§4.7) */
+  TP_FMT_OPT_NVFP4_ROW_SCALED = 2,        /* NVFP4 one amax per row (needs rowwise) */
+  TP_FMT_OPT_NVFP4_HADAMARD = 4,          /* NVFP4 16-pt RHT before columnwise cast */
+  TP_FMT_OPT_NVFP4_HADAMARD_NO_SIGNS = 8, /* RHT without the random sign mask */
+  TP_FMT_OPT_POW2_SCALES = 16             /* current/block FP8: power-of-two scales */
+} tp_format_option;
+
 #ifdef __cplusplus
 }
 #endif
