@@ -96,6 +96,11 @@ struct GivenBuffer {
 // or a missing buffer.
 Status check_buffers(const TensorSpec& spec, const std::vector<GivenBuffer>& given);
 
+// Decodes the ABI form of a spec: `dims[rank]` (exact integers as doubles)
+// and `format[TP_FORMAT_FIELDS]` = {dtype, recipe, usage bits, arch, option
+// bits, fp8 dtype}. Errors name the field, e.g. "format[1] (recipe) = 9".
+Status decode_spec_abi(const double* dims, int32_t rank, const int32_t* format, TensorSpec* out);
+
 // TE class names for storage metadata (§6): the storage class when
 // `internal`, else the tensor subclass; and the quantizer class.
 const char* storage_class_name(Recipe recipe, bool internal);
