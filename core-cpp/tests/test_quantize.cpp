@@ -197,6 +197,33 @@ TEST(QuantizeVectors, Mxfp8SwizzledScalesAreTheSwizzleOfCompactScales) {
   EXPECT_EQ(dequantize(swizzled_spec, swizzled), dequantize(compact_spec, compact));
 }
 
+TEST(QuantizeVectors, Mxfp8ColumnwiseIsRowwiseOfTheTranspose) {
+  std::mt19937_64 rng(12);
+  std::normal_distribution<float> normal(0.0f, 10.0f);
+  const int64_t m = 64, k = 96;
+  std::vector<float> x(static_cast<size_t>(m * k)), xt(static_cast<size_t>(m * k));
+  for (float& v : x) v = normal(rng);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < k; ++j) xt[static_cast<size_t>(j * m + i)] = x[static_cast<size_t>(i * k + j)];
+  }
+  tp::QuantizeOutput col = quantize(make_spec({m, k}, Recipe::kMxfp8, DType::kFloat32, false, true), x);
+  tp::QuantizeOutput row_t = quantize(make_spec({k, m}, Recipe::kMxfp8, DType::kFloat32, true, false), xt);
+  const std::vector<uint8_t>& col_data = bytes_of(col, "_columnwise_data");
+  const std::vector<uint8_t>& row_t_data = bytes_of(row_t, "_rowwise_data");
+  const std::vector<uint8_t>& col_scale = bytes_of(col, "_columnwise_scale_inv");   // [4, 128]
+  const std::vector<uint8_t>& row_t_scale = bytes_of(row_t, "_rowwise_scale_inv");  // [128, 4]
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < k; ++j) {
+      ASSERT_EQ(col_data[static_cast<size_t>(i * k + j)], row_t_data[static_cast<size_t>(j * m + i)]);
+    }
+  }
+  for (int64_t b = 0; b < m / 32; ++b) {
+    for (int64_t j = 0; j < k; ++j) {
+      ASSERT_EQ(col_scale[static_cast<size_t>(b * 128 + j)], row_t_scale[static_cast<size_t>(j * 4 + b)]);
+    }
+  }
+}
+
 // ---- §5 NVFP4 ---------------------------------------------------------------
 
 TEST(QuantizeVectors, Nvfp4GlobalAmax10) {
