@@ -174,7 +174,9 @@ Graph transformer(int32_t op_count, uint64_t seed) {
                           int64_t w_bytes) {
       const int32_t gw = b.tensor(w_bytes);
       b.op(name + "_wgrad", {g, in}, {gw});
+      // Gradient buffers live outside the activation arena (like DDP buckets).
       weight_grads.push_back(gw);
+      b.graph().persistent.push_back(gw);
       const int32_t gin = b.tensor(in_bytes);
       b.op(name + "_dgrad", {g, w}, {gin});
       return gin;

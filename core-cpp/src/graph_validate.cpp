@@ -234,7 +234,7 @@ Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
     for (int32_t t : op.outputs) {
       const int32_t parent = pg.storage.alias_parent[t];
       const int32_t p = parent >= 0 ? effective_producer(pg, parent) : -1;
-      if (p >= 0) preds[o].push_back(p);
+      if (p >= 0 && p != o) preds[o].push_back(p);  // an op may write a base and its view
     }
     for (int32_t d : op.control_deps) preds[o].push_back(d);
   }

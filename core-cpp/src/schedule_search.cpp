@@ -291,7 +291,7 @@ int64_t improve_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, D
       best_score = score;
       best = eval.order();
       stale_rounds = 0;
-    } else if (++stale_rounds >= 30) {
+    } else if (++stale_rounds >= 200) {
       break;
     }
     eval.reset(best);

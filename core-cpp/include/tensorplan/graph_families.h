@@ -6,7 +6,7 @@
 //                   read by the decoder level of the same depth
 //   transformer     a training step: N layers forward (saving activations),
 //                   then backward in reverse; weights persistent, weight
-//                   gradients graph outputs
+//                   gradients persistent graph outputs
 // Every graph has about `op_count` ops (exactly, for random_layered).
 #ifndef TENSORPLAN_GRAPH_FAMILIES_H
 #define TENSORPLAN_GRAPH_FAMILIES_H
