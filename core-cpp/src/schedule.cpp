@@ -1,5 +1,6 @@
 #include "tensorplan/schedule.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -39,6 +40,26 @@ std::vector<int32_t> run_baseline(const PlanningGraph& pg, int32_t method) {
 }
 
 namespace {
+
+// The forced-live bound at the ops where `order` peaks (all ops on small
+// graphs); when it meets the peak, the order is proved optimal.
+int64_t bound_at_peaks(const PlanningGraph& pg, const std::vector<int32_t>& order) {
+  if (pg.op_count() == 0) return 0;
+  std::vector<int32_t> at_ops;
+  if (pg.op_count() <= 2000) {
+    at_ops = order;
+  } else {
+    Liveness live;
+    if (!compute_liveness(pg, order, &live).is_ok()) return 0;
+    std::vector<int32_t> steps(live.live_bytes.size());
+    for (size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<int32_t>(i);
+    const size_t keep = std::min<size_t>(32, steps.size());
+    std::partial_sort(steps.begin(), steps.begin() + keep, steps.end(),
+                      [&](int32_t a, int32_t b) { return live.live_bytes[a] > live.live_bytes[b]; });
+    for (size_t i = 0; i < keep; ++i) at_ops.push_back(order[steps[i]]);
+  }
+  return forced_live_bound(pg, at_ops);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -84,9 +105,14 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
   }
   if (method == kScheduleOurs) {
     const auto start = std::chrono::steady_clock::now();
+    // No search when the best baseline already meets a lower bound.
+    result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
+    const bool settled = result.peak <= result.lower_bound;
     const Deadline deadline =
         start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(options.time_limit_s));
-    if (pg.op_count() <= kExactMaxOps && options.time_limit_s > 0) {
+    if (settled) {
+      result.proved_optimal = true;
+    } else if (pg.op_count() <= kExactMaxOps && options.time_limit_s > 0) {
       // A quick descent first gives the exact search a tighter incumbent.
       ImproveStats improve;
       const Deadline quick = start + (deadline - start) / 10;
@@ -108,6 +134,10 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
   Status check = check_schedule(pg, result.order);
   if (!check.is_ok()) return Status::internal("scheduler produced an invalid order: " + check.message());
   result.peak = schedule_peak(pg, result.order);
+  if (!result.proved_optimal) {
+    result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
+    result.proved_optimal = result.peak <= result.lower_bound;
+  }
   *out = std::move(result);
   return Status::ok();
 }

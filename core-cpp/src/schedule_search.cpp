@@ -29,6 +29,50 @@ int64_t schedule_lower_bound(const PlanningGraph& pg) {
   return always_live + worst_step;
 }
 
+int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  std::vector<uint8_t> mark(n, 0);  // bit 1: ancestor-or-self, bit 2: descendant-or-self
+  std::vector<int32_t> stack;
+  int64_t bound = 0;
+  for (int32_t v : at_ops) {
+    std::fill(mark.begin(), mark.end(), 0);
+    // Walk predecessors (bit 1) and successors (bit 2) from v.
+    for (int32_t dir = 0; dir < 2; ++dir) {
+      const uint8_t bit = dir == 0 ? 1 : 2;
+      const std::vector<int32_t>& offsets = dir == 0 ? pg.pred_offsets : pg.succ_offsets;
+      const std::vector<int32_t>& edges = dir == 0 ? pg.preds : pg.succs;
+      mark[v] |= bit;
+      stack.assign(1, v);
+      while (!stack.empty()) {
+        const int32_t u = stack.back();
+        stack.pop_back();
+        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+          const int32_t w = edges[k];
+          if (!(mark[w] & bit)) {
+            mark[w] |= bit;
+            stack.push_back(w);
+          }
+        }
+      }
+    }
+    int64_t live = pg.op_workspace[v];
+    for (int32_t s = 0; s < pg.storage_count(); ++s) {
+      const Storage& st = storages[s];
+      if (st.arena_bytes() == 0) continue;
+      bool before = st.graph_input, after = st.graph_output && (st.graph_input || pg.user_count(s) > 0);
+      for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1] && !(before && after); ++k) {
+        const uint8_t m = mark[pg.users[k]];
+        before = before || (m & 1);
+        after = after || (m & 2);
+      }
+      if (before && after) live += st.arena_bytes();
+    }
+    bound = std::max(bound, live);
+  }
+  return bound;
+}
+
 // ---------------------------------------------------------------------------
 // Local search
 // ---------------------------------------------------------------------------

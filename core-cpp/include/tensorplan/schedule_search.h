@@ -21,6 +21,13 @@ using Deadline = std::chrono::steady_clock::time_point;
 // step (graph inputs that are also graph outputs).
 int64_t schedule_lower_bound(const PlanningGraph& pg);
 
+// A stronger bound from ordering facts, evaluated at the given ops: at op v's
+// step, a storage is alive in every schedule if it exists before v (a graph
+// input, or some user is an ancestor of v or v itself) and is still needed
+// after v (a graph output, or some user is a descendant of v or v itself).
+// Costs O(V + E + touches) per op in `at_ops`.
+int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops);
+
 // Move-based improvement: repeatedly takes ops around the peak step and moves
 // them earlier or later within their dependency window, accepting a move when
 // it lowers (peak, steps at the peak). The peak of a moved order is
