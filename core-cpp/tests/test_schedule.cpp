@@ -23,28 +23,62 @@ tp::PlanningGraph planning(const Graph& g) {
   return pg;
 }
 
-// Random small DAG with random sizes, workspaces, and sometimes a group,
-// a view or an in-place op, so the search sees every alias kind.
+// Random small DAG with random sizes and workspaces, and sometimes a view,
+// an in-place op or a group, so the search sees every alias kind.
 Graph random_small_graph(std::mt19937_64& rng, int n) {
   Graph g;
   std::vector<int32_t> avail;
+  std::vector<uint8_t> mutated, plain;  // per tensor: already mutated in place; free of alias roles
+  auto new_tensor = [&](const std::string& name, int64_t bytes) {
+    int32_t t = tp::add_tensor(&g, name, bytes);
+    mutated.push_back(0);
+    plain.push_back(1);
+    return t;
+  };
   const int inputs = 1 + static_cast<int>(rng() % 2);
   for (int i = 0; i < inputs; ++i) {
-    avail.push_back(tp::add_tensor(&g, "in" + std::to_string(i), 256 * (1 + rng() % 8)));
+    avail.push_back(new_tensor("in" + std::to_string(i), 256 * static_cast<int64_t>(1 + rng() % 8)));
     g.inputs.push_back(avail.back());
   }
-  std::vector<int32_t> unread_products;
+  std::vector<int32_t> produced;
   for (int i = 0; i < n; ++i) {
     std::vector<int32_t> reads;
     const int k = 1 + static_cast<int>(rng() % 2);
     for (int j = 0; j < k; ++j) reads.push_back(avail[rng() % avail.size()]);
     std::sort(reads.begin(), reads.end());
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
-    int32_t out = tp::add_tensor(&g, "t" + std::to_string(i), 256 * static_cast<int64_t>(1 + rng() % 16));
-    tp::add_op(&g, "op" + std::to_string(i), reads, {out}, rng() % 4 == 0 ? 256 * static_cast<int64_t>(rng() % 8) : 0);
-    avail.push_back(out);
+    const int kind = static_cast<int>(rng() % 8);
+    const int32_t first = reads[0];
+    if (kind == 0 && !mutated[first]) {
+      // In place: same bytes as the input it overwrites.
+      int32_t out = new_tensor("t" + std::to_string(i), g.tensors[first].bytes);
+      tp::add_op(&g, "op" + std::to_string(i), reads, {out});
+      g.in_place.push_back({out, first});
+      mutated[first] = 1;
+      plain[out] = 0;
+      // Program order: after the mutation only the new name may be read.
+      avail.erase(std::find(avail.begin(), avail.end(), first));
+      avail.push_back(out);
+    } else if (kind == 1 && g.tensors[first].bytes >= 512) {
+      // A view of the second half of its input.
+      const int64_t half = g.tensors[first].bytes / 2;
+      int32_t out = new_tensor("t" + std::to_string(i), half);
+      tp::add_op(&g, "op" + std::to_string(i), {first}, {out});
+      g.views.push_back({out, first, half});
+      plain[out] = 0;
+      avail.push_back(out);
+    } else {
+      int32_t out = new_tensor("t" + std::to_string(i), 256 * static_cast<int64_t>(1 + rng() % 16));
+      tp::add_op(&g, "op" + std::to_string(i), reads, {out}, rng() % 4 == 0 ? 256 * static_cast<int64_t>(rng() % 8) : 0);
+      produced.push_back(out);
+      avail.push_back(out);
+    }
   }
-  // Outputs: the last tensor plus maybe one more.
+  // Sometimes two plain products share one bulk allocation.
+  if (produced.size() >= 2 && rng() % 3 == 0) {
+    int32_t a = produced[rng() % produced.size()], b = produced[rng() % produced.size()];
+    if (a != b && plain[a] && plain[b]) g.groups.push_back({{a, b}});
+  }
   g.outputs = {avail.back()};
   if (rng() % 2 == 0) g.outputs.push_back(avail[rng() % avail.size()]);
   std::sort(g.outputs.begin(), g.outputs.end());
@@ -157,6 +191,7 @@ TEST(Schedule, XlaPostOrderFinishesEachSinkBeforeTheNext) {
 
 TEST(Schedule, ExactMatchesBruteForceOnTinyRandomGraphs) {
   std::mt19937_64 rng(2024);
+  int aliased = 0;
   for (int round = 0; round < 150; ++round) {
     const int n = 1 + static_cast<int>(rng() % 8);
     tp::PlanningGraph pg = planning(random_small_graph(rng, n));
@@ -171,8 +206,12 @@ TEST(Schedule, ExactMatchesBruteForceOnTinyRandomGraphs) {
     EXPECT_EQ(peak, optimum) << "round " << round;
     EXPECT_EQ(tp::schedule_peak(pg, order), optimum) << "round " << round;
     EXPECT_TRUE(tp::check_schedule(pg, order).is_ok());
+    // Both bounds must be sound, or "proved" would be a lie.
     EXPECT_LE(tp::schedule_lower_bound(pg), optimum);
+    EXPECT_LE(tp::forced_live_bound(pg, tp::schedule_given(pg)), optimum) << "round " << round;
+    aliased += pg.storage_count() < static_cast<int32_t>(pg.graph.tensors.size()) ? 1 : 0;
   }
+  EXPECT_GT(aliased, 30);  // the generator really exercises aliases
 }
 
 TEST(Schedule, OursNeverWorseThanAnyBaselineAndProvedOnSmallGraphs) {
@@ -209,6 +248,41 @@ TEST(Schedule, OursNeverWorseOnGeneratedFamilies) {
       EXPECT_GE(result.peak, result.lower_bound);
     }
   }
+}
+
+TEST(Schedule, LocalSearchReportsTheTruePeakAndNeverWorsens) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 60; ++round) {
+    const int n = 10 + static_cast<int>(rng() % 60);
+    tp::PlanningGraph pg = planning(random_small_graph(rng, n));
+    std::vector<int32_t> order = tp::schedule_inductor_bfs(pg);
+    const int64_t start = tp::schedule_peak(pg, order);
+    tp::ImproveStats stats;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    const int64_t peak = tp::improve_schedule(pg, &order, deadline, 7 + round, &stats);
+    ASSERT_TRUE(tp::check_schedule(pg, order).is_ok());
+    EXPECT_EQ(peak, tp::schedule_peak(pg, order)) << "round " << round;
+    EXPECT_LE(peak, start);
+  }
+}
+
+TEST(Schedule, BestOfMethodsTakeTheMinimumOfTheirMembers) {
+  tp::PlanningGraph pg = planning(tp::make_graph_family(tp::kFamilyRandomLayered, 300, 8));
+  tp::ScheduleOptions options;
+  options.method = tp::kScheduleInductorBest;
+  tp::ScheduleResult inductor;
+  ASSERT_TRUE(tp::schedule_graph(pg, options, &inductor).is_ok());
+  int64_t expected = INT64_MAX;
+  for (int m : {0, 1, 2, 3}) expected = std::min(expected, tp::schedule_peak(pg, tp::run_baseline(pg, m)));
+  EXPECT_EQ(inductor.peak, expected);
+  EXPECT_EQ(inductor.baseline_peaks[4], -1);
+  options.method = tp::kScheduleXlaBest;
+  tp::ScheduleResult xla;
+  ASSERT_TRUE(tp::schedule_graph(pg, options, &xla).is_ok());
+  expected = INT64_MAX;
+  for (int m : {4, 5, 6}) expected = std::min(expected, tp::schedule_peak(pg, tp::run_baseline(pg, m)));
+  EXPECT_EQ(xla.peak, expected);
+  EXPECT_EQ(xla.baseline_peaks[0], -1);
 }
 
 TEST(Schedule, TimeLimitIsHonouredOnLargeGraphs) {
