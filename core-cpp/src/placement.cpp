@@ -112,10 +112,13 @@ std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers) 
   int64_t reach = 0;
   for (int32_t i : order) {
     const PlaceBuffer& b = buffers[static_cast<size_t>(i)];
-    if (pieces.empty() || b.lower >= reach) pieces.emplace_back();
+    if (pieces.empty() || b.lower >= reach) {
+      pieces.emplace_back();
+      reach = b.upper;
+    }
     pieces.back().members.push_back(i);
     pieces.back().buffers.push_back(b);
-    reach = pieces.size() == 1 && pieces.back().members.size() == 1 ? b.upper : std::max(reach, b.upper);
+    reach = std::max(reach, b.upper);
   }
   for (Piece& p : pieces) {
     p.lower_bound = placement_lower_bound(p.buffers);
