@@ -389,6 +389,41 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_cou
                                  const int32_t* trace_steps, const int32_t* trace_tensors,
                                  const int32_t* trace_kinds, int32_t trace_count, tp_result** out);
 
+/* ---- placement (PLANNING.md §4: offsets in one arena) ------------------ *
+ * Gives each buffer an offset so that buffers alive at the same step never
+ * share a byte, keeping the arena height max(offset + size) low.
+ * Inputs:
+ *   lower[count], upper[count]  lifetime [lower, upper) in steps: exact
+ *                               integers, upper > lower
+ *   size[count]                 bytes (exact integers >= 0)
+ *   alignment[count]            bytes, power of two, or 0 for 1; NULL = all 1
+ *   algorithm                   0 auto (tensorplan's solver), 1 ours (same),
+ *                               2 greedy by size best fit, 3 XLA best of
+ *                               size/lifetime orders, 4 first fit in time order
+ *   capacity                    0 = none; else decision mode: find a placement
+ *                               with height <= capacity or prove there is none
+ *   time_limit_seconds          solver budget, <= 0 = unlimited; the best
+ *                               placement found so far is always returned
+ *   minimize                    1 = find the smallest height and prove it when
+ *                               the budget allows; 0 = stop at the lower bound,
+ *                               within the capacity, or after a short search
+ * Not fitting in `capacity` is not an error: the best placement comes back
+ * with feasible = 0 (and proved_infeasible = 1 when that was proved).
+ * Result arrays, in order:
+ *   0 F64 offsets[count]
+ *   1 F64 summary[12]  {height, lower_bound (max live bytes), proved_lower_bound
+ *                       (best bound on the optimum that was proved), feasible,
+ *                       proved_optimal, proved_infeasible, search nodes,
+ *                       seconds, method code (0 none, 1 greedy-size, 2 xla-size,
+ *                       3 xla-lifetime, 4 first-fit, 5 constructive, 6 search),
+ *                       best baseline height (0 if none ran), independent
+ *                       pieces, timed_out}
+ *   2 U8  method name (UTF-8), e.g. "search"
+ */
+TP_API tp_status tp_place(const double* lower, const double* upper, const double* size,
+                          const double* alignment, int32_t count, int32_t algorithm, double capacity,
+                          double time_limit_seconds, int32_t minimize, tp_result** out);
+
 #ifdef __cplusplus
 }
 #endif
