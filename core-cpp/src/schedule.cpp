@@ -138,6 +138,8 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
     result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
     result.proved_optimal = result.peak <= result.lower_bound;
   }
+  // A proved optimum is itself the best lower bound.
+  if (result.proved_optimal) result.lower_bound = result.peak;
   *out = std::move(result);
   return Status::ok();
 }

@@ -43,7 +43,7 @@ struct ScheduleOptions {
 struct ScheduleResult {
   std::vector<int32_t> order;
   int64_t peak = 0;
-  int64_t lower_bound = 0;
+  int64_t lower_bound = 0;      // equals peak when proved_optimal
   bool proved_optimal = false;  // the peak equals the optimum over all topological orders
   int32_t chosen_baseline = -1; // ours: which baseline it started from
   // Peak and seconds of each of the 7 baselines; -1 where not run.
