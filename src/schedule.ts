@@ -32,7 +32,7 @@ export const SCHEDULE_METHODS: readonly ScheduleMethod[] = [
   'inductor-best', 'xla-best', 'ours',
 ];
 
-/** Options of {@link schedule} (and of the scheduling inside {@link checkFusion}). */
+/** Options of {@link Tensorplan.schedule} (and of the scheduling inside {@link Tensorplan.checkFusion}). */
 export interface ScheduleOptions {
   /** Default `'ours'`. */
   method?: ScheduleMethod;
@@ -114,7 +114,7 @@ export interface LivenessResult {
   tensorOffset: number[];
 }
 
-/** Limits of {@link checkFusion}. */
+/** Limits of `Tensorplan.checkFusion`. */
 export interface FusionOptions extends ScheduleOptions {
   /** Bytes the fused op may read at once; 0 or absent = no limit. */
   maxReadBytes?: number;
