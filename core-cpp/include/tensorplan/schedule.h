@@ -36,7 +36,7 @@ const char* schedule_method_name(int32_t method);
 struct ScheduleOptions {
   int32_t method = kScheduleOurs;
   double time_limit_s = 1.0;        // ours: total budget for search; <= 0 means baselines only
-  int64_t exact_max_states = 4000000;
+  int64_t exact_max_states = 1000000;  // about 100 MB at most: fits the WASM heap
   uint64_t seed = 1;
 };
 
