@@ -20,3 +20,4 @@ export { DTYPES } from './dtype.js';
 export { VERSION } from './version.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';
+export { SCHEDULE_METHODS } from './schedule.js';

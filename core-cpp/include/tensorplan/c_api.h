@@ -310,7 +310,7 @@ TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_c
  * never worse than any baseline). time_limit_s in [0, 1e6]; 0 = baselines only.
  * Result arrays, in order:
  *   0 I32 order[N]
- *   1 F64 stats[6]            {peak, lower bound, proved optimal (0/1),
+ *   1 F64 stats[6]            {peak, lower bound (= peak when proved), proved optimal (0/1),
  *                              baseline started from (method code or -1),
  *                              search seconds, exact-search states}
  *   2 F64 baseline_peaks[7]   peak of methods 0..6, -1 where not run
@@ -339,6 +339,7 @@ TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_c
  *   9 F64 peak_bytes[K]
  *  10 I32 peak_producers[K]    op that made each (-1: a graph input)
  *  11 I32 peak_last_ops[K]     last op that reads or writes each (-1: none)
+ *  12 I32 storage_root[S]      owning tensor of each storage
  */
 TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_count,
                                    const double* graph_f64, int32_t graph_f64_count,
