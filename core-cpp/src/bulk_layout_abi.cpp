@@ -19,31 +19,40 @@ Status decode_requests(const int32_t* shape_offsets, const double* dims, const i
     return Status::invalid("shape_offsets[0] = " + std::to_string(shape_offsets[0]) + ": must be 0");
   }
   TP_RETURN_IF_ERROR(check_array_arg(dims, shape_offsets[count], "dims"));
-  out->reserve(static_cast<size_t>(count));
+  out->resize(static_cast<size_t>(count));
+  std::vector<int64_t> shape;
   for (int32_t i = 0; i < count; ++i) {
-    const std::string field = "tensors[" + std::to_string(i) + "]";
+    auto field = [i]() { return "tensors[" + std::to_string(i) + "]"; };
     if (shape_offsets[i + 1] < shape_offsets[i]) {
       return Status::invalid("shape_offsets[" + std::to_string(i + 1) + "] = " +
                              std::to_string(shape_offsets[i + 1]) + ": must be >= shape_offsets[" +
                              std::to_string(i) + "] = " + std::to_string(shape_offsets[i]));
     }
     if (!is_valid_dtype_code(dtypes[i])) {
-      return Status::invalid(field + ".dtype = " + std::to_string(dtypes[i]) + ": unknown dtype code");
+      return Status::invalid(field() + ".dtype = " + std::to_string(dtypes[i]) + ": unknown dtype code");
     }
     const DType dtype = static_cast<DType>(dtypes[i]);
-    std::vector<int64_t> shape;
+    shape.clear();
     for (int32_t d = shape_offsets[i]; d < shape_offsets[i + 1]; ++d) {
       int64_t dim = 0;
-      TP_RETURN_IF_ERROR(to_byte_count(dims[d], field + ".shape[" + std::to_string(d - shape_offsets[i]) + "]", &dim));
+      if (is_exact_count(dims[d])) {
+        dim = static_cast<int64_t>(dims[d]);
+      } else {
+        TP_RETURN_IF_ERROR(to_byte_count(dims[d], field() + ".shape[" + std::to_string(d - shape_offsets[i]) + "]", &dim));
+      }
       shape.push_back(dim);
     }
-    BulkRequest request;
-    TP_RETURN_IF_ERROR(dense_bytes(shape, dtype, field, &request.bytes));
+    BulkRequest& request = (*out)[static_cast<size_t>(i)];
+    Status sized = dense_bytes(shape, dtype, &request.bytes);
+    if (!sized.is_ok()) return Status(sized.code(), field() + " " + sized.message());
     request.alignment = dtype_element_bytes(dtype);
     if (alignments != nullptr && alignments[i] != 0) {
-      TP_RETURN_IF_ERROR(to_byte_count(alignments[i], field + ".alignment", &request.alignment));
+      if (is_exact_count(alignments[i])) {
+        request.alignment = static_cast<int64_t>(alignments[i]);
+      } else {
+        TP_RETURN_IF_ERROR(to_byte_count(alignments[i], field() + ".alignment", &request.alignment));
+      }
     }
-    out->push_back(request);
   }
   return Status::ok();
 }

@@ -36,9 +36,8 @@ struct BulkLayout {
 Status bulk_layout(const std::vector<BulkRequest>& requests, BulkLayout* out);
 
 // Byte size of a dense tensor of `shape` and `dtype` (FP4 packs two per byte,
-// rounded up). `field` names the tensor in errors, e.g. "tensors[3]".
-Status dense_bytes(const std::vector<int64_t>& shape, DType dtype, const std::string& field,
-                   int64_t* out);
+// rounded up). The error does not name the tensor: callers prefix it.
+Status dense_bytes(const std::vector<int64_t>& shape, DType dtype, int64_t* out);
 
 }  // namespace tp
 

@@ -43,6 +43,15 @@ class Status {
 // Largest integer that a double (and so a JS number) holds exactly.
 constexpr int64_t kMaxExactInteger = int64_t{1} << 53;
 
+// True when `value` is an exact integer in [0, 2^53]; the cheap check that hot
+// loops make before paying for an error message.
+inline bool is_exact_count(double value) {
+  return value >= 0 && value <= static_cast<double>(kMaxExactInteger) && value == static_cast<double>(static_cast<int64_t>(value));
+}
+
+// True when a * b (both in [0, 2^53]) stays within 2^53.
+inline bool mul_fits(int64_t a, int64_t b) { return a == 0 || b <= kMaxExactInteger / a; }
+
 // Reads a byte quantity that crossed the ABI as a double: it must be an exact
 // integer in [0, 2^53]. `field` names it in the error, e.g. "dims[4]".
 Status to_byte_count(double value, const std::string& field, int64_t* out);

@@ -1,0 +1,58 @@
+// Shared helpers for benchmarks: sessions per backend, robust timing, tables.
+import Table from 'cli-table3';
+import { init } from '../dist/index.mjs';
+
+/** Sessions for every backend that loads here, wasm first. */
+export async function loadBackends() {
+  const sessions = {};
+  const skipped = {};
+  for (const name of ['wasm', 'native']) {
+    try {
+      sessions[name] = await init({ backend: name });
+    } catch (error) {
+      skipped[name] = error.message;
+    }
+  }
+  return { sessions, skipped };
+}
+
+/**
+ * Median wall time of `fn` in milliseconds: warm up, then repeat until both
+ * `minRuns` runs and `minMs` of measuring have passed (so fast calls are
+ * measured over many runs and slow ones are not repeated needlessly).
+ */
+export function timeMedian(fn, { minRuns = 5, minMs = 300, warmup = 2 } = {}) {
+  for (let i = 0; i < warmup; i++) fn();
+  const samples = [];
+  const start = performance.now();
+  while (samples.length < minRuns || performance.now() - start < minMs) {
+    const t0 = performance.now();
+    fn();
+    samples.push(performance.now() - t0);
+    if (samples.length >= 1000) break;
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run sees the same input. */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function printTable(title, head, rows, notes = []) {
+  const table = new Table({ head, style: { head: [] } });
+  for (const row of rows) table.push(row);
+  console.log(`\n${title}`);
+  console.log(table.toString());
+  for (const note of notes) console.log(note);
+}
+
+export const fmt = (value, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : String(value));

@@ -1,0 +1,48 @@
+// Builds the package: Node entry (ESM + CJS), browser entry (ESM, WASM only),
+// the CLI, and one bundled .d.ts. The Emscripten glue is bundled in; the
+// .wasm file stays in wasm/dist and is located relative to dist/ at run time.
+import commonjs from '@rollup/plugin-commonjs';
+import json from '@rollup/plugin-json';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
+import typescript from '@rollup/plugin-typescript';
+import { builtinModules } from 'node:module';
+import { dts } from 'rollup-plugin-dts';
+import pkg from './package.json' with { type: 'json' };
+
+const dependencies = Object.keys(pkg.dependencies);
+// Node builds leave builtins and dependencies (and their subpaths) to Node.
+const external = (id) =>
+  id.startsWith('node:') || builtinModules.includes(id) || dependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
+const ts = () => typescript({ tsconfig: './tsconfig.json', declaration: false, outDir: 'dist', rootDir: '.' });
+
+export default [
+  {
+    input: 'src/index.ts',
+    external,
+    plugins: [ts()],
+    output: [
+      { file: 'dist/index.mjs', format: 'es', sourcemap: true },
+      { file: 'dist/index.cjs', format: 'cjs', sourcemap: true, exports: 'named' },
+    ],
+  },
+  {
+    input: 'src/browser.ts',
+    // Anything Node-only reaching this bundle is a bug: fail the build instead.
+    // Browsers load this file as it is, so its dependencies (ajv) are bundled in.
+    external: (id) => id.startsWith('node:') || builtinModules.includes(id),
+    plugins: [ts(), nodeResolve({ browser: true }), commonjs(), json()],
+    output: { file: 'dist/browser.mjs', format: 'es', sourcemap: true },
+  },
+  {
+    input: 'src/cli/main.ts',
+    external,
+    plugins: [ts()],
+    output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true },
+  },
+  {
+    input: 'src/index.ts',
+    external,
+    plugins: [dts({ tsconfig: './tsconfig.json' })],
+    output: { file: 'dist/index.d.ts', format: 'es' },
+  },
+];

@@ -1,0 +1,138 @@
+// Builds the native addon (build/Release/tensorplan_native.node): the core
+// compiled natively, plus the CUDA side where nvcc exists.
+//
+//   node scripts/build-native.mjs             build; exit 1 on failure
+//   node scripts/build-native.mjs --optional  never fail (npm install): the SDK
+//                                             then runs on WASM and `info` says why
+//   TP_CUDA=0|1  force CUDA off, or require it (default: use nvcc when found)
+//   NVCC=/path/to/nvcc  choose the CUDA compiler
+//
+// CUDA objects are compiled with nvcc, then linked with the static CUDA
+// runtime; libcuda is never linked, so the addon loads without a driver.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const optional = process.argv.includes('--optional');
+const statusFile = join(root, 'build', 'native-status.json');
+
+function log(message) {
+  console.log(`build-native: ${message}`);
+}
+
+function writeStatus(status) {
+  mkdirSync(dirname(statusFile), { recursive: true });
+  writeFileSync(statusFile, JSON.stringify(status, null, 2) + '\n');
+}
+
+function findNvcc() {
+  if (process.env.TP_CUDA === '0') return null;
+  const candidates = [process.env.NVCC, '/usr/local/cuda/bin/nvcc'];
+  const which = spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' });
+  if (which.status === 0) candidates.splice(1, 0, which.stdout.trim());
+  for (const candidate of candidates) {
+    if (candidate && existsSync(candidate)) return realpathSync(candidate);
+  }
+  return null;
+}
+
+function findNodeGyp() {
+  // npm tells lifecycle scripts where its bundled node-gyp is.
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    '/usr/share/nodejs/node-gyp/bin/node-gyp.js',
+  ];
+  try {
+    candidates.push(createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js'));
+  } catch {
+    // not installed as a package; the candidates above may still exist
+  }
+  return candidates.find((candidate) => candidate && existsSync(candidate)) ?? null;
+}
+
+function compileCuda(nvcc) {
+  const objDir = join(root, 'cuda', 'build', 'obj');
+  mkdirSync(objDir, { recursive: true });
+  const objects = [];
+  for (const name of readdirSync(join(root, 'cuda')).filter((f) => f.endsWith('.cu')).sort()) {
+    const object = join(objDir, name.replace(/\.cu$/, '.o'));
+    // sm_80 and sm_90 cubins plus compute_90 PTX, so newer GPUs can JIT it.
+    execFileSync(nvcc, [
+      '-c', '-O2', '-std=c++17', '--cudart', 'static',
+      '-Xcompiler', '-fPIC,-Wall,-Werror',
+      '-gencode', 'arch=compute_80,code=sm_80',
+      '-gencode', 'arch=compute_90,code=[sm_90,compute_90]',
+      '-I', join(root, 'core-cpp', 'include'), '-I', join(root, 'cuda'),
+      join(root, 'cuda', name), '-o', object,
+    ], { stdio: 'inherit' });
+    objects.push(object);
+  }
+  // nvcc may be a wrapper script outside the toolkit, so look in the usual places too.
+  const libDirs = [
+    process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'lib64'),
+    process.env.CUDA_PATH && join(process.env.CUDA_PATH, 'lib64'),
+    join(dirname(nvcc), '..', 'lib64'),
+    '/usr/local/cuda/lib64',
+    '/usr/local/cuda/targets/x86_64-linux/lib',
+  ].filter(Boolean);
+  const libDir = libDirs.find((dir) => existsSync(join(dir, 'libcudart_static.a')));
+  if (!libDir) throw new Error(`libcudart_static.a not found in ${libDirs.join(', ')}`);
+  return { objects, libDir: realpathSync(libDir) };
+}
+
+function neededLibraries(file) {
+  const readelf = spawnSync('readelf', ['-d', file], { encoding: 'utf8' });
+  if (readelf.status !== 0) return null;
+  return [...readelf.stdout.matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
+}
+
+function build() {
+  const nodeGyp = findNodeGyp();
+  if (!nodeGyp) throw new Error('node-gyp not found (it ships with npm; run through npm or install node-gyp)');
+  const nvcc = findNvcc();
+  if (!nvcc && process.env.TP_CUDA === '1') throw new Error('TP_CUDA=1 but nvcc was not found (set NVCC)');
+  execFileSync(process.execPath, [join(root, 'scripts', 'gen-native-abi.mjs')], { stdio: 'inherit' });
+
+  const gypArgs = [];
+  let cuda = null;
+  if (nvcc) {
+    log(`compiling CUDA with ${nvcc}`);
+    cuda = compileCuda(nvcc);
+    gypArgs.push('-Dtp_cuda=true', `-Dtp_cuda_objects=${cuda.objects.join(' ')}`, `-Dtp_cuda_lib_dir=${cuda.libDir}`);
+  } else {
+    log('nvcc not found: building the addon without CUDA');
+  }
+  // Build against the headers of the running Node when they are installed, so
+  // node-gyp never tries to download them (there may be no network).
+  const nodeDir = process.env.npm_config_nodedir ||
+    [dirname(dirname(process.execPath))].find((dir) => existsSync(join(dir, 'include', 'node', 'node_api.h')));
+  const nodeDirArgs = nodeDir ? ['--nodedir', nodeDir] : [];
+  execFileSync(process.execPath, [nodeGyp, 'configure', '--directory', root, ...nodeDirArgs, '--', ...gypArgs], { stdio: 'inherit' });
+  execFileSync(process.execPath, [nodeGyp, 'build', '--directory', root, '--jobs', '2'], { stdio: 'inherit' });
+
+  const addon = join(root, 'build', 'Release', 'tensorplan_native.node');
+  const needed = neededLibraries(addon);
+  if (needed && needed.some((lib) => /^libcuda(rt)?\.so/.test(lib))) {
+    throw new Error(`the addon links ${needed.join(', ')}: CUDA must be static and libcuda never linked`);
+  }
+  return { built: true, cuda: Boolean(cuda), nvcc, needed, reason: '' };
+}
+
+try {
+  const status = build();
+  writeStatus(status);
+  log(`built build/Release/tensorplan_native.node (${status.cuda ? 'with CUDA' : 'without CUDA'})`);
+} catch (error) {
+  const reason = String(error.message ?? error).split('\n')[0];
+  writeStatus({ built: false, cuda: false, reason });
+  if (optional) {
+    log(`skipped (${reason}); tensorplan will use its WASM backend`);
+    process.exit(0);
+  }
+  console.error(`build-native: failed: ${reason}`);
+  process.exit(1);
+}

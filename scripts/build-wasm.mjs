@@ -1,0 +1,54 @@
+// Builds wasm/dist/tensorplan_core.{mjs,wasm} from core-cpp with Debian's
+// Emscripten 3.1.6. The output is committed; CI rebuilds it and fails on any
+// difference (the build is deterministic for a given emcc version).
+//
+// Why these flags:
+//   EXPORT_ES6 + ENVIRONMENT=web,worker  ES-module glue with no Node branch: no
+//       __dirname/require('fs') (broken in 3.1.6 ES6 output) and nothing that
+//       installs process-wide handlers. Node callers pass wasmBinary instead.
+//   FILESYSTEM=0, EXIT_RUNTIME=0         the core does no I/O and is a library.
+//   ALLOW_MEMORY_GROWTH, MAXIMUM_MEMORY  large graphs; JS re-reads heap views.
+//   -fno-exceptions                      the core returns errors as values.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { coreSources } from './list-sources.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = join(root, 'wasm', 'dist');
+mkdirSync(outDir, { recursive: true });
+
+// Debian's emcc runs its JS optimizer with the system node, which must find acorn.
+const acornDirs = ['/usr/share/nodejs', '/usr/lib/nodejs'].filter((dir) => existsSync(join(dir, 'acorn')));
+const env = { ...process.env, NODE_PATH: [...acornDirs, process.env.NODE_PATH].filter(Boolean).join(':') };
+
+const args = [
+  '-O2',
+  '-std=c++17',
+  '-fno-exceptions',
+  '-Wall', '-Wextra', '-Werror',
+  '-I', join(root, 'core-cpp', 'include'),
+  ...coreSources().map((file) => join(root, file)),
+  '-o', join(outDir, 'tensorplan_core.mjs'),
+  '-sMODULARIZE=1',
+  '-sEXPORT_ES6=1',
+  '-sEXPORT_NAME=createTensorplanCore',
+  '-sENVIRONMENT=web,worker',
+  '-sFILESYSTEM=0',
+  '-sEXIT_RUNTIME=0',
+  '-sALLOW_MEMORY_GROWTH=1',
+  '-sMAXIMUM_MEMORY=4GB',
+  '-sDYNAMIC_EXECUTION=0',
+  '-sTEXTDECODER=2',
+  '-sEXPORTED_FUNCTIONS=["_malloc","_free"]',
+  '-sINCOMING_MODULE_JS_API=["wasmBinary","locateFile","instantiateWasm","print","printErr"]',
+];
+
+try {
+  execFileSync('emcc', args, { cwd: root, env, stdio: 'inherit' });
+} catch (error) {
+  console.error(`build-wasm: emcc failed (${error.message}). Install Debian's emscripten and node-acorn.`);
+  process.exit(1);
+}
+console.log(`build-wasm: wrote ${join('wasm', 'dist', 'tensorplan_core.{mjs,wasm}')}`);

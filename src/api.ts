@@ -1,0 +1,92 @@
+import type { CudaDevice } from './backend/native-core.js';
+import type { BackendChoice, BackendName, BackendRegistry, BackendStatus } from './backend/registry.js';
+import { type WasmOptions, configureWasm } from './backend/wasm-source.js';
+import { TensorplanError } from './errors.js';
+import { Tensorplan } from './tensorplan.js';
+import { VERSION } from './version.js';
+
+/** Options of {@link init}. */
+export interface InitOptions {
+  /** Which backend to use (default `'auto'`: cuda, then native, then wasm). */
+  backend?: BackendChoice;
+  /** Where the WASM core comes from (browsers; optional in Node). */
+  wasm?: WasmOptions;
+}
+
+/** What {@link info} reports. */
+export interface TensorplanInfo {
+  /** Package version. */
+  version: string;
+  /** The backend `init()` with the same options would use, or null if none loads. */
+  backend: BackendName | null;
+  /** Why no backend could be chosen, when `backend` is null. */
+  reason?: string;
+  /** Every registered backend, highest priority first, with its availability and reason. */
+  backends: BackendStatus[];
+  /** CUDA as the native addon sees it; null where the addon did not load. */
+  cuda: {
+    compiled: boolean;
+    runtimeVersion: number;
+    driverVersion: number;
+    reason: string;
+    devices: CudaDevice[];
+  } | null;
+}
+
+/** The public entry points, bound to one backend registry (node or browser). */
+export function createApi(registry: BackendRegistry) {
+  const sessions = new Map<BackendName, Tensorplan>();
+
+  /**
+   * Loads a backend and returns a session on it. With `backend: 'auto'` the
+   * highest-priority backend that loads is used; a named backend that cannot
+   * load rejects with its reason (never a silent fallback). Memoised: the
+   * same backend is loaded once per process.
+   */
+  async function init(options: InitOptions = {}): Promise<Tensorplan> {
+    if (options === null || typeof options !== 'object') {
+      throw new TensorplanError('INVALID_ARGUMENT', `init options must be an object, got ${String(options)}`);
+    }
+    try {
+      configureWasm(options.wasm);
+    } catch (error) {
+      throw new TensorplanError('INVALID_ARGUMENT', (error as Error).message);
+    }
+    const loaded = await registry.resolve(options.backend ?? 'auto');
+    let session = sessions.get(loaded.name);
+    if (!session) {
+      session = new Tensorplan(loaded);
+      sessions.set(loaded.name, session);
+    }
+    return session;
+  }
+
+  /** Reports which backend runs, every backend's availability and reason, versions and CUDA devices. */
+  async function info(options: InitOptions = {}): Promise<TensorplanInfo> {
+    const backends = await registry.status();
+    let backend: BackendName | null = null;
+    let reason: string | undefined;
+    try {
+      backend = (await registry.resolve(options.backend ?? 'auto')).name;
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    let cuda: TensorplanInfo['cuda'] = null;
+    for (const name of ['cuda', 'native'] as const) {
+      if (cuda || !backends.some((b) => b.name === name && b.available)) continue;
+      const probe = (await registry.load(name)).cuda;
+      if (probe) {
+        cuda = {
+          compiled: probe.compiled,
+          runtimeVersion: probe.runtimeVersion,
+          driverVersion: probe.driverVersion,
+          reason: probe.reason,
+          devices: probe.devices,
+        };
+      }
+    }
+    return { version: VERSION, backend, ...(reason ? { reason } : {}), backends, cuda };
+  }
+
+  return { init, info };
+}

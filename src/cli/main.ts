@@ -1,0 +1,60 @@
+import { Command, CommanderError, Option } from 'commander';
+import { TensorplanError, VERSION } from '../index.js';
+import { bulkCommand } from './bulk-command.js';
+import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
+import { infoCommand } from './info-command.js';
+
+const backendOption = () =>
+  new Option('--backend <name>', 'backend to use').choices(['auto', 'cuda', 'native', 'wasm']).default('auto');
+
+/** Builds the `tensorplan` command line; each command returns its exit code. */
+export function buildProgram(setExitCode: (code: number) => void): Command {
+  const program = new Command('tensorplan')
+    .description('Plan, validate and execute packed tensor memory for deep-learning workloads.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('info')
+    .description('show which backend runs, every backend\'s availability and reason, versions and CUDA devices')
+    .option('--json', 'print JSON for machines')
+    .addOption(backendOption())
+    .action(async (options) => setExitCode(await infoCommand(options)));
+
+  program
+    .command('bulk')
+    .description('lay out tensors in one allocation as TransformerEngine bulk_allocate does')
+    .argument('<file>', 'JSON file: { "tensors": [ { "name", "shape", "dtype", "alignment"? } ] }')
+    .option('--json', 'print JSON for machines')
+    .addOption(backendOption())
+    .action(async (file, options) => setExitCode(await bulkCommand(file, options)));
+
+  return program;
+}
+
+/** Runs the CLI and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, successfully.
+      return error.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+    }
+    if (error instanceof CliError) {
+      console.error(`tensorplan: ${error.message}`);
+      return error.exitCode;
+    }
+    if (error instanceof TensorplanError) {
+      console.error(`tensorplan: ${error.message}`);
+      return error.code === 'INFEASIBLE' ? EXIT_NEGATIVE : EXIT_BAD_INPUT;
+    }
+    throw error;
+  }
+}

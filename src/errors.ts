@@ -1,0 +1,45 @@
+/**
+ * Why a tensorplan call failed. Codes mirror the core's `tp_status`, plus the
+ * facade's own backend-selection failures.
+ */
+export type TensorplanErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'OUT_OF_RANGE'
+  | 'UNSUPPORTED'
+  | 'INFEASIBLE'
+  | 'OUT_OF_MEMORY'
+  | 'INTERNAL'
+  | 'BACKEND_UNAVAILABLE'
+  | 'NO_BACKEND';
+
+/** Status codes of the C ABI (`tp_status` in c_api.h), indexed by value. */
+const STATUS_CODES: readonly TensorplanErrorCode[] = [
+  'INTERNAL', // 0 is TP_OK and never becomes an error
+  'INVALID_ARGUMENT',
+  'OUT_OF_RANGE',
+  'UNSUPPORTED',
+  'INFEASIBLE',
+  'OUT_OF_MEMORY',
+  'INTERNAL',
+];
+
+/** The error every tensorplan function throws or rejects with. */
+export class TensorplanError extends Error {
+  /** Machine-readable reason. */
+  readonly code: TensorplanErrorCode;
+  /** For backend failures: each backend's reason, by backend name. */
+  readonly reasons: Readonly<Record<string, string>>;
+
+  constructor(code: TensorplanErrorCode, message: string, reasons: Record<string, string> = {}) {
+    super(message);
+    this.name = 'TensorplanError';
+    this.code = code;
+    this.reasons = reasons;
+  }
+
+  /** Builds the error for a failed core call from its status and message. */
+  static fromStatus(status: number, message: string, operation: string): TensorplanError {
+    const code = STATUS_CODES[status] ?? 'INTERNAL';
+    return new TensorplanError(code, message || `${operation} failed with status ${status}`);
+  }
+}

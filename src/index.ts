@@ -1,0 +1,45 @@
+/**
+ * tensorplan: plan, validate and execute packed tensor memory for
+ * deep-learning workloads. This is the Node entry: it can use the native
+ * addon (CPU core, and CUDA where a GPU is present) and falls back to WASM.
+ * Importing it loads nothing; backends load on the first `init()`.
+ *
+ * @packageDocumentation
+ */
+import { loadCudaBackend, loadNativeBackend } from './backend/native-backend.js';
+import { BACKEND_PRIORITY, BackendRegistry } from './backend/registry.js';
+import { loadWasmBackendNode } from './backend/wasm-backend-node.js';
+import { createApi } from './api.js';
+
+const registry = new BackendRegistry();
+registry.register('cuda', BACKEND_PRIORITY.cuda, loadCudaBackend);
+registry.register('native', BACKEND_PRIORITY.native, loadNativeBackend);
+registry.register('wasm', BACKEND_PRIORITY.wasm, loadWasmBackendNode);
+
+const api = createApi(registry);
+
+/** Loads a backend and returns a {@link Tensorplan} session on it. */
+export const init = api.init;
+/** Reports the backend in use, every backend's availability and reason, versions and CUDA devices. */
+export const info = api.info;
+
+export { TensorplanError } from './errors.js';
+export type { TensorplanErrorCode } from './errors.js';
+export { Tensorplan } from './tensorplan.js';
+export type { InitOptions, TensorplanInfo } from './api.js';
+export type { BackendChoice, BackendName, BackendStatus } from './backend/registry.js';
+export type { CudaDevice } from './backend/native-core.js';
+export type { WasmOptions } from './backend/wasm-source.js';
+export type { BulkEntry, BulkLayout, BulkTensor } from './bulk-layout.js';
+export { DTYPES } from './dtype.js';
+export type { DType } from './dtype.js';
+export { VERSION } from './version.js';
+export { renderReport, MAX_DRAWN_STORAGES } from './report/render-report.js';
+export { loadEchartsSource } from './report/echarts-source.js';
+export type { ReportContributor, ReportData, ReportSeries, ReportStorage } from './report/report-data.js';
+export { GraphBuilder } from './graph/graph-builder.js';
+export type { TensorSize } from './graph/graph-builder.js';
+export { parseGraph } from './graph/parse-graph.js';
+export { GRAPH_SCHEMA_V1 } from './graph/graph-schema.js';
+export { SCHEMAS } from './schemas.js';
+export type { GraphAlias, GraphDocument, GraphOp, GraphTensor, GroupAlias, InPlaceAlias, ViewAlias } from './graph/graph-document.js';

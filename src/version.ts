@@ -1,0 +1,2 @@
+/** Version of this package; a test keeps it equal to package.json and the core. */
+export const VERSION = '0.1.0';

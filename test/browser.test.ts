@@ -1,0 +1,105 @@
+// The browser entry in headless chromium: WASM loads from a URL or from bytes,
+// and planning gives the same answer as in Node.
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { Server } from 'node:http';
+import { init } from '../dist/index.mjs';
+import { BROWSER_SKIP_REASON, launchChromium } from './chromium';
+import { startStaticServer } from './static-server';
+
+const TENSORS = [
+  { name: 'a', shape: [96, 160], dtype: 'fp8_e4m3', alignment: 256 },
+  { name: 'b', shape: [0, 7], dtype: 'bf16', alignment: 512 },
+  { name: 'c', shape: [128, 8], dtype: 'e8m0', alignment: 16 },
+];
+
+const PAGE = `<!doctype html><meta charset="utf-8"><title>tensorplan</title><script type="module">
+  import { init, info } from '/dist/browser.mjs';
+  const tensors = ${JSON.stringify(TENSORS)};
+  try {
+    const byUrl = await init();
+    const report = await info();
+    window.result = { layout: byUrl.bulkLayout(tensors), backends: report.backends.map((b) => b.name), backend: byUrl.backend };
+  } catch (error) { window.result = { error: String(error) }; }
+</script>`;
+
+const BYTES_PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
+  import { init } from '/dist/browser.mjs';
+  const bytes = await (await fetch('/wasm/dist/tensorplan_core.wasm')).arrayBuffer();
+  try {
+    const tp = await init({ wasm: { bytes } });
+    window.result = { layout: tp.bulkLayout(${JSON.stringify(TENSORS)}) };
+  } catch (error) { window.result = { error: String(error) }; }
+</script>`;
+
+const WRONG_URL_PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
+  import { init } from '/dist/browser.mjs';
+  try { await init({ wasm: { url: '/no/such/core.wasm' } }); window.result = { error: 'loaded?' }; }
+  catch (error) { window.result = { message: error.message, code: error.code }; }
+</script>`;
+
+describe.skipIf(BROWSER_SKIP_REASON !== '')(`browser entry in chromium${BROWSER_SKIP_REASON ? ` (skipped: ${BROWSER_SKIP_REASON})` : ''}`, () => {
+  let browser: Browser;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    ({ server, url: base } = await startStaticServer({ '/page.html': PAGE, '/bytes.html': BYTES_PAGE, '/wrong.html': WRONG_URL_PAGE }));
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  async function resultOf(path: string) {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${base}${path}`);
+    await page.waitForFunction(() => (window as unknown as { result?: unknown }).result !== undefined);
+    const result = await page.evaluate(() => (window as unknown as { result: unknown }).result);
+    await page.close();
+    return { result: result as Record<string, unknown>, errors };
+  }
+
+  it('loads the WASM from its default URL and lays out tensors exactly as Node does', async () => {
+    const { result, errors } = await resultOf('/page.html');
+    expect(errors).toEqual([]);
+    expect(result.error).toBeUndefined();
+    expect(result.backends).toEqual(['wasm']);
+    const node = (await init({ backend: 'wasm' })).bulkLayout(TENSORS as never);
+    expect(result.layout).toEqual(node);
+  });
+
+  it('accepts the module bytes from the application', async () => {
+    const { result } = await resultOf('/bytes.html');
+    expect(result.error).toBeUndefined();
+    expect((result.layout as { allocationBytes: number }).allocationBytes).toBeGreaterThan(0);
+  });
+
+  it('names the URL and the cause when the .wasm is not there', async () => {
+    const { result } = await resultOf('/wrong.html');
+    expect(result.code).toBe('NO_BACKEND');
+    expect(String(result.message)).toMatch(/\/no\/such\/core\.wasm.*404/);
+  });
+});
+
+describe('worker threads', () => {
+  it('plans inside a Node worker with the WASM backend', async () => {
+    const source = `
+      const { parentPort } = require('node:worker_threads');
+      import(${JSON.stringify(new URL('../dist/index.mjs', import.meta.url).href)})
+        .then((tp) => tp.init({ backend: 'wasm' }))
+        .then((tp) => parentPort.postMessage(tp.bulkLayout(${JSON.stringify(TENSORS)})));
+    `;
+    const worker = new Worker(source, { eval: true });
+    const layout = await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    await worker.terminate();
+    expect(layout).toEqual((await init({ backend: 'wasm' })).bulkLayout(TENSORS as never));
+  });
+});

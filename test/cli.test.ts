@@ -1,0 +1,70 @@
+// The tensorplan command as a user runs it.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const bin = new URL('../bin/tensorplan.mjs', import.meta.url).pathname;
+const example = new URL('../examples/bulk-layout.json', import.meta.url).pathname;
+
+function run(...args: string[]) {
+  const out = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+describe('tensorplan CLI', () => {
+  it('--version and --help', () => {
+    expect(run('--version')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+    const help = run('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('info');
+    expect(help.stdout).toContain('bulk');
+  });
+
+  it('info --json lists wasm available and cuda with a reason or a device', () => {
+    const out = run('info', '--json');
+    expect(out.code).toBe(0);
+    const report = JSON.parse(out.stdout);
+    const byName = Object.fromEntries(report.backends.map((b: { name: string }) => [b.name, b]));
+    expect(byName.wasm.available).toBe(true);
+    expect(byName.cuda.available || byName.cuda.reason.length > 0).toBe(true);
+  });
+
+  it('info prints a human summary', () => {
+    const out = run('info');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/backend in use: (cuda|native|wasm)/);
+  });
+
+  it.each(['wasm', 'native'])('bulk prints the example layout on %s', (backend) => {
+    const out = run('bulk', example, '--json', '--backend', backend);
+    if (backend === 'native' && out.code !== 0 && out.stderr.includes('unavailable')) return;
+    expect(out.code, out.stderr).toBe(0);
+    const layout = JSON.parse(out.stdout);
+    expect(layout.backend).toBe(backend);
+    expect(layout.entries[1].offset).toBe(15360);
+    expect(layout.entries[2].separateAllocation).toBe(true);
+    expect(layout.allocationBytes).toBe(layout.usedBytes + 256);
+  });
+
+  it('bad input exits 2 with a message naming the problem', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-cli-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ tensors: [{ shape: [4], dtype: 'fp32', alignment: 3 }] }));
+    expect(run('bulk', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('tensors[0].alignment = 3') });
+    expect(run('bulk', join(dir, 'missing.json'))).toMatchObject({ code: 2, stderr: expect.stringContaining('ENOENT') });
+    writeFileSync(bad, '{ not json');
+    expect(run('bulk', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('not valid JSON') });
+    expect(run('frobnicate').code).toBe(2);
+    expect(run('info', '--backend', 'gpu').code).toBe(2);
+  });
+
+  it("--backend cuda without a GPU fails loudly instead of falling back", () => {
+    const info = JSON.parse(run('info', '--json').stdout);
+    if (info.backends.find((b: { name: string }) => b.name === 'cuda').available) return;
+    const out = run('bulk', example, '--backend', 'cuda');
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("backend 'cuda' is unavailable");
+  });
+});
