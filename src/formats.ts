@@ -387,3 +387,87 @@ export function delayedScalingUpdate(core: CoreBinding, amaxHistory: readonly nu
   ]);
   return { amaxHistory: Array.from(history), scale: Array.from(newScale), amax: Array.from(amax) };
 }
+
+/** JSON form of a tensor format (version 1): the format plus TE-style metadata. */
+export interface TensorSpecJson {
+  version: 1;
+  shape: number[];
+  dtype: DType;
+  recipe: Recipe;
+  rowwise: boolean;
+  columnwise: boolean;
+  arch: Arch;
+  options: Required<FormatOptions>;
+  requiresGrad: boolean;
+  /**
+   * What TE's `Quantizer.create_metadata` / `__tensor_flatten__` context holds
+   * (FORMATS.md §6); for a plain tensor `{is_tensor, is_quantized: false, dtype, requires_grad}`.
+   */
+  metadata: Record<string, unknown>;
+}
+
+const DEFAULT_OPTIONS: Required<FormatOptions> = {
+  gemmSwizzledScales: false, nvfp4RowScaled: false, nvfp4Hadamard: false, nvfp4HadamardNoSigns: false,
+  pow2Scales: false, fp8Dtype: 'fp8_e4m3',
+};
+
+/**
+ * Serialises a format (checked by the core first) to its JSON form, with TE's
+ * metadata dict: class name, is_tensor, requires_grad and nontensor_kwargs.
+ */
+export function tensorSpecToJson(core: CoreBinding, format: TensorFormat,
+  extra: { requiresGrad?: boolean; internal?: boolean } = {}): TensorSpecJson {
+  const spec = tensorSpecBuffers(core, format);
+  const options = { ...DEFAULT_OPTIONS, ...(format.options ?? {}) };
+  const requiresGrad = extra.requiresGrad ?? false;
+  let metadata: Record<string, unknown>;
+  if (format.recipe === 'none') {
+    metadata = { is_tensor: true, is_quantized: false, dtype: format.dtype, requires_grad: requiresGrad };
+  } else {
+    const kwargs: Record<string, unknown> = { quantizer: spec.quantizerClass, fake_dtype: format.dtype };
+    if (format.recipe === 'nvfp4') {
+      kwargs.fp4_dtype = 'fp4_e2m1';
+      kwargs.with_gemm_swizzled_scales = options.gemmSwizzledScales;
+      kwargs.row_scaled_nvfp4 = options.nvfp4RowScaled;
+    } else {
+      kwargs.fp8_dtype = options.fp8Dtype;
+      if (format.recipe === 'mxfp8') kwargs.with_gemm_swizzled_scales = options.gemmSwizzledScales;
+      if (format.recipe === 'fp8_block_1d' || format.recipe === 'fp8_block_2d') kwargs.is_2D_scaled = format.recipe === 'fp8_block_2d';
+    }
+    const internal = extra.internal ?? false;
+    metadata = {
+      cls: internal ? spec.storageClass : spec.tensorClass, is_tensor: !internal, requires_grad: requiresGrad, nontensor_kwargs: kwargs,
+    };
+  }
+  return {
+    version: 1, shape: Array.from(format.shape), dtype: format.dtype, recipe: format.recipe,
+    rowwise: format.rowwise ?? true, columnwise: format.columnwise ?? true, arch: format.arch ?? 'hopper',
+    options, requiresGrad, metadata,
+  };
+}
+
+/** Reads the JSON form back into a format, checking every field and the format itself. */
+export function tensorSpecFromJson(core: CoreBinding, json: unknown): TensorFormat {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) invalid('tensor spec JSON must be an object');
+  const j = json as Record<string, unknown>;
+  if (j.version !== 1) invalid(`version = ${JSON.stringify(j.version)}: expected 1`);
+  if (!Array.isArray(j.shape) || j.shape.some((d) => typeof d !== 'number')) invalid('shape must be an array of numbers');
+  for (const key of ['rowwise', 'columnwise'] as const) {
+    if (typeof j[key] !== 'boolean') invalid(`${key} = ${JSON.stringify(j[key])}: expected a boolean`);
+  }
+  const options = j.options ?? {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) invalid('options must be an object');
+  for (const [key, value] of Object.entries(options)) {
+    if (!(key in DEFAULT_OPTIONS)) invalid(`options.${key}: unknown option`);
+    if (key === 'fp8Dtype' ? value !== 'fp8_e4m3' && value !== 'fp8_e5m2' : typeof value !== 'boolean') {
+      invalid(`options.${key} = ${JSON.stringify(value)}: ${key === 'fp8Dtype' ? 'expected fp8_e4m3 or fp8_e5m2' : 'expected a boolean'}`);
+    }
+  }
+  const format: TensorFormat = {
+    shape: j.shape as number[], dtype: j.dtype as DType, recipe: j.recipe as Recipe,
+    rowwise: j.rowwise as boolean, columnwise: j.columnwise as boolean, arch: (j.arch ?? 'hopper') as Arch,
+    options: { ...DEFAULT_OPTIONS, ...(options as FormatOptions) },
+  };
+  tensorSpecBuffers(core, format);  // the core checks dtype, recipe, arch, shape rules
+  return format;
+}

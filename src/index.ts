@@ -34,7 +34,7 @@ export type { BulkEntry, BulkLayout, BulkTensor } from './bulk-layout.js';
 export { RECIPES } from './formats.js';
 export type {
   Arch, DelayedScalingUpdate, FormatOptions, GivenBuffer, GroupedBuffer, GroupedLayout, InnerBuffer, QuantizedTensor,
-  QuantizeParams, Recipe, SplitQuantizeEntry, SplitQuantizeLayout, TensorFormat, TensorSpecBuffers,
+  QuantizeParams, Recipe, SplitQuantizeEntry, SplitQuantizeLayout, TensorFormat, TensorSpecBuffers, TensorSpecJson,
 } from './formats.js';
 export { DTYPES } from './dtype.js';
 export type { DType } from './dtype.js';

@@ -3,9 +3,9 @@ import type { BackendName, LoadedBackend } from './backend/registry.js';
 import { type BulkLayout, type BulkTensor, bulkLayout } from './bulk-layout.js';
 import {
   type DelayedScalingUpdate, type GivenBuffer, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
-  type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers,
+  type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers, type TensorSpecJson,
   checkBuffers, delayedScalingUpdate, dequantize, groupedLayout, quantize, splitQuantizeLayout, swizzleScales,
-  tensorSpecBuffers, updateUsage,
+  tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
 } from './formats.js';
 
 /**
@@ -101,5 +101,15 @@ export class Tensorplan {
   delayedScalingUpdate(amaxHistory: readonly number[], historyLen: number, scale: readonly number[],
     options?: { algo?: 'max' | 'most_recent'; fp8Max?: number; margin?: number }): DelayedScalingUpdate {
     return delayedScalingUpdate(this.core, amaxHistory, historyLen, scale, options);
+  }
+
+  /** The JSON form of a format, with TE's metadata dict (FORMATS.md §6). */
+  tensorSpecToJson(format: TensorFormat, extra?: { requiresGrad?: boolean; internal?: boolean }): TensorSpecJson {
+    return tensorSpecToJson(this.core, format, extra);
+  }
+
+  /** Reads a format back from its JSON form, checking every field. */
+  tensorSpecFromJson(json: unknown): TensorFormat {
+    return tensorSpecFromJson(this.core, json);
   }
 }

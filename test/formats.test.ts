@@ -173,6 +173,29 @@ describe.each(BACKENDS)('formats on %s', (backend) => {
     expect(tp.delayedScalingUpdate([4, 8, 0], 3, [1], { algo: 'most_recent', margin: 1 }).scale).toEqual([56]);
   });
 
+  it('tensor spec JSON round-trips for every recipe and carries TE metadata', () => {
+    for (const recipe of RECIPES) {
+      const format = { shape: [2, 64, 128], dtype: 'bf16', recipe, columnwise: recipe !== 'none' } as const;
+      const json = tp.tensorSpecToJson(format, { requiresGrad: true });
+      const text = JSON.stringify(json);
+      const back = tp.tensorSpecFromJson(JSON.parse(text));
+      expect(tp.tensorSpecBuffers(back)).toEqual(tp.tensorSpecBuffers(format));
+      expect(tp.tensorSpecToJson(back, { requiresGrad: true })).toEqual(json);
+    }
+    const mx = tp.tensorSpecToJson({ shape: [64, 64], dtype: 'bf16', recipe: 'mxfp8', options: { gemmSwizzledScales: true } }, { internal: true });
+    expect(mx.metadata).toEqual({
+      cls: 'MXFP8TensorStorage', is_tensor: false, requires_grad: false,
+      nontensor_kwargs: { quantizer: 'MXFP8Quantizer', fake_dtype: 'bf16', fp8_dtype: 'fp8_e4m3', with_gemm_swizzled_scales: true },
+    });
+    expect(tp.tensorSpecToJson({ shape: [3], dtype: 'fp32', recipe: 'none' }).metadata)
+      .toEqual({ is_tensor: true, is_quantized: false, dtype: 'fp32', requires_grad: false });
+    const good = tp.tensorSpecToJson({ shape: [32, 32], dtype: 'bf16', recipe: 'nvfp4' });
+    expect(() => tp.tensorSpecFromJson({ ...good, version: 2 })).toThrowError('version = 2: expected 1');
+    expect(() => tp.tensorSpecFromJson({ ...good, rowwise: 'yes' })).toThrowError('rowwise = "yes": expected a boolean');
+    expect(() => tp.tensorSpecFromJson({ ...good, options: { turbo: true } })).toThrowError('options.turbo: unknown option');
+    expect(() => tp.tensorSpecFromJson({ ...good, shape: [1000, 32] })).toThrowError(/nvfp4 cannot quantize shape \[1000, 32\]/);
+  });
+
   it('property: buffers sum to the total and data holds M*K elements', () => {
     fc.assert(fc.property(
       fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 }), fc.constantFrom(...RECIPES.slice(1)),
