@@ -471,3 +471,39 @@ export function tensorSpecFromJson(core: CoreBinding, json: unknown): TensorForm
   tensorSpecBuffers(core, format);  // the core checks dtype, recipe, arch, shape rules
   return format;
 }
+
+/** One inner tensor of a flattened quantized tensor (TE `__tensor_flatten__`). */
+export interface InnerTensor {
+  shape: number[];
+  /** Storage dtype (`uint8`, `fp32`, or the plain dtype). */
+  dtype: DType;
+  data: Uint8Array;
+}
+
+/** Flattens a quantized tensor into its named inner tensors, in flatten order. */
+export function flatten(core: CoreBinding, format: TensorFormat, quantized: QuantizedTensor): Record<string, InnerTensor> {
+  const spec = tensorSpecBuffers(core, format);
+  if (quantized === null || typeof quantized !== 'object' || !Array.isArray(quantized.buffers)) invalid('quantized must be a quantize() result');
+  const out: Record<string, InnerTensor> = {};
+  spec.buffers.forEach((buffer, i) => {
+    const given = quantized.buffers[i];
+    if (!given || given.name !== buffer.name) invalid(`quantized.buffers[${i}] should be "${buffer.name}"`);
+    out[buffer.name] = { shape: buffer.shape, dtype: buffer.dtype, data: given.bytes };
+  });
+  return out;
+}
+
+/**
+ * Rebuilds the buffer list of a format from named inner tensors (TE
+ * `__tensor_unflatten__`): every buffer is checked by the core (name, shape,
+ * dtype, bytes); the result is in flatten order, ready for dequantize().
+ */
+export function unflatten(core: CoreBinding, format: TensorFormat, inner: Readonly<Record<string, InnerTensor>>): Uint8Array[] {
+  if (inner === null || typeof inner !== 'object') invalid('inner must be an object of named inner tensors');
+  const entries = Object.entries(inner);
+  entries.forEach(([name, t]) => {
+    if (t === null || typeof t !== 'object' || !(t.data instanceof Uint8Array)) invalid(`inner["${name}"].data must be a Uint8Array`);
+  });
+  checkBuffers(core, format, entries.map(([name, t]) => ({ name, shape: t.shape, dtype: t.dtype, bytes: t.data.length })));
+  return tensorSpecBuffers(core, format).buffers.map((b) => inner[b.name].data);
+}

@@ -33,7 +33,7 @@ export type { WasmOptions } from './backend/wasm-source.js';
 export type { BulkEntry, BulkLayout, BulkTensor } from './bulk-layout.js';
 export { RECIPES } from './formats.js';
 export type {
-  Arch, DelayedScalingUpdate, FormatOptions, GivenBuffer, GroupedBuffer, GroupedLayout, InnerBuffer, QuantizedTensor,
+  Arch, DelayedScalingUpdate, FormatOptions, GivenBuffer, GroupedBuffer, GroupedLayout, InnerBuffer, InnerTensor, QuantizedTensor,
   QuantizeParams, Recipe, SplitQuantizeEntry, SplitQuantizeLayout, TensorFormat, TensorSpecBuffers, TensorSpecJson,
 } from './formats.js';
 export { DTYPES } from './dtype.js';

@@ -2,9 +2,9 @@ import type { CoreBinding } from './backend/core-binding.js';
 import type { BackendName, LoadedBackend } from './backend/registry.js';
 import { type BulkLayout, type BulkTensor, bulkLayout } from './bulk-layout.js';
 import {
-  type DelayedScalingUpdate, type GivenBuffer, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
+  type DelayedScalingUpdate, type GivenBuffer, type InnerTensor, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
   type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers, type TensorSpecJson,
-  checkBuffers, delayedScalingUpdate, dequantize, groupedLayout, quantize, splitQuantizeLayout, swizzleScales,
+  checkBuffers, delayedScalingUpdate, dequantize, flatten, unflatten, groupedLayout, quantize, splitQuantizeLayout, swizzleScales,
   tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
 } from './formats.js';
 
@@ -111,5 +111,15 @@ export class Tensorplan {
   /** Reads a format back from its JSON form, checking every field. */
   tensorSpecFromJson(json: unknown): TensorFormat {
     return tensorSpecFromJson(this.core, json);
+  }
+
+  /** Flattens a quantized tensor into named inner tensors (TE `__tensor_flatten__`). */
+  flatten(format: TensorFormat, quantized: QuantizedTensor): Record<string, InnerTensor> {
+    return flatten(this.core, format, quantized);
+  }
+
+  /** Checks named inner tensors against a format and returns them in flatten order (TE `__tensor_unflatten__`). */
+  unflatten(format: TensorFormat, inner: Readonly<Record<string, InnerTensor>>): Uint8Array[] {
+    return unflatten(this.core, format, inner);
   }
 }

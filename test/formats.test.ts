@@ -156,6 +156,21 @@ describe.each(BACKENDS)('formats on %s', (backend) => {
     expect(nv.buffers[1].bytes[4]).toBe(0x7e);
   });
 
+  it('flatten / unflatten: named inner tensors, every buffer checked, then dequantize', () => {
+    const format = { shape: [32, 64], dtype: 'fp32', recipe: 'nvfp4', options: { gemmSwizzledScales: true } } as const;
+    const x = Array.from({ length: 32 * 64 }, (_, i) => Math.sin(i) * 3);
+    const q = tp.quantize(format, f32Bytes(x));
+    const inner = tp.flatten(format, q);
+    expect(Object.keys(inner)).toEqual(['_rowwise_data', '_rowwise_scale_inv', '_columnwise_data', '_columnwise_scale_inv', '_amax_rowwise', '_amax_columnwise']);
+    expect(inner._rowwise_scale_inv.shape).toEqual([128, 4]);
+    const rebuilt = tp.unflatten(format, inner);
+    expect(tp.dequantize(format, rebuilt)).toEqual(tp.dequantize(format, q.buffers.map((b) => b.bytes)));
+    const { _amax_columnwise: _dropped, ...missing } = inner;
+    expect(() => tp.unflatten(format, missing)).toThrowError('buffers: missing "_amax_columnwise"');
+    const truncated = { ...inner, _rowwise_data: { ...inner._rowwise_data, data: inner._rowwise_data.data.subarray(1) } };
+    expect(() => tp.unflatten(format, truncated)).toThrowError('buffers[0] "_rowwise_data".bytes = 1023: expected 1024');
+  });
+
   it('§4.7 swizzle examples and inverse', () => {
     const compact = Uint8Array.from({ length: 128 * 8 }, (_, i) => (i % 251) + 1);
     const swizzled = tp.swizzleScales(compact, 128, 8);
