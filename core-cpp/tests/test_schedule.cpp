@@ -285,6 +285,20 @@ TEST(Schedule, BestOfMethodsTakeTheMinimumOfTheirMembers) {
   EXPECT_EQ(xla.baseline_peaks[0], -1);
 }
 
+// The benchmark's target, as a test with a generous limit: the exact search
+// proves random 20-op graphs optimal (typically in milliseconds).
+TEST(Schedule, ExactProvesRandomTwentyOpGraphs) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    tp::PlanningGraph pg = planning(tp::make_graph_family(tp::kFamilyRandomLayered, 20, 500 + seed));
+    tp::ScheduleOptions options;
+    options.time_limit_s = 20.0;
+    tp::ScheduleResult result;
+    ASSERT_TRUE(tp::schedule_graph(pg, options, &result).is_ok());
+    EXPECT_TRUE(result.proved_optimal) << "seed " << seed;
+    EXPECT_EQ(result.lower_bound, result.peak);
+  }
+}
+
 TEST(Schedule, TimeLimitIsHonouredOnLargeGraphs) {
   tp::PlanningGraph pg = planning(tp::make_graph_family(tp::kFamilyRandomLayered, 20000, 5));
   tp::ScheduleOptions options;
