@@ -154,8 +154,13 @@ export interface LifecycleIssue {
   message: string;
 }
 
-/** A graph encoded as the flat arrays of the core's graph ABI (c_api.h, "graph planning"). */
-interface EncodedGraph {
+/**
+ * A graph encoded as the flat arrays of the core's graph ABI (c_api.h,
+ * "graph planning"): `args` are the eight leading arguments of every
+ * `tp_graph_*` / `tp_plan_*` call.
+ * @internal
+ */
+export interface EncodedGraph {
   doc: GraphDocument;
   args: [Int32Array, number, Float64Array, number, Uint8Array, number, Int32Array, number];
   tensorIndex: Map<string, number>;
@@ -185,7 +190,12 @@ function tensorBytes(core: CoreBinding, doc: GraphDocument): number[] {
   return bytes;
 }
 
-function encodeGraph(core: CoreBinding, input: GraphDocument): EncodedGraph {
+/**
+ * Checks a graph document (`parseGraph`) and encodes it for the core; shape/dtype
+ * tensors get their byte sizes from the core. Shared by every graph call.
+ * @internal
+ */
+export function encodeGraph(core: CoreBinding, input: GraphDocument): EncodedGraph {
   const doc = parseGraph(input);
   const tensorIndex = new Map<string, number>();
   doc.tensors.forEach((t, i) => tensorIndex.set(t.name, i));
