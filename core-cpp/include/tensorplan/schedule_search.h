@@ -28,12 +28,14 @@ int64_t schedule_lower_bound(const PlanningGraph& pg);
 // Costs O(V + E + touches) per op in `at_ops`.
 int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops);
 
-// Move-based improvement: repeatedly takes ops around the peak step and moves
-// them earlier or later within their dependency window, accepting a move when
-// it lowers (peak, steps at the peak). The peak of a moved order is
-// recomputed only inside the moved window. Stops at a local optimum or at
-// the deadline; never returns a worse order. `seed` drives the perturbations
-// used to escape local optima while time remains.
+// Move-based improvement around the peak step: single ops moved earlier or
+// later within their dependency window, and compound moves (the last user of
+// a storage alive at the peak hoisted before it with its ancestors; a
+// producer sunk after it with its descendants). A move is accepted when it
+// lowers (peak, steps at the peak); the live profile of a moved order is
+// recomputed only inside the window the move reorders. Stops at a local
+// optimum (after random kicks stop helping) or at the deadline; never returns
+// a worse order. `seed` drives the kicks.
 struct ImproveStats {
   int64_t moves_tried = 0;
   int64_t moves_accepted = 0;
