@@ -17,6 +17,7 @@ export const info = api.info;
 export { TensorplanError } from './errors.js';
 export { Tensorplan } from './tensorplan.js';
 export { DTYPES } from './dtype.js';
+export { RECIPES } from './formats.js';
 export { VERSION } from './version.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';

@@ -31,6 +31,11 @@ export type { BackendChoice, BackendName, BackendStatus } from './backend/regist
 export type { CudaDevice } from './backend/native-core.js';
 export type { WasmOptions } from './backend/wasm-source.js';
 export type { BulkEntry, BulkLayout, BulkTensor } from './bulk-layout.js';
+export { RECIPES } from './formats.js';
+export type {
+  Arch, DelayedScalingUpdate, FormatOptions, GivenBuffer, GroupedBuffer, GroupedLayout, InnerBuffer, InnerTensor, QuantizedTensor,
+  QuantizeParams, Recipe, SplitQuantizeEntry, SplitQuantizeLayout, TensorFormat, TensorSpecBuffers, TensorSpecJson,
+} from './formats.js';
 export { DTYPES } from './dtype.js';
 export type { DType } from './dtype.js';
 export { VERSION } from './version.js';

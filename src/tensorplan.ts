@@ -6,6 +6,12 @@ import {
   type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
   type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
 } from './schedule.js';
+import {
+  type DelayedScalingUpdate, type GivenBuffer, type InnerTensor, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
+  type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers, type TensorSpecJson,
+  checkBuffers, delayedScalingUpdate, dequantize, flatten, unflatten, groupedLayout, quantize, splitQuantizeLayout, swizzleScales,
+  tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
+} from './formats.js';
 
 /**
  * A tensorplan session bound to one backend. Get one from `init()`; every
@@ -74,5 +80,82 @@ export class Tensorplan {
   /** Compares an executor's allocation/free trace with the plan under `order`; `[]` means it matched. */
   verifyTrace(graph: GraphDocument, order: readonly string[] | undefined, trace: readonly TraceEvent[]): LifecycleIssue[] {
     return verifyTrace(this.core, graph, order, trace);
+  }
+
+  /**
+   * The inner buffers of a (quantized) tensor format, named and ordered as
+   * TransformerEngine flattens them (FORMATS.md §2, §6).
+   *
+   * @example
+   * ```ts
+   * tp.tensorSpecBuffers({ shape: [1024, 4096], dtype: 'bf16', recipe: 'mxfp8' }).buffers.map((b) => b.name);
+   * // ['_rowwise_data', '_rowwise_scale_inv', '_columnwise_data', '_columnwise_scale_inv']
+   * ```
+   */
+  tensorSpecBuffers(format: TensorFormat): TensorSpecBuffers {
+    return tensorSpecBuffers(this.core, format);
+  }
+
+  /** Applies a usage update with TE's rules ('proto' or 'storage'); returns the new format. */
+  updateUsage(format: TensorFormat, usage: { rowwise?: boolean; columnwise?: boolean }, mode: 'proto' | 'storage' = 'proto'): TensorFormat {
+    return updateUsage(this.core, format, usage, mode);
+  }
+
+  /** Checks buffers handed to an unflatten against a format; throws naming the first mismatch. */
+  checkBuffers(format: TensorFormat, buffers: readonly GivenBuffer[]): void {
+    checkBuffers(this.core, format, buffers);
+  }
+
+  /** TE split_quantize's bulk layout (FORMATS.md §1) of members for one usage. */
+  splitQuantizeLayout(members: readonly (readonly number[])[], format: Omit<TensorFormat, 'shape' | 'rowwise' | 'columnwise'>,
+    usage: 'rowwise' | 'columnwise'): SplitQuantizeLayout {
+    return splitQuantizeLayout(this.core, members, format, usage);
+  }
+
+  /** Grouped tensor layout (FORMATS.md §3) with per-member and C++ total-shape scale sizings. */
+  groupedLayout(members: readonly (readonly number[])[], format: Omit<TensorFormat, 'shape'>): GroupedLayout {
+    return groupedLayout(this.core, members, format);
+  }
+
+  /** Reference quantization of raw fp32/bf16/fp16 bytes (FORMATS.md §4). */
+  quantize(format: TensorFormat, input: Uint8Array, params?: QuantizeParams): QuantizedTensor {
+    return quantize(this.core, format, input, params);
+  }
+
+  /** Reference dequantization of buffers in flatten order to raw bytes of the logical dtype. */
+  dequantize(format: TensorFormat, buffers: readonly Uint8Array[]): Uint8Array {
+    return dequantize(this.core, format, buffers);
+  }
+
+  /** GEMM swizzle of a scale matrix (FORMATS.md §4.7) or its inverse. */
+  swizzleScales(source: Uint8Array, rows: number, cols: number,
+    options?: { transpose?: boolean; validRows?: number; validCols?: number; inverse?: boolean }): Uint8Array {
+    return swizzleScales(this.core, source, rows, cols, options);
+  }
+
+  /** Delayed scaling update (FORMATS.md §4.4): rolls the amax history and recomputes scales. */
+  delayedScalingUpdate(amaxHistory: readonly number[], historyLen: number, scale: readonly number[],
+    options?: { algo?: 'max' | 'most_recent'; fp8Max?: number; margin?: number }): DelayedScalingUpdate {
+    return delayedScalingUpdate(this.core, amaxHistory, historyLen, scale, options);
+  }
+
+  /** The JSON form of a format, with TE's metadata dict (FORMATS.md §6). */
+  tensorSpecToJson(format: TensorFormat, extra?: { requiresGrad?: boolean; internal?: boolean }): TensorSpecJson {
+    return tensorSpecToJson(this.core, format, extra);
+  }
+
+  /** Reads a format back from its JSON form, checking every field. */
+  tensorSpecFromJson(json: unknown): TensorFormat {
+    return tensorSpecFromJson(this.core, json);
+  }
+
+  /** Flattens a quantized tensor into named inner tensors (TE `__tensor_flatten__`). */
+  flatten(format: TensorFormat, quantized: QuantizedTensor): Record<string, InnerTensor> {
+    return flatten(this.core, format, quantized);
+  }
+
+  /** Checks named inner tensors against a format and returns them in flatten order (TE `__tensor_unflatten__`). */
+  unflatten(format: TensorFormat, inner: Readonly<Record<string, InnerTensor>>): Uint8Array[] {
+    return unflatten(this.core, format, inner);
   }
 }

@@ -117,6 +117,9 @@ extern "C" tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, co
     result.add(usages);
     add_shapes(alt_shapes, &result);
     result.add(std::vector<double>{total});
+    result.add_text(storage_class_name(spec.recipe, true));
+    result.add_text(storage_class_name(spec.recipe, false));
+    result.add_text(quantizer_class_name(spec.recipe));
   }
   return finish_call(status, &result, out);
 }

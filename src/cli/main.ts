@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { TensorplanError, VERSION } from '../index.js';
 import { bulkCommand } from './bulk-command.js';
+import { describeCommand } from './describe-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
 import { scheduleCommand } from './schedule-command.js';
@@ -40,6 +41,24 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--json', 'print JSON for machines')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await scheduleCommand(file, options)));
+
+  program
+    .command('describe')
+    .description('list the TransformerEngine inner buffers of a quantized tensor format')
+    .requiredOption('--shape <dims>', 'logical shape, e.g. 1024,4096')
+    .option('--dtype <dtype>', 'logical dtype (fp32, bf16, fp16)', 'bf16')
+    .addOption(new Option('--recipe <recipe>', 'quantization recipe')
+      .choices(['none', 'fp8_delayed', 'fp8_current', 'mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d']).default('mxfp8'))
+    .option('--usage <usages>', 'rowwise, columnwise or rowwise,columnwise', 'rowwise,columnwise')
+    .addOption(new Option('--arch <arch>', 'GPU class').choices(['hopper', 'blackwell']).default('hopper'))
+    .option('--swizzled', 'GEMM-swizzled scales (MXFP8/NVFP4)')
+    .option('--row-scaled', 'NVFP4 row-scaled amax')
+    .option('--hadamard', 'NVFP4 Hadamard transform for columnwise')
+    .option('--pow2', 'power-of-two scales (current / block FP8)')
+    .addOption(new Option('--fp8 <format>', 'FP8 element format').choices(['e4m3', 'e5m2']).default('e4m3'))
+    .option('--json', 'print JSON for machines')
+    .addOption(backendOption())
+    .action(async (options) => setExitCode(await describeCommand(options)));
 
   return program;
 }

@@ -168,6 +168,10 @@ typedef enum tp_format_option {
  *  10 I32 alt_shape_offsets[count+1]  CSR into alt_dims (empty = none)
  *  11 F64 alt_dims            second shape TE also produces (NVFP4 C++ path)
  *  12 F64 totals[1]           sum of bytes
+ *  13 U8  storage_class       TE storage class (internal quantizer), e.g.
+ *                             "MXFP8TensorStorage"; "torch.Tensor" for none
+ *  14 U8  tensor_class        TE tensor subclass, e.g. "MXFP8Tensor"
+ *  15 U8  quantizer_class     e.g. "MXFP8Quantizer" ("" for none)
  * Errors name the rule, e.g. "mxfp8 cannot quantize shape [1000, 4096]:
  * needs M % 32 == 0 (...), got M = 1000". */
 TP_API tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, const int32_t* format,
