@@ -40,7 +40,7 @@ const PLAN_PAGE = (graph: unknown) => `<!doctype html><meta charset="utf-8"><scr
   import { init } from '/dist/browser.mjs';
   try {
     const tp = await init();
-    const plan = tp.plan(${JSON.stringify(graph)}, { baselines: true, schedule: 'xla-best' });
+    const plan = tp.plan(${JSON.stringify(graph)}, { baselines: true });
     window.result = { plan, diagnostics: tp.validate(plan) };
   } catch (error) { window.result = { error: String(error) }; }
 </script>`;
@@ -92,7 +92,7 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`browser entry in chromium${BROWSER_
     expect(errors).toEqual([]);
     expect(result.error).toBeUndefined();
     expect(result.diagnostics).toEqual([]);
-    const node = (await init({ backend: 'wasm' })).plan(EXAMPLE_GRAPH as never, { baselines: true, schedule: 'xla-best' });
+    const node = (await init({ backend: 'wasm' })).plan(EXAMPLE_GRAPH as never, { baselines: true });
     const comparable = (plan: any) => ({ ...plan, statistics: { ...plan.statistics, timeMs: null } });
     expect(comparable(result.plan)).toEqual(comparable(node));
   });

@@ -148,6 +148,32 @@ describe.each(BACKENDS)('graph planning on %s', (backend) => {
     ), { numRuns: 40 });
   });
 
+  it('a trace built from the liveness verifies clean, and dropping any event is reported (property)', () => {
+    fc.assert(fc.property(
+      fc.array(fc.integer({ min: 1, max: 1 << 16 }), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.nat(), { minLength: 2, maxLength: 24 }),
+      fc.nat(),
+      (sizes, picks, drop) => {
+        const graph = randomGraph(sizes, picks);
+        const order = tp.schedule(graph, { method: 'xla-list' }).order;
+        const live = tp.liveness(graph, order);
+        const trace: { step: number; tensor: string; event: 'alloc' | 'free' }[] = [];
+        for (const s of live.storages) {
+          if (s.birth < 0 || s.persistent) continue;
+          if (!s.graphInput) trace.push({ step: s.birth, tensor: s.owner, event: 'alloc' });
+          if (!s.graphOutput) trace.push({ step: s.death, tensor: s.owner, event: 'free' });
+        }
+        expect(tp.verifyTrace(graph, order, trace)).toEqual([]);
+        const dropped = trace[drop % trace.length];
+        const issues = tp.verifyTrace(graph, order, trace.filter((e) => e !== dropped));
+        expect(issues).toHaveLength(1);
+        expect(issues[0].kind).toBe(dropped.event === 'alloc' ? 'missing-birth' : 'missing-death');
+        expect(issues[0].step).toBe(dropped.step);
+        expect(issues[0].tensor).toBe(dropped.tensor);
+      },
+    ), { numRuns: 40 });
+  });
+
   it('bad graphs get clear errors', () => {
     const cycle = graphOf({
       tensors: [{ name: 'p', bytes: 8 }, { name: 'q', bytes: 8 }],

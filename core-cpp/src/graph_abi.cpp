@@ -285,13 +285,14 @@ extern "C" tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i
 extern "C" tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_count, const double* graph_f64,
                                        int32_t graph_f64_count, const uint8_t* names, int32_t names_length,
                                        const int32_t* name_offsets, int32_t name_offsets_count, int32_t method,
-                                       double time_limit_s, tp_result** out) {
+                                       double time_limit_s, double work_limit, tp_result** out) {
   using namespace tp;
   PlanningGraph pg;
   ScheduleOptions options;
   ScheduleResult schedule;
   Status status = decode_planning_graph(TP_GRAPH_ARGS, &pg);
   if (status.is_ok()) status = check_method_and_limit(method, time_limit_s, &options);
+  if (status.is_ok()) status = to_byte_count(work_limit, "work_limit", &options.work_limit);
   if (status.is_ok()) status = schedule_graph(pg, options, &schedule);
   ResultBuilder result;
   if (status.is_ok()) {

@@ -111,20 +111,25 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
     // No search when the best baseline already meets a lower bound.
     result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
     const bool settled = result.peak <= result.lower_bound;
+    int64_t work_done = 0;
+    const bool searching = options.work_limit > 0 || options.time_limit_s > 0;
     const Deadline deadline =
-        start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(options.time_limit_s));
+        options.work_limit > 0
+            ? Deadline::after_work(&work_done, options.work_limit)
+            : Deadline::at(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(options.time_limit_s)));
     if (settled) {
       result.proved_optimal = true;
-    } else if (pg.op_count() <= kExactMaxOps && options.time_limit_s > 0) {
+    } else if (pg.op_count() <= kExactMaxOps && searching) {
       // A quick descent first gives the exact search a tighter incumbent.
       ImproveStats improve;
-      const Deadline quick = start + (deadline - start) / 10;
+      const Deadline quick = deadline.share(0.1);
       result.peak = improve_schedule(pg, &result.order, quick, options.seed, &improve);
       ExactStats exact;
       result.peak = exact_schedule(pg, &result.order, deadline, options.exact_max_states,
                                    &result.proved_optimal, &exact);
       result.exact_states = exact.states;
-    } else if (options.time_limit_s > 0) {
+    } else if (searching) {
       // Multi-start: the best baseline may use all the time; when its
       // descent stalls, the next baselines (by peak) share what is left.
       // The best result wins, ties to the earlier start.
@@ -133,9 +138,8 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
       std::sort(ranked.begin(), ranked.end());
       const int32_t starts = 3;
       for (int32_t k = 0; k < starts; ++k) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline) break;
-        const Deadline share = (k == 0 || k + 1 == starts) ? deadline : now + (deadline - now) / 2;
+        if (deadline.passed()) break;
+        const Deadline share = (k == 0 || k + 1 == starts) ? deadline : deadline.share(0.5);
         std::vector<int32_t> order = orders[ranked[k].second];
         ImproveStats improve;
         const int64_t peak = improve_schedule(pg, &order, share, options.seed + static_cast<uint64_t>(k), &improve);

@@ -160,19 +160,29 @@ class MoveEvaluator {
   // (peak, steps at that peak) after moving the op at index i to index j,
   // recomputing only the window between them.
   std::pair<int64_t, int32_t> evaluate(int32_t i, int32_t j) {
-    const std::vector<Storage>& storages = pg_.storage.storages;
     const int32_t lo = std::min(i, j), hi = std::max(i, j);
-    const int32_t width = hi - lo + 1;
-    ++epoch_;
-    touched_.clear();
     // New occupant of each window index.
-    window_.resize(width);
+    std::vector<int32_t>& window = move_window_;
+    window.resize(hi - lo + 1);
     for (int32_t k = lo; k <= hi; ++k) {
       int32_t from = k;
       if (j < i) from = k == j ? i : k - 1;
       else if (j > i) from = k == j ? i : k + 1;
-      window_[k - lo] = order_[from];
+      window[k - lo] = order_[from];
     }
+    return evaluate_window(lo, window);
+  }
+
+  // (peak, steps at that peak) after replacing order[lo .. lo + size) by
+  // `window`, a reordering of the same ops. Only storages touched inside the
+  // window can change their lifetimes, and only inside it.
+  std::pair<int64_t, int32_t> evaluate_window(int32_t lo, const std::vector<int32_t>& window) {
+    const std::vector<Storage>& storages = pg_.storage.storages;
+    const int32_t width = static_cast<int32_t>(window.size());
+    const int32_t hi = lo + width - 1;
+    ++epoch_;
+    touched_.clear();
+    window_ = window;
     for (int32_t k = lo; k <= hi; ++k) {
       const int32_t op = window_[k - lo];
       for (int32_t t = pg_.touch_offsets[op]; t < pg_.touch_offsets[op + 1]; ++t) {
@@ -221,6 +231,24 @@ class MoveEvaluator {
     return {new_peak, outside_count + window_count};
   }
 
+  void apply_window(int32_t lo, const std::vector<int32_t>& window) {
+    std::vector<int32_t> order = order_;
+    std::copy(window.begin(), window.end(), order.begin() + lo);
+    reset(order);
+  }
+
+  // Reorders order[lo..hi] so that the ops with keep_first[op] set come first
+  // (each group keeps its relative order). Returns false if nothing moves.
+  bool partition_window(int32_t lo, int32_t hi, const std::vector<uint8_t>& first, std::vector<int32_t>* out) const {
+    out->clear();
+    for (int32_t k = lo; k <= hi; ++k) if (first[order_[k]]) out->push_back(order_[k]);
+    const size_t head = out->size();
+    for (int32_t k = lo; k <= hi; ++k) if (!first[order_[k]]) out->push_back(order_[k]);
+    if (head == 0 || head == out->size()) return false;
+    for (int32_t k = lo; k <= hi; ++k) if ((*out)[k - lo] != order_[k]) return true;
+    return false;
+  }
+
   void apply(int32_t i, int32_t j) {
     std::vector<int32_t> order = order_;
     const int32_t op = order[i];
@@ -237,7 +265,7 @@ class MoveEvaluator {
   std::vector<int32_t> prefix_count_;
   int64_t peak_ = 0;
   // Scratch for evaluate().
-  std::vector<int32_t> new_first_, new_last_, stamp_, touched_, window_;
+  std::vector<int32_t> new_first_, new_last_, stamp_, touched_, window_, move_window_;
   std::vector<int64_t> delta_, window_live_;
   int32_t epoch_ = 0;
 };
@@ -302,7 +330,76 @@ bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadlin
         best_j = j;
       }
     }
-    if ((++checked & 7) == 0 && std::chrono::steady_clock::now() >= deadline) break;
+    if ((++checked & 7) == 0 && deadline.passed()) break;
+  }
+  // Compound moves, for what single moves cannot reach: hoist the last user
+  // of a storage alive at the peak, with its ancestors that run between the
+  // peak and it, to just before the peak (the storage then dies earlier); or
+  // sink the producer of one, with its descendants that run between it and
+  // the peak, to just after the peak (the storage is then born later).
+  std::vector<int32_t> best_window, window, stack;
+  int32_t best_lo = -1;
+  std::vector<uint8_t> mark(n, 0);
+  const int32_t max_width = 4096;
+  for (const auto& entry : alive) {
+    if (deadline.passed()) break;
+    const int32_t s = entry.second;
+    for (int32_t kind = 0; kind < 2; ++kind) {
+      int32_t lo = 0, hi = 0, seed = -1;
+      if (kind == 0 && !storages[s].graph_output && eval->death(s) > p) {
+        lo = p;
+        hi = eval->death(s);
+        seed = eval->order()[hi];
+      } else if (kind == 1 && !storages[s].graph_input && eval->birth(s) < p) {
+        lo = eval->birth(s);
+        hi = p;
+        seed = eval->order()[lo];
+      }
+      if (seed < 0 || hi - lo + 1 > max_width) continue;
+      // kind 0: ancestors of seed inside [lo, hi] go first.
+      // kind 1: descendants of seed inside [lo, hi] go last (the rest first).
+      std::vector<int32_t> members;
+      mark[seed] = 1;
+      members.push_back(seed);
+      stack.assign(1, seed);
+      const std::vector<int32_t>& offsets = kind == 0 ? pg.pred_offsets : pg.succ_offsets;
+      const std::vector<int32_t>& edges = kind == 0 ? pg.preds : pg.succs;
+      while (!stack.empty()) {
+        const int32_t u = stack.back();
+        stack.pop_back();
+        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+          const int32_t w = edges[k];
+          const int32_t at = eval->pos(w);
+          if (mark[w] || at < lo || at > hi) continue;
+          mark[w] = 1;
+          members.push_back(w);
+          stack.push_back(w);
+        }
+      }
+      if (kind == 1) {
+        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] ^= 1;  // the rest go first
+      }
+      const bool moved = eval->partition_window(lo, hi, mark, &window);
+      if (kind == 1) {
+        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] = 0;
+      } else {
+        for (int32_t m : members) mark[m] = 0;
+      }
+      if (!moved) continue;
+      ++stats->moves_tried;
+      const std::pair<int64_t, int32_t> result = eval->evaluate_window(lo, window);
+      if (better(result, best)) {
+        best = result;
+        best_lo = lo;
+        best_window = window;
+        best_i = -1;
+      }
+    }
+  }
+  if (best_lo >= 0) {
+    eval->apply_window(best_lo, best_window);
+    ++stats->moves_accepted;
+    return true;
   }
   if (best_i < 0) return false;
   eval->apply(best_i, best_j);
@@ -326,9 +423,9 @@ int64_t improve_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, D
   // Iterated local search: descend, then kick the best order with a few
   // random legal moves and descend again, until the deadline or until many
   // kicks in a row found nothing better.
-  while (std::chrono::steady_clock::now() < deadline && best_score.first > lower) {
+  while (!deadline.passed() && best_score.first > lower) {
     while (improve_once(pg, &eval, deadline, stats)) {
-      if (eval.peak() <= lower || std::chrono::steady_clock::now() >= deadline) break;
+      if (eval.peak() <= lower || deadline.passed()) break;
     }
     const std::pair<int64_t, int32_t> score(eval.peak(), eval.peak_count());
     if (better(score, best_score)) {
@@ -435,7 +532,7 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
       break;  // best-first: the first complete set popped is optimal
     }
     if (std::max(state.peak, remaining_bound(mask)) != entry.first.first) continue;  // stale entry
-    if ((++pops & 1023) == 0 && std::chrono::steady_clock::now() >= deadline) {
+    if ((++pops & 1023) == 0 && deadline.passed()) {
       complete = false;
       break;
     }

@@ -70,7 +70,7 @@ TEST(GraphAbi, ScheduleMatchesTheCoreAndReportsBaselines) {
   Call c(g);
   tp_result* r = nullptr;
   // A generous limit: the search stops as soon as it has a proof.
-  ASSERT_EQ(tp_graph_schedule(GRAPH_ARGS(c), tp::kScheduleOurs, 30.0, &r), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_graph_schedule(GRAPH_ARGS(c), tp::kScheduleOurs, 30.0, 0, &r), TP_OK) << tp_last_error();
   ASSERT_EQ(tp_result_count(r), 4);
   ASSERT_EQ(tp_result_length(r, 0), 16);
   tp::PlanningGraph pg;
@@ -88,13 +88,13 @@ TEST(GraphAbi, ScheduleMatchesTheCoreAndReportsBaselines) {
   }
   tp_result_free(r);
   // A single baseline reports only itself.
-  ASSERT_EQ(tp_graph_schedule(GRAPH_ARGS(c), tp::kScheduleXlaList, 0, &r), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_graph_schedule(GRAPH_ARGS(c), tp::kScheduleXlaList, 0, 0, &r), TP_OK) << tp_last_error();
   EXPECT_EQ(array<double>(r, 2)[0], -1);
   EXPECT_EQ(array<double>(r, 2)[4], array<double>(r, 1)[0]);
   tp_result_free(r);
-  EXPECT_EQ(tp_graph_schedule(GRAPH_ARGS(c), 12, 0, &r), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_graph_schedule(GRAPH_ARGS(c), 12, 0, 0, &r), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("method = 12"), std::string::npos);
-  EXPECT_EQ(tp_graph_schedule(GRAPH_ARGS(c), 9, -2, &r), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_graph_schedule(GRAPH_ARGS(c), 9, -2, 0, &r), TP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(r, nullptr);
 }
 
@@ -249,7 +249,7 @@ TEST(GraphAbi, NamesAreOptionalAndCycleErrorsUseThem) {
 TEST(GraphAbi, EmptyGraph) {
   Call c{Graph()};
   tp_result* r = nullptr;
-  ASSERT_EQ(tp_graph_schedule(GRAPH_ARGS(c), tp::kScheduleOurs, 1.0, &r), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_graph_schedule(GRAPH_ARGS(c), tp::kScheduleOurs, 1.0, 0, &r), TP_OK) << tp_last_error();
   EXPECT_EQ(tp_result_length(r, 0), 0);
   EXPECT_EQ(array<double>(r, 1)[0], 0);
   EXPECT_EQ(array<double>(r, 1)[2], 1);

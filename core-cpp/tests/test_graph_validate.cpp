@@ -1,6 +1,8 @@
 // PLANNING.md §1: the graph model, storage resolution and every bad-graph error.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tensorplan/graph_validate.h"
 
 namespace {
@@ -214,6 +216,56 @@ TEST(GraphValidate, InPlaceOrdersOtherReadersFirst) {
   ASSERT_TRUE(build(g, &pg).is_ok());
   ASSERT_EQ(pg.pred_offsets[relu + 1] - pg.pred_offsets[relu], 1);
   EXPECT_EQ(pg.preds[pg.pred_offsets[relu]], reader);
+}
+
+// Random, mostly broken graphs: every one must come back as a valid planning
+// graph or as an error with a message, never as a crash (the ASan build runs this).
+TEST(GraphValidate, RandomGarbageNeverCrashes) {
+  std::mt19937_64 rng(31337);
+  int errors = 0, valid = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Graph g;
+    const int tensors = static_cast<int>(rng() % 7);
+    const int ops = static_cast<int>(rng() % 6);
+    // Indices are mostly in range; now and then one is not.
+    auto any_tensor = [&]() {
+      return rng() % 20 == 0 ? static_cast<int32_t>(rng() % 3) * (tensors + 1) - 1 : static_cast<int32_t>(rng() % (tensors + 1));
+    };
+    auto any_op = [&]() { return rng() % 10 == 0 ? ops : static_cast<int32_t>(rng() % (ops + 1)); };
+    for (int t = 0; t < tensors; ++t) {
+      const int64_t sizes[] = {0, 1, 256, 4096, 100, 7000, 64, 1 << 20, -5, tp::kMaxExactInteger, tp::kMaxExactInteger + 1};
+      tp::add_tensor(&g, rng() % 4 == 0 ? "" : "t" + std::to_string(t), sizes[rng() % (rng() % 10 == 0 ? 11 : 8)],
+                     (rng() % 20 == 0) ? 3 : 0);
+    }
+    for (int o = 0; o < ops; ++o) {
+      std::vector<int32_t> in, out;
+      for (int k = static_cast<int>(rng() % 3); k > 0; --k) in.push_back(any_tensor());
+      for (int k = static_cast<int>(rng() % 3); k > 0; --k) out.push_back(any_tensor());
+      tp::add_op(&g, "op" + std::to_string(o), in, out, rng() % 20 == 0 ? -1 : 0);
+      if (rng() % 5 == 0) g.ops.back().control_deps.push_back(any_op());
+    }
+    for (int k = static_cast<int>(rng() % 4); k > 0; --k) g.inputs.push_back(any_tensor());
+    for (int k = static_cast<int>(rng() % 3); k > 0; --k) g.outputs.push_back(any_tensor());
+    if (rng() % 3 == 0) g.persistent.push_back(any_tensor());
+    if (rng() % 3 == 0) g.views.push_back({any_tensor(), any_tensor(), static_cast<int64_t>(rng() % 300) - 10});
+    if (rng() % 3 == 0) g.in_place.push_back({any_tensor(), any_tensor()});
+    if (rng() % 4 == 0) {
+      tp::TensorGroup group;
+      for (int k = static_cast<int>(rng() % 3); k > 0; --k) group.members.push_back(any_tensor());
+      g.groups.push_back(group);
+    }
+    tp::PlanningGraph pg;
+    tp::Status status = tp::build_planning_graph(g, &pg);
+    if (status.is_ok()) {
+      ++valid;
+    } else {
+      ++errors;
+      EXPECT_FALSE(status.message().empty());
+    }
+  }
+  // Both outcomes happen, so the loop tests what it claims to.
+  EXPECT_GT(valid, 20);
+  EXPECT_GT(errors, 1000);
 }
 
 }  // namespace

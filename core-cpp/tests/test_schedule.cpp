@@ -200,7 +200,7 @@ TEST(Schedule, ExactMatchesBruteForceOnTinyRandomGraphs) {
     std::vector<int32_t> order = tp::schedule_given(pg);
     bool proved = false;
     tp::ExactStats stats;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    const auto deadline = tp::Deadline::at(std::chrono::steady_clock::now() + std::chrono::seconds(5));
     const int64_t peak = tp::exact_schedule(pg, &order, deadline, 1 << 22, &proved, &stats);
     ASSERT_TRUE(proved) << "round " << round;
     EXPECT_EQ(peak, optimum) << "round " << round;
@@ -258,7 +258,7 @@ TEST(Schedule, LocalSearchReportsTheTruePeakAndNeverWorsens) {
     std::vector<int32_t> order = tp::schedule_inductor_bfs(pg);
     const int64_t start = tp::schedule_peak(pg, order);
     tp::ImproveStats stats;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    const auto deadline = tp::Deadline::at(std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
     const int64_t peak = tp::improve_schedule(pg, &order, deadline, 7 + round, &stats);
     ASSERT_TRUE(tp::check_schedule(pg, order).is_ok());
     EXPECT_EQ(peak, tp::schedule_peak(pg, order)) << "round " << round;
@@ -283,6 +283,20 @@ TEST(Schedule, BestOfMethodsTakeTheMinimumOfTheirMembers) {
   for (int m : {4, 5, 6}) expected = std::min(expected, tp::schedule_peak(pg, tp::run_baseline(pg, m)));
   EXPECT_EQ(xla.peak, expected);
   EXPECT_EQ(xla.baseline_peaks[0], -1);
+}
+
+// The benchmark's target, as a test with a generous limit: the exact search
+// proves random 20-op graphs optimal (typically in milliseconds).
+TEST(Schedule, ExactProvesRandomTwentyOpGraphs) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    tp::PlanningGraph pg = planning(tp::make_graph_family(tp::kFamilyRandomLayered, 20, 500 + seed));
+    tp::ScheduleOptions options;
+    options.time_limit_s = 20.0;
+    tp::ScheduleResult result;
+    ASSERT_TRUE(tp::schedule_graph(pg, options, &result).is_ok());
+    EXPECT_TRUE(result.proved_optimal) << "seed " << seed;
+    EXPECT_EQ(result.lower_bound, result.peak);
+  }
 }
 
 TEST(Schedule, TimeLimitIsHonouredOnLargeGraphs) {
@@ -319,3 +333,22 @@ TEST(Schedule, EmptyGraphSchedulesToNothing) {
 }
 
 }  // namespace
+
+// A work-bounded search must not depend on the clock: two runs, one on a busy
+// thread, give the same order (the same holds across machines and backends).
+TEST(Schedule, WorkLimitedSearchIsDeterministic) {
+  for (int32_t family = 0; family < tp::kGraphFamilyCount; ++family) {
+    tp::PlanningGraph pg;
+    ASSERT_TRUE(tp::build_planning_graph(tp::make_graph_family(family, 400, 5), &pg).is_ok());
+    tp::ScheduleOptions options;
+    options.work_limit = 20000;
+    tp::ScheduleResult first, second;
+    ASSERT_TRUE(tp::schedule_graph(pg, options, &first).is_ok());
+    volatile double spin = 0;
+    for (int i = 0; i < 3000000; ++i) spin = spin + i;  // change the timing, not the work
+    ASSERT_TRUE(tp::schedule_graph(pg, options, &second).is_ok());
+    EXPECT_EQ(first.order, second.order) << tp::graph_family_name(family);
+    EXPECT_EQ(first.peak, second.peak);
+    EXPECT_LE(first.peak, *std::min_element(first.baseline_peaks.begin(), first.baseline_peaks.end()));
+  }
+}

@@ -14,6 +14,13 @@ const PLACEMENT_CODES: Record<PlacementAlgorithm, number> = { ours: 1, 'greedy-s
 /** Which part of the placer produced the offsets (the core's PlaceMethod codes). */
 const PLACEMENT_METHODS = ['none', 'greedy-size', 'xla-size', 'xla-lifetime', 'first-fit', 'constructive', 'search'];
 const PLACEMENT_BASELINES = ['greedy-size', 'xla-best', 'first-fit'];
+/**
+ * Search work of a fast plan's scheduler. A unit costs roughly in proportion
+ * to the graph's size, so the budget shrinks as graphs grow (about 0.1-0.3 s
+ * of search natively at any size); it depends only on the graph, so fast
+ * plans stay deterministic.
+ */
+const fastScheduleWork = (ops: number): number => Math.round(Math.min(200_000, Math.max(1_000, 2e8 / Math.max(1, ops))));
 
 /** Where plan() is, for progress reporting. */
 export interface PlanProgress {
@@ -75,7 +82,11 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   progress('schedule', 0);
   const encoded = encodeGraph(core, graph);
   const doc = encoded.doc;
-  const scheduled = scheduleEncoded(core, encoded, { method: options.schedule ?? 'ours', timeLimitSeconds: thorough ? 0.4 * budget : 0.1 });
+  // Fast plans bound the search by work, not time, so every machine and both
+  // backends return the same plan; thorough plans spend wall-clock time.
+  const scheduled = scheduleEncoded(core, encoded, {
+    method: options.schedule ?? 'ours', timeLimitSeconds: thorough ? 0.4 * budget : 0, workLimit: thorough ? 0 : fastScheduleWork(encoded.doc.ops.length),
+  });
   const afterSchedule = performance.now();
 
   progress('place', 1);

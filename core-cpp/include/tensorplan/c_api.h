@@ -312,6 +312,9 @@ TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_c
  * best-of (0-3), 8 XLA best-of (4-6), 9 ours (best of all baselines, then
  * exact search on graphs of <= 64 ops or local search, within time_limit_s;
  * never worse than any baseline). time_limit_s in [0, 1e6]; 0 = baselines only.
+ * work_limit > 0 bounds the search by that many work units instead of time:
+ * the order is then the same on every machine and backend (time_limit_s is
+ * ignored); 0 = bound by time.
  * Result arrays, in order:
  *   0 I32 order[N]
  *   1 F64 stats[6]            {peak, lower bound (= peak when proved), proved optimal (0/1),
@@ -324,7 +327,8 @@ TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_c
                                    const double* graph_f64, int32_t graph_f64_count,
                                    const uint8_t* names, int32_t names_length,
                                    const int32_t* name_offsets, int32_t name_offsets_count,
-                                   int32_t method, double time_limit_s, tp_result** out);
+                                   int32_t method, double time_limit_s, double work_limit,
+                                   tp_result** out);
 
 /* Liveness under order[order_count] (must be a topological permutation of
  * the ops). Within a step: allocate, run, free; live bytes count arena

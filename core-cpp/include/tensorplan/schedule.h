@@ -36,6 +36,10 @@ const char* schedule_method_name(int32_t method);
 struct ScheduleOptions {
   int32_t method = kScheduleOurs;
   double time_limit_s = 1.0;        // ours: total budget for search; <= 0 means baselines only
+  // ours: > 0 bounds the search by this many work units instead of wall time,
+  // so the result is the same on every machine and backend (time_limit_s is
+  // then ignored).
+  int64_t work_limit = 0;
   int64_t exact_max_states = 1000000;  // about 100 MB at most: fits the WASM heap
   uint64_t seed = 1;
 };
