@@ -260,6 +260,174 @@ TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t h
                                            const double* scale, int32_t count, int32_t algo,
                                            double fp8_max, int32_t margin, tp_result** out);
 
+
+/* ---- graph planning (PLANNING.md §1-§3, §6) ---------------------------- *
+ * Every tp_graph_* function takes the same eight leading parameters, the
+ * graph as flat arrays (tensor/op indices are 0-based positions):
+ *
+ *   graph_i32[graph_i32_count]: a header of 9 values, then sections in order
+ *     header: {format = 1, T tensors, N ops, I graph inputs, O graph outputs,
+ *              P persistent, V views, Q in-place aliases, G groups}
+ *     op_input_offsets[N + 1]    CSR: op k reads op_inputs[off[k] .. off[k+1])
+ *     op_inputs[op_input_offsets[N]]           tensor indices
+ *     op_output_offsets[N + 1], op_outputs[...]  tensors each op writes
+ *     op_control_offsets[N + 1], op_control[...] ops each op must run after
+ *     inputs[I], outputs[O], persistent[P]       tensor indices
+ *     view_tensors[V], view_bases[V]             tensor v is a view of base
+ *     in_place_outputs[Q], in_place_inputs[Q]    output written into input's bytes
+ *     group_offsets[G + 1], group_members[...]   members of one bulk allocation
+ *   graph_f64[graph_f64_count] = 2T + N + V + 1 values, in order:
+ *     tensor_bytes[T]            exact integers in [0, 2^53]
+ *     tensor_alignments[T]       power of two, or 0 for default_alignment
+ *     op_workspace[N]            scratch bytes alive only during the op
+ *     view_offsets[V]            byte offset of each view inside its base
+ *     default_alignment          power of two, or 0 for 256
+ *   names[names_length], name_offsets[name_offsets_count]: UTF-8 names for
+ *     messages and reports; name_offsets is empty (count 0: names t<i>/op<i>)
+ *     or has T + 2N + 1 CSR offsets: T tensor names, N op names, N op types.
+ *
+ * A storage is what tensors alias into (a tensor, a group, or a tensor with
+ * its views and in-place outputs). storage_flags bits: 1 graph input,
+ * 2 graph output, 4 persistent, 8 group. Step i runs order[i]. Bad graphs fail
+ * with a message naming the tensor/op/field (cycles list the ops around them).
+ */
+
+/* Validates the graph and resolves its storages.
+ * Result arrays, in order:
+ *   0 I32 tensor_storage[T]   storage of each tensor
+ *   1 F64 tensor_offset[T]    byte offset of each tensor inside its storage
+ *   2 F64 storage_bytes[S]    roundup(extent, alignment): what figures count
+ *   3 F64 storage_alignment[S]
+ *   4 I32 storage_root[S]     owning tensor (a group: its first member)
+ *   5 U8  storage_flags[S]    see above
+ */
+TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_count,
+                                   const double* graph_f64, int32_t graph_f64_count,
+                                   const uint8_t* names, int32_t names_length,
+                                   const int32_t* name_offsets, int32_t name_offsets_count,
+                                   tp_result** out);
+
+/* Chooses an op order. method: 0 given, 1 Inductor LPMF, 2 Inductor BFS,
+ * 3 Inductor DFS, 4 XLA list, 5 XLA DFS, 6 XLA post-order, 7 Inductor
+ * best-of (0-3), 8 XLA best-of (4-6), 9 ours (best of all baselines, then
+ * exact search on graphs of <= 64 ops or local search, within time_limit_s;
+ * never worse than any baseline). time_limit_s in [0, 1e6]; 0 = baselines only.
+ * Result arrays, in order:
+ *   0 I32 order[N]
+ *   1 F64 stats[6]            {peak, lower bound, proved optimal (0/1),
+ *                              baseline started from (method code or -1),
+ *                              search seconds, exact-search states}
+ *   2 F64 baseline_peaks[7]   peak of methods 0..6, -1 where not run
+ *   3 F64 baseline_seconds[7] seconds of methods 0..6, -1 where not run
+ */
+TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_count,
+                                   const double* graph_f64, int32_t graph_f64_count,
+                                   const uint8_t* names, int32_t names_length,
+                                   const int32_t* name_offsets, int32_t name_offsets_count,
+                                   int32_t method, double time_limit_s, tp_result** out);
+
+/* Liveness under order[order_count] (must be a topological permutation of
+ * the ops). Within a step: allocate, run, free; live bytes count arena
+ * storages plus the op's workspace; persistent storages are reported apart.
+ * Result arrays, in order:
+ *   0 I32 tensor_storage[T]
+ *   1 F64 tensor_offset[T]
+ *   2 F64 storage_bytes[S]     aligned
+ *   3 I32 storage_birth[S]     step; -1 if never alive
+ *   4 I32 storage_death[S]     last step alive; N for graph outputs (never die)
+ *   5 U8  storage_flags[S]
+ *   6 F64 live_bytes[N]        per step
+ *   7 F64 stats[4]             {peak, peak step (-1 if N = 0), workspace at the
+ *                               peak step, persistent bytes}
+ *   8 I32 peak_storages[K]     arena storages alive at the peak, largest first
+ *   9 F64 peak_bytes[K]
+ *  10 I32 peak_producers[K]    op that made each (-1: a graph input)
+ *  11 I32 peak_last_ops[K]     last op that reads or writes each (-1: none)
+ */
+TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_count,
+                                   const double* graph_f64, int32_t graph_f64_count,
+                                   const uint8_t* names, int32_t names_length,
+                                   const int32_t* name_offsets, int32_t name_offsets_count,
+                                   const int32_t* order, int32_t order_count, tp_result** out);
+
+/* Should fused_ops[fused_count] run as one op? Builds the fused graph (a
+ * fused op reads what the set reads from outside, writes what leaves the
+ * set, and keeps all of it plus the summed workspace alive at once), orders
+ * both graphs with `method`/`time_limit_s` (as tp_graph_schedule), and
+ * accepts only if the peak does not rise and the fused op reads at most
+ * max_read_bytes (0 = no limit).
+ * Result arrays, in order:
+ *   0 U8  verdict[4]   {accepted, creates_cycle (a path leaves the set and
+ *                       re-enters it), raises_peak, reads_too_large}
+ *   1 F64 figures[4]   {peak before, peak after (0 if creates_cycle),
+ *                       bytes read by the fused op, aligned bytes of its
+ *                       inputs + outputs + workspace}
+ */
+TP_API tp_status tp_fusion_check(const int32_t* graph_i32, int32_t graph_i32_count,
+                                 const double* graph_f64, int32_t graph_f64_count,
+                                 const uint8_t* names, int32_t names_length,
+                                 const int32_t* name_offsets, int32_t name_offsets_count,
+                                 const int32_t* fused_ops, int32_t fused_count,
+                                 double max_read_bytes, int32_t method, double time_limit_s,
+                                 tp_result** out);
+
+/* Compares an execution trace with the births and deaths the plan expects
+ * under order[order_count]. Trace event k: at step trace_steps[k] the
+ * executor allocated (trace_kinds[k] = 0) or freed (1) the storage of tensor
+ * trace_tensors[k]. Expected: a birth for every storage that is not a graph
+ * input or persistent, a death for every one that is not a graph output or
+ * persistent.
+ * Result arrays (one entry per issue, sorted by step, kind, storage):
+ *   0 I32 kinds[K]     0 missing birth, 1 unexpected birth, 2 missing death,
+ *                      3 unexpected death
+ *   1 I32 storages[K]
+ *   2 I32 tensors[K]   the storage's owning tensor
+ *   3 I32 steps[K]     expected step (missing) or traced step (unexpected)
+ *   4 U8  report       one line per issue, e.g. `missing death of "y" at step 1`
+ */
+TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_count,
+                                 const double* graph_f64, int32_t graph_f64_count,
+                                 const uint8_t* names, int32_t names_length,
+                                 const int32_t* name_offsets, int32_t name_offsets_count,
+                                 const int32_t* order, int32_t order_count,
+                                 const int32_t* trace_steps, const int32_t* trace_tensors,
+                                 const int32_t* trace_kinds, int32_t trace_count, tp_result** out);
+
+/* ---- placement (PLANNING.md §4: offsets in one arena) ------------------ *
+ * Gives each buffer an offset so that buffers alive at the same step never
+ * share a byte, keeping the arena height max(offset + size) low.
+ * Inputs:
+ *   lower[count], upper[count]  lifetime [lower, upper) in steps: exact
+ *                               integers, upper > lower
+ *   size[count]                 bytes (exact integers >= 0)
+ *   alignment[count]            bytes, power of two, or 0 for 1; NULL = all 1
+ *   algorithm                   0 auto (tensorplan's solver), 1 ours (same),
+ *                               2 greedy by size best fit, 3 XLA best of
+ *                               size/lifetime orders, 4 first fit in time order
+ *   capacity                    0 = none; else decision mode: find a placement
+ *                               with height <= capacity or prove there is none
+ *   time_limit_seconds          solver budget, <= 0 = unlimited; the best
+ *                               placement found so far is always returned
+ *   minimize                    1 = find the smallest height and prove it when
+ *                               the budget allows; 0 = stop at the lower bound,
+ *                               within the capacity, or after a short search
+ * Not fitting in `capacity` is not an error: the best placement comes back
+ * with feasible = 0 (and proved_infeasible = 1 when that was proved).
+ * Result arrays, in order:
+ *   0 F64 offsets[count]
+ *   1 F64 summary[12]  {height, lower_bound (max live bytes), proved_lower_bound
+ *                       (best bound on the optimum that was proved), feasible,
+ *                       proved_optimal, proved_infeasible, search nodes,
+ *                       seconds, method code (0 none, 1 greedy-size, 2 xla-size,
+ *                       3 xla-lifetime, 4 first-fit, 5 constructive, 6 search),
+ *                       best baseline height (0 if none ran), independent
+ *                       pieces, timed_out}
+ *   2 U8  method name (UTF-8), e.g. "search"
+ */
+TP_API tp_status tp_place(const double* lower, const double* upper, const double* size,
+                          const double* alignment, int32_t count, int32_t algorithm, double capacity,
+                          double time_limit_seconds, int32_t minimize, tp_result** out);
+
 #ifdef __cplusplus
 }
 #endif

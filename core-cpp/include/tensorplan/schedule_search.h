@@ -1,0 +1,59 @@
+// tensorplan's own scheduler pieces (PLANNING.md §3): a lower bound on the
+// peak of any schedule, a local search that improves a given order with
+// moves evaluated incrementally, and an exact best-first search over
+// down-sets (the sets of already-run ops) that proves the optimum on small
+// graphs. All three honour a deadline and return the best order found so far.
+#ifndef TENSORPLAN_SCHEDULE_SEARCH_H
+#define TENSORPLAN_SCHEDULE_SEARCH_H
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "tensorplan/graph_validate.h"
+
+namespace tp {
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+// No schedule can have a lower peak: every op needs all storages it touches
+// plus its workspace at once, on top of the storages that are alive at every
+// step (graph inputs that are also graph outputs).
+int64_t schedule_lower_bound(const PlanningGraph& pg);
+
+// A stronger bound from ordering facts, evaluated at the given ops: at op v's
+// step, a storage is alive in every schedule if it exists before v (a graph
+// input, or some user is an ancestor of v or v itself) and is still needed
+// after v (a graph output, or some user is a descendant of v or v itself).
+// Costs O(V + E + touches) per op in `at_ops`.
+int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops);
+
+// Move-based improvement: repeatedly takes ops around the peak step and moves
+// them earlier or later within their dependency window, accepting a move when
+// it lowers (peak, steps at the peak). The peak of a moved order is
+// recomputed only inside the moved window. Stops at a local optimum or at
+// the deadline; never returns a worse order. `seed` drives the perturbations
+// used to escape local optima while time remains.
+struct ImproveStats {
+  int64_t moves_tried = 0;
+  int64_t moves_accepted = 0;
+};
+int64_t improve_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                         uint64_t seed, ImproveStats* stats);
+
+// Exact search for graphs of at most kExactMaxOps ops: best-first over
+// down-sets with memoisation, pruned by `incumbent_peak` (the peak of
+// `*order` on entry) and by the lower bound. On return `*order` holds the best
+// order found; `*proved` says whether it is proved optimal (the search ran to
+// completion before the deadline and within `max_states`).
+constexpr int32_t kExactMaxOps = 64;
+struct ExactStats {
+  int64_t states = 0;
+  bool hit_state_limit = false;
+};
+int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                       int64_t max_states, bool* proved, ExactStats* stats);
+
+}  // namespace tp
+
+#endif  // TENSORPLAN_SCHEDULE_SEARCH_H

@@ -1,0 +1,432 @@
+// tensorplan's complete search for the decision problem "does everything fit
+// below capacity K?", in the spirit of MiniMalloc (ASPLOS '23) but with
+// incremental bookkeeping instead of per-node rebuilds.
+//
+// Canonical placements. Sort any placement by offset and push every buffer
+// down: each buffer then sits at 0 or on top of a buffer alive with it that
+// was placed before it. So the search only decides WHICH buffer comes next;
+// its offset is forced: the top of the placed buffers alive with it (minoff).
+// Offsets never decrease along a branch, ties go in preorder.
+//
+// Pruning, all sound:
+//  - sections (maximal step ranges with a fixed set of live buffers): the
+//    unplaced buffers of a section stack above max(current level, lowest
+//    minoff among them), so that plus their total size must fit in K;
+//  - dominance: never place a buffer at or above the top that another unplaced
+//    buffer would have at its minoff (that one could be dropped into the gap);
+//  - identical buffers (same lifetime, size, alignment) go in a fixed order;
+//  - dynamic decomposition: once no unplaced buffer crosses a section
+//    boundary, the two sides are independent and are solved one after the
+//    other instead of interleaved (a product of choices becomes a sum).
+// Restarts round-robin over three static orders with doubling node limits, so
+// an easy instance is found quickly in whichever order suits it; a run that
+// finishes within its limit without a placement is a proof of infeasibility.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <vector>
+
+#include "tensorplan/placement.h"
+#include "tensorplan/placement_internal.h"
+
+namespace tp {
+namespace placement_detail {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool SearchBudget::expired() {
+  if (timed_out) return true;
+  if (deadline_seconds > 0 && now_seconds() > deadline_seconds) timed_out = true;
+  return timed_out;
+}
+
+namespace {
+
+enum class Step { kFound, kNotFound, kAborted };
+
+class CanonicalSearch {
+ public:
+  CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget)
+      : buffers_(buffers), capacity_(capacity), budget_(budget), n_(static_cast<int32_t>(buffers.size())) {
+    build_sections();
+    build_overlaps();
+  }
+
+  bool trivially_infeasible() const {
+    for (int32_t b = 0; b < n_; ++b) {
+      if (buffers_[static_cast<size_t>(b)].size > capacity_) return true;
+    }
+    for (int64_t load : load_) {
+      if (load > capacity_) return true;
+    }
+    return false;
+  }
+
+  // One complete run in static order `heuristic` with at most `node_limit`
+  // nodes (<= 0: unlimited).
+  Step run(int heuristic, int64_t node_limit, std::vector<int64_t>* offsets) {
+    preorder(heuristic);
+    reset_state();
+    node_limit_ = node_limit;
+    run_nodes_ = 0;
+    std::vector<int32_t> all(static_cast<size_t>(n_));
+    std::iota(all.begin(), all.end(), 0);
+    Step step = solve_partition(all, 0, sections_);
+    if (step == Step::kFound) *offsets = solution_;
+    return step;
+  }
+
+ private:
+  struct Change {
+    int32_t kind;  // 0 minoff, 1 top, 2 floor
+    int32_t index;
+    int64_t old_value;
+  };
+
+  void build_sections() {
+    std::vector<int64_t> times;
+    for (const PlaceBuffer& b : buffers_) {
+      times.push_back(b.lower);
+      times.push_back(b.upper);
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    sections_ = std::max<int32_t>(0, static_cast<int32_t>(times.size()) - 1);
+    first_.resize(static_cast<size_t>(n_));
+    end_.resize(static_cast<size_t>(n_));
+    load_.assign(static_cast<size_t>(sections_), 0);
+    std::vector<int32_t> count(static_cast<size_t>(sections_) + 1, 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+      first_[static_cast<size_t>(b)] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buf.lower) - times.begin());
+      end_[static_cast<size_t>(b)] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buf.upper) - times.begin());
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        load_[static_cast<size_t>(s)] += buf.size;
+        ++count[static_cast<size_t>(s) + 1];
+      }
+    }
+    member_start_.assign(count.begin(), count.end());
+    for (size_t s = 1; s < member_start_.size(); ++s) member_start_[s] += member_start_[s - 1];
+    members_.resize(static_cast<size_t>(member_start_.back()));
+    std::vector<int32_t> fill(member_start_.begin(), member_start_.end() - 1);
+    for (int32_t b = 0; b < n_; ++b) {
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        members_[static_cast<size_t>(fill[static_cast<size_t>(s)]++)] = b;
+      }
+    }
+  }
+
+  void build_overlaps() {
+    std::vector<int32_t> seen(static_cast<size_t>(n_), -1);
+    overlap_start_.assign(1, 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      seen[static_cast<size_t>(b)] = b;
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        for (int32_t m = member_start_[static_cast<size_t>(s)]; m < member_start_[static_cast<size_t>(s) + 1]; ++m) {
+          const int32_t c = members_[static_cast<size_t>(m)];
+          if (seen[static_cast<size_t>(c)] == b) continue;
+          seen[static_cast<size_t>(c)] = b;
+          overlaps_.push_back(c);
+        }
+      }
+      overlap_start_.push_back(static_cast<int32_t>(overlaps_.size()));
+    }
+  }
+
+  // Static orders (MiniMalloc's "WAT", "TAW", "TWA"): W = longer lifetime,
+  // A = larger area, T = heavier heaviest section crossed. Earlier in the
+  // order = tried first among buffers at the same offset.
+  void preorder(int heuristic) {
+    std::vector<int64_t> heaviest(static_cast<size_t>(n_), 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        heaviest[static_cast<size_t>(b)] = std::max(heaviest[static_cast<size_t>(b)], load_[static_cast<size_t>(s)]);
+      }
+    }
+    static const char* const kOrders[] = {"WAT", "TAW", "TWA"};
+    const char* keys = kOrders[heuristic % 3];
+    std::vector<int32_t> order(static_cast<size_t>(n_));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(a)];
+      const PlaceBuffer& y = buffers_[static_cast<size_t>(b)];
+      for (const char* k = keys; *k != '\0'; ++k) {
+        if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower;
+        if (*k == 'A') {
+          const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
+          const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
+          if (ax != ay) return ax > ay;
+        }
+        if (*k == 'T' && heaviest[static_cast<size_t>(a)] != heaviest[static_cast<size_t>(b)]) {
+          return heaviest[static_cast<size_t>(a)] > heaviest[static_cast<size_t>(b)];
+        }
+      }
+      return a < b;
+    });
+    pos_.assign(static_cast<size_t>(n_), 0);
+    for (int32_t i = 0; i < n_; ++i) pos_[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+    // Identical buffers are interchangeable: only the first unplaced one of a
+    // group may be chosen, which removes their permutations from the search.
+    twin_before_.assign(static_cast<size_t>(n_), -1);
+    std::vector<int32_t> by_shape = order;
+    std::stable_sort(by_shape.begin(), by_shape.end(), [&](int32_t a, int32_t b) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(a)];
+      const PlaceBuffer& y = buffers_[static_cast<size_t>(b)];
+      if (x.lower != y.lower) return x.lower < y.lower;
+      if (x.upper != y.upper) return x.upper < y.upper;
+      if (x.size != y.size) return x.size < y.size;
+      return x.alignment < y.alignment;
+    });
+    for (size_t i = 1; i < by_shape.size(); ++i) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(by_shape[i - 1])];
+      const PlaceBuffer& y = buffers_[static_cast<size_t>(by_shape[i])];
+      if (x.lower == y.lower && x.upper == y.upper && x.size == y.size && x.alignment == y.alignment) {
+        twin_before_[static_cast<size_t>(by_shape[i])] = by_shape[i - 1];
+      }
+    }
+  }
+
+  void reset_state() {
+    offset_.assign(static_cast<size_t>(n_), -1);
+    solution_.assign(static_cast<size_t>(n_), 0);
+    minoff_.assign(static_cast<size_t>(n_), 0);
+    top_.assign(static_cast<size_t>(sections_), 0);
+    floor_.assign(static_cast<size_t>(sections_), 0);
+    remaining_ = load_;
+    cuts_.assign(static_cast<size_t>(std::max(0, sections_ - 1)), 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
+    }
+    trail_.clear();
+    section_stamp_.assign(static_cast<size_t>(sections_), 0);
+    stamp_ = 0;
+    candidates_.assign(static_cast<size_t>(n_) + 2, {});
+    depth_ = 0;
+  }
+
+  Step solve_partition(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi) {
+    return search(part, section_lo, section_hi, 0, -1);
+  }
+
+  // Returns false when no unplaced buffer is alive with b ("hatless").
+  bool place(int32_t b, int64_t offset) {
+    const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+    offset_[static_cast<size_t>(b)] = offset;
+    solution_[static_cast<size_t>(b)] = offset;
+    const int64_t top = offset + buf.size;
+    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+      trail_.push_back({1, s, top_[static_cast<size_t>(s)]});
+      top_[static_cast<size_t>(s)] = top;
+      trail_.push_back({2, s, floor_[static_cast<size_t>(s)]});
+      floor_[static_cast<size_t>(s)] = top;
+      remaining_[static_cast<size_t>(s)] -= buf.size;
+    }
+    if (++stamp_ == 0) {
+      std::fill(section_stamp_.begin(), section_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+    touched_.clear();
+    bool has_hat = false;
+    for (int32_t i = overlap_start_[static_cast<size_t>(b)]; i < overlap_start_[static_cast<size_t>(b) + 1]; ++i) {
+      const int32_t c = overlaps_[static_cast<size_t>(i)];
+      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      has_hat = true;
+      if (minoff_[static_cast<size_t>(c)] >= top) continue;
+      trail_.push_back({0, c, minoff_[static_cast<size_t>(c)]});
+      minoff_[static_cast<size_t>(c)] = align_up(top, buffers_[static_cast<size_t>(c)].alignment);
+      for (int32_t s = first_[static_cast<size_t>(c)]; s < end_[static_cast<size_t>(c)]; ++s) {
+        if (section_stamp_[static_cast<size_t>(s)] == stamp_) continue;
+        section_stamp_[static_cast<size_t>(s)] = stamp_;
+        touched_.push_back(s);
+      }
+    }
+    // The unplaced buffers of a section cannot start below the lowest of
+    // their minimum offsets: raise that section's floor accordingly. Scanning
+    // a section's members is the costly part of a node, so it is done only
+    // where the raised floor could fail the section test at this level (the
+    // floor is a lower bound either way: skipping it only weakens pruning).
+    for (int32_t s : touched_) {
+      const int64_t rem = remaining_[static_cast<size_t>(s)];
+      if (rem == 0) continue;
+      const int64_t now = std::max(offset, floor_[static_cast<size_t>(s)]) + rem;
+      if (lazy_floors_ && (now > capacity_ || top + rem <= capacity_)) continue;
+      int64_t lowest = -1;
+      for (int32_t m = member_start_[static_cast<size_t>(s)]; m < member_start_[static_cast<size_t>(s) + 1]; ++m) {
+        const int32_t c = members_[static_cast<size_t>(m)];
+        if (offset_[static_cast<size_t>(c)] >= 0) continue;
+        if (lowest < 0 || minoff_[static_cast<size_t>(c)] < lowest) lowest = minoff_[static_cast<size_t>(c)];
+      }
+      const int64_t floor = std::max(top_[static_cast<size_t>(s)], lowest);
+      if (floor > floor_[static_cast<size_t>(s)]) {
+        trail_.push_back({2, s, floor_[static_cast<size_t>(s)]});
+        floor_[static_cast<size_t>(s)] = floor;
+      }
+    }
+    return has_hat;
+  }
+
+  void unplace(int32_t b, size_t mark) {
+    while (trail_.size() > mark) {
+      const Change& c = trail_.back();
+      if (c.kind == 0) minoff_[static_cast<size_t>(c.index)] = c.old_value;
+      else if (c.kind == 1) top_[static_cast<size_t>(c.index)] = c.old_value;
+      else floor_[static_cast<size_t>(c.index)] = c.old_value;
+      trail_.pop_back();
+    }
+    const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) remaining_[static_cast<size_t>(s)] += buf.size;
+    offset_[static_cast<size_t>(b)] = -1;
+  }
+
+  bool sections_fit(int32_t section_lo, int32_t section_hi, int64_t level) const {
+    for (int32_t s = section_lo; s < section_hi; ++s) {
+      const int64_t rem = remaining_[static_cast<size_t>(s)];
+      if (rem == 0) continue;
+      if (std::max(level, floor_[static_cast<size_t>(s)]) + rem > capacity_) return false;
+    }
+    return true;
+  }
+
+  bool out_of_budget() {
+    ++budget_->nodes;
+    ++run_nodes_;
+    if (node_limit_ > 0 && run_nodes_ > node_limit_) return true;
+    if ((run_nodes_ & 255) == 0 && budget_->expired()) return true;
+    return budget_->timed_out;
+  }
+
+  Step search(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi, int64_t level, int32_t last_pos) {
+    if (out_of_budget()) return Step::kAborted;
+    int64_t lowest_top = -1;
+    bool any = false;
+    for (int32_t c : part) {
+      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      any = true;
+      const int64_t t = minoff_[static_cast<size_t>(c)] + buffers_[static_cast<size_t>(c)].size;
+      if (lowest_top < 0 || t < lowest_top) lowest_top = t;
+    }
+    if (!any) return Step::kFound;
+    std::vector<int32_t>& cands = candidates_[static_cast<size_t>(depth_)];
+    cands.clear();
+    for (int32_t c : part) {
+      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      const int64_t m = minoff_[static_cast<size_t>(c)];
+      if (m < level || (m == level && pos_[static_cast<size_t>(c)] < last_pos)) continue;  // canonical order
+      if (m >= lowest_top) continue;                                                      // dominance
+      if (m + buffers_[static_cast<size_t>(c)].size > capacity_) continue;
+      const int32_t twin = twin_before_[static_cast<size_t>(c)];
+      if (twin >= 0 && offset_[static_cast<size_t>(twin)] < 0) continue;  // its twin goes first
+      cands.push_back(c);
+    }
+    std::sort(cands.begin(), cands.end(), [&](int32_t a, int32_t b) {
+      if (minoff_[static_cast<size_t>(a)] != minoff_[static_cast<size_t>(b)]) return minoff_[static_cast<size_t>(a)] < minoff_[static_cast<size_t>(b)];
+      return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
+    });
+    // Copy: deeper levels reuse the pool slots.
+    const std::vector<int32_t> choices = cands;
+    for (int32_t b : choices) {
+      const int64_t offset = minoff_[static_cast<size_t>(b)];
+      const size_t mark = trail_.size();
+      const bool has_hat = place(b, offset);
+      ++depth_;
+      Step step = Step::kNotFound;
+      if (sections_fit(section_lo, section_hi, offset)) step = continue_after(part, section_lo, section_hi, offset, b);
+      --depth_;
+      unplace(b, mark);
+      if (step != Step::kNotFound) return step;
+      // Nothing unplaced lives alongside b, so where b sits changes nobody
+      // else's options: if the rest fails with b at its lowest spot, it
+      // fails with any other buffer chosen first too (MiniMalloc's hatless
+      // pruning).
+      if (!has_hat) break;
+    }
+    return Step::kNotFound;
+  }
+
+  // After placing b: split off independent pieces if b was the last buffer
+  // crossing some section boundary, else keep searching this partition.
+  Step continue_after(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi, int64_t level,
+                      int32_t b) {
+    std::vector<int32_t> cutpoints;
+    for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) {
+      if (--cuts_[static_cast<size_t>(s)] == 0 && s + 1 > section_lo && s + 1 < section_hi) cutpoints.push_back(s + 1);
+    }
+    Step step = Step::kFound;
+    if (cutpoints.empty()) {
+      step = search(part, section_lo, section_hi, level, pos_[static_cast<size_t>(b)]);
+    } else {
+      cutpoints.insert(cutpoints.begin(), section_lo);
+      cutpoints.push_back(section_hi);
+      for (size_t i = 1; i < cutpoints.size() && step == Step::kFound; ++i) {
+        std::vector<int32_t> piece;
+        for (int32_t c : part) {
+          if (offset_[static_cast<size_t>(c)] >= 0) continue;
+          if (end_[static_cast<size_t>(c)] <= cutpoints[i - 1] || first_[static_cast<size_t>(c)] >= cutpoints[i]) continue;
+          piece.push_back(c);
+        }
+        if (piece.empty()) continue;
+        step = search(piece, cutpoints[i - 1], cutpoints[i], 0, -1);
+      }
+    }
+    for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
+    return step;
+  }
+
+  const std::vector<PlaceBuffer>& buffers_;
+  const int64_t capacity_;
+  SearchBudget* budget_;
+  const int32_t n_;
+  int32_t sections_ = 0;
+  std::vector<int32_t> first_, end_;               // section range of each buffer
+  std::vector<int64_t> load_;                      // bytes live in each section
+  std::vector<int32_t> member_start_, members_;    // buffers of each section (CSR)
+  std::vector<int32_t> overlap_start_, overlaps_;  // buffers alive together (CSR)
+  std::vector<int32_t> pos_, twin_before_;
+  // Search state.
+  std::vector<int64_t> offset_, solution_, minoff_, top_, floor_, remaining_;
+  std::vector<int32_t> cuts_;
+  std::vector<Change> trail_;
+  std::vector<uint32_t> section_stamp_;
+  uint32_t stamp_ = 0;
+  std::vector<int32_t> touched_;
+  std::vector<std::vector<int32_t>> candidates_;
+  int32_t depth_ = 0;
+  bool lazy_floors_ = true;
+  int64_t node_limit_ = 0, run_nodes_ = 0;
+};
+
+}  // namespace
+
+SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                 SearchBudget* budget, std::vector<int64_t>* offsets) {
+  if (buffers.empty()) {
+    offsets->clear();
+    return SearchOutcome::kFound;
+  }
+  CanonicalSearch search(buffers, capacity, budget);
+  if (search.trivially_infeasible()) return SearchOutcome::kInfeasible;
+  int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(buffers.size()) * 2);
+  int64_t spent = 0;
+  while (true) {
+    for (int heuristic = 0; heuristic < 3; ++heuristic) {
+      int64_t run_limit = limit;
+      bool last = false;
+      if (node_limit > 0 && spent + run_limit >= node_limit) {
+        run_limit = std::max<int64_t>(1, node_limit - spent);
+        last = true;
+      }
+      const int64_t before = budget->nodes;
+      Step step = search.run(heuristic, run_limit, offsets);
+      spent += budget->nodes - before;
+      if (step == Step::kFound) return SearchOutcome::kFound;
+      if (step == Step::kNotFound) return SearchOutcome::kInfeasible;
+      if (budget->timed_out || last) return SearchOutcome::kGaveUp;
+    }
+    limit *= 2;
+  }
+}
+
+}  // namespace placement_detail
+}  // namespace tp

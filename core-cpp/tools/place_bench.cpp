@@ -1,0 +1,103 @@
+// Benchmarks placement on every CSV under a directory (MiniMalloc format):
+//   place_bench DIR [--time-limit S] [--fast] [--capacity-from-name]
+// One row per file: n, LB, each method's height / LB, whether tensorplan's
+// solver proved its answer optimal, and the milliseconds of each method.
+// By default tensorplan's solver minimises (proving when it can); --fast runs
+// it without minimize, as plan() would by default.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "dsa_csv.h"
+#include "tensorplan/placement.h"
+
+namespace {
+
+struct Run {
+  tp::Placement placement;
+  double ms = 0;
+  bool ok = false;
+};
+
+Run run(const std::vector<tp::PlaceBuffer>& buffers, tp::PlaceAlgorithm algorithm, double time_limit, bool minimize,
+        int64_t capacity = 0) {
+  tp::PlaceOptions options;
+  options.capacity = capacity;
+  options.algorithm = algorithm;
+  options.time_limit_seconds = time_limit;
+  options.minimize = minimize;
+  Run r;
+  tp::Status status = tp::place(buffers, options, &r.placement);
+  r.ok = status.is_ok();
+  if (!r.ok) std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  r.ms = r.placement.stats.seconds * 1000.0;
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DIR [--time-limit S] [--fast]\n", argv[0]);
+    return 2;
+  }
+  double time_limit = 10.0;
+  bool minimize = true;
+  bool capacity_from_name = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc) time_limit = std::atof(argv[++i]);
+    else if (std::strcmp(argv[i], "--fast") == 0) minimize = false;
+    else if (std::strcmp(argv[i], "--capacity-from-name") == 0) capacity_from_name = true;
+  }
+  std::vector<std::string> files;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(argv[1], error);
+       it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (error) break;
+    if (it->is_regular_file() && it->path().extension() == ".csv") files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::printf("%-40s %7s %14s %9s %9s %9s %9s %7s %9s %9s %9s %10s %s\n", "file", "n", "LB", "greedy", "xla-best",
+              "first-fit", "ours", "proved", "greedy ms", "xla ms", "ff ms", "ours ms", "method/nodes");
+  double total_ours_ms = 0;
+  for (const std::string& path : files) {
+    std::vector<tp::PlaceBuffer> buffers;
+    const std::string problem = tp_tools::read_dsa_csv(path, &buffers);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "%s\n", problem.c_str());
+      continue;
+    }
+    const Run greedy = run(buffers, tp::PlaceAlgorithm::kGreedySize, time_limit, false);
+    const Run xla = run(buffers, tp::PlaceAlgorithm::kXlaBest, time_limit, false);
+    const Run first_fit = run(buffers, tp::PlaceAlgorithm::kFirstFit, time_limit, false);
+    // "A.1048576.csv": decision mode at the capacity in the name.
+    int64_t capacity = 0;
+    if (capacity_from_name) {
+      const std::string stem = std::filesystem::path(path).stem().string();
+      const size_t dot = stem.find('.');
+      if (dot != std::string::npos) capacity = std::atoll(stem.c_str() + dot + 1);
+    }
+    const Run ours = run(buffers, tp::PlaceAlgorithm::kOurs, time_limit, minimize, capacity);
+    if (!greedy.ok || !xla.ok || !first_fit.ok || !ours.ok) continue;
+    total_ours_ms += ours.ms;
+    const double lb = static_cast<double>(std::max<int64_t>(1, ours.placement.lower_bound));
+    std::string name = std::filesystem::path(path).parent_path().filename().string() + "/" +
+                       std::filesystem::path(path).filename().string();
+    std::printf("%-40s %7zu %14lld %9.4f %9.4f %9.4f %9.5f %7s %9.1f %9.1f %9.1f %10.1f %s/%lld%s\n", name.c_str(),
+                buffers.size(), static_cast<long long>(ours.placement.lower_bound),
+                static_cast<double>(greedy.placement.height) / lb, static_cast<double>(xla.placement.height) / lb,
+                static_cast<double>(first_fit.placement.height) / lb, static_cast<double>(ours.placement.height) / lb,
+                ours.placement.proved_optimal ? "yes" : "no", greedy.ms, xla.ms, first_fit.ms, ours.ms,
+                tp::place_method_name(ours.placement.stats.method), static_cast<long long>(ours.placement.stats.nodes),
+                ours.placement.stats.timed_out ? " (time limit)" : "");
+    std::printf("%-40s height %lld, proved bound %lld\n", "", static_cast<long long>(ours.placement.height),
+                static_cast<long long>(ours.placement.proved_lower_bound));
+    std::fflush(stdout);
+  }
+  std::printf("total ours ms: %.1f\n", total_ours_ms);
+  return 0;
+}
