@@ -153,6 +153,7 @@ typedef enum tp_format_option {
 #define TP_FORMAT_FIELDS 6
 
 /* Inner buffers of a tensor spec (FORMATS.md §2, §6), in TE flatten order.
+ * Recipe none describes one buffer "data" of the logical dtype and shape.
  * Result arrays, in order (count = number of buffers):
  *   0 U8  names               UTF-8 names back to back (TE attribute names)
  *   1 I32 name_offsets[count+1]  CSR into names

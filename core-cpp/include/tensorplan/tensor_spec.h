@@ -67,7 +67,9 @@ Status validate_tensor_spec(const TensorSpec& spec);
 // rowwise or columnwise (§2.2-2.4). Not defined for per-tensor recipes.
 Status scale_shape(Recipe recipe, int64_t m, int64_t k, bool columnwise, std::vector<int64_t>* out);
 
-// The inner buffers in TE's flatten order, honouring usages.
+// The inner buffers in TE's flatten order, honouring usages. A plain spec
+// (recipe none) has no inner tensors in TE; it is described as one buffer
+// "data" of the logical dtype and shape.
 Status tensor_spec_buffers(const TensorSpec& spec, std::vector<BufferSpec>* out);
 
 // Usage update. `rowwise`/`columnwise`: -1 leaves the flag, 0 clears, 1 sets.
