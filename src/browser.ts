@@ -21,3 +21,4 @@ export { RECIPES } from './formats.js';
 export { VERSION } from './version.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';
+export { SCHEDULE_METHODS } from './schedule.js';

@@ -48,3 +48,8 @@ export { parseGraph } from './graph/parse-graph.js';
 export { GRAPH_SCHEMA_V1 } from './graph/graph-schema.js';
 export { SCHEMAS } from './schemas.js';
 export type { GraphAlias, GraphDocument, GraphOp, GraphTensor, GroupAlias, InPlaceAlias, ViewAlias } from './graph/graph-document.js';
+export { SCHEDULE_METHODS } from './schedule.js';
+export type {
+  BaselineFigure, BaselineMethod, FusionOptions, FusionVerdict, LifecycleIssue, LivenessResult, PeakContributor,
+  ScheduleMethod, ScheduleOptions, ScheduleResult, StorageLifetime, TraceEvent,
+} from './schedule.js';

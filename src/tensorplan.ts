@@ -1,6 +1,11 @@
 import type { CoreBinding } from './backend/core-binding.js';
 import type { BackendName, LoadedBackend } from './backend/registry.js';
 import { type BulkLayout, type BulkTensor, bulkLayout } from './bulk-layout.js';
+import type { GraphDocument } from './graph/graph-document.js';
+import {
+  type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
+  type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
+} from './schedule.js';
 import {
   type DelayedScalingUpdate, type GivenBuffer, type InnerTensor, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
   type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers, type TensorSpecJson,
@@ -46,6 +51,37 @@ export class Tensorplan {
   bulkLayout(tensors: readonly BulkTensor[]): BulkLayout {
     return bulkLayout(this.core, tensors);
   }
+
+  /**
+   * Chooses the op order with the smallest peak (PLANNING.md §3). The
+   * default method, `'ours'`, is never worse than any baseline and proves the
+   * optimum on small graphs; every baseline's peak comes back alongside.
+   *
+   * @example
+   * ```ts
+   * const s = tp.schedule(graph, { timeLimitSeconds: 0.5 });
+   * console.log(s.order, s.peakBytes, s.baselines['inductor-lpmf']?.peakBytes);
+   * ```
+   */
+  schedule(graph: GraphDocument, options?: ScheduleOptions): ScheduleResult {
+    return schedule(this.core, graph, options);
+  }
+
+  /** Live bytes per step, the peak, and the storages that make it, under `order` (default: the graph's op order). */
+  liveness(graph: GraphDocument, order?: readonly string[]): LivenessResult {
+    return liveness(this.core, graph, order);
+  }
+
+  /** Accepts or rejects running `ops` as one fused op (peak may not rise; reads limited by `maxReadBytes`). */
+  checkFusion(graph: GraphDocument, ops: readonly string[], options?: FusionOptions): FusionVerdict {
+    return checkFusion(this.core, graph, ops, options);
+  }
+
+  /** Compares an executor's allocation/free trace with the plan under `order`; `[]` means it matched. */
+  verifyTrace(graph: GraphDocument, order: readonly string[] | undefined, trace: readonly TraceEvent[]): LifecycleIssue[] {
+    return verifyTrace(this.core, graph, order, trace);
+  }
+
   /**
    * The inner buffers of a (quantized) tensor format, named and ordered as
    * TransformerEngine flattens them (FORMATS.md §2, §6).

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 const bin = new URL('../bin/tensorplan.mjs', import.meta.url).pathname;
 const example = new URL('../examples/bulk-layout.json', import.meta.url).pathname;
+const twoChains = new URL('../examples/two-chains.graph.json', import.meta.url).pathname;
 
 function run(...args: string[]) {
   const out = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
@@ -66,5 +67,31 @@ describe('tensorplan CLI', () => {
     const out = run('bulk', example, '--backend', 'cuda');
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("backend 'cuda' is unavailable");
+  });
+
+  it.each(['wasm', 'native'])('schedule orders the two-chains example on %s', (backend) => {
+    const out = run('schedule', twoChains, '--json', '--backend', backend);
+    if (backend === 'native' && out.code !== 0 && out.stderr.includes('unavailable')) return;
+    expect(out.code, out.stderr).toBe(0);
+    const report = JSON.parse(out.stdout);
+    expect(report.schedule.baselines.given.peakBytes).toBe(2 * 1048576 + 256);
+    expect(report.schedule.peakBytes).toBe(1048576 + 512);
+    expect(report.schedule.provedOptimal).toBe(true);
+    expect(report.liveness.peakContributors[0].owner).toMatch(/^big[12]$/);
+    const human = run('schedule', twoChains, '--method', 'xla-best', '--backend', backend);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('xla-post-order');
+  });
+
+  it('schedule rejects a cyclic graph and a bad method with exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-cli-'));
+    const cyclic = join(dir, 'cycle.json');
+    writeFileSync(cyclic, JSON.stringify({
+      format: 'tensorplan.graph', version: 1,
+      tensors: [{ name: 'p', bytes: 8 }, { name: 'q', bytes: 8 }],
+      ops: [{ name: 'left', op: 'f', inputs: ['q'], outputs: ['p'] }, { name: 'right', op: 'f', inputs: ['p'], outputs: ['q'] }],
+    }));
+    expect(run('schedule', cyclic)).toMatchObject({ code: 2, stderr: expect.stringContaining('cycle') });
+    expect(run('schedule', twoChains, '--method', 'magic')).toMatchObject({ code: 2, stderr: expect.stringContaining('--method magic') });
   });
 });

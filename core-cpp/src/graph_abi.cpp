@@ -341,6 +341,9 @@ extern "C" tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i
     result.add(bytes);
     result.add(producers);
     result.add(last_ops);
+    std::vector<int32_t> roots;
+    for (const Storage& s : pg.storage.storages) roots.push_back(s.root_tensor);
+    result.add(roots);
   }
   return finish_call(status, &result, out);
 }

@@ -18,6 +18,8 @@
 //  - dynamic decomposition: once no unplaced buffer crosses a section
 //    boundary, the two sides are independent and are solved one after the
 //    other instead of interleaved (a product of choices becomes a sum).
+// Failed subproblems are remembered by fingerprint (placed set + section
+// tops), so restarts and transpositions skip what was already refuted.
 // Restarts round-robin over three static orders with doubling node limits, so
 // an easy instance is found quickly in whichever order suits it; a run that
 // finishes within its limit without a placement is a proof of infeasibility.
@@ -52,6 +54,14 @@ class CanonicalSearch {
       : buffers_(buffers), capacity_(capacity), budget_(budget), n_(static_cast<int32_t>(buffers.size())) {
     build_sections();
     build_overlaps();
+    zobrist_.resize(static_cast<size_t>(n_));
+    for (int32_t b = 0; b < n_; ++b) zobrist_[static_cast<size_t>(b)] = mix64(static_cast<uint64_t>(b) * 0x2545F4914F6CDD1Dull + 17);
+    // A direct-mapped table of failed subproblems; it outlives restarts (the
+    // heuristic is part of the key), so a restart skips what it proved before.
+    size_t slots = 1;
+    while (slots < static_cast<size_t>(n_) * 512 && slots < (size_t{1} << 18)) slots <<= 1;
+    memo_.assign(slots, MemoEntry());
+    memo_mask_ = slots - 1;
   }
 
   bool trivially_infeasible() const {
@@ -67,6 +77,7 @@ class CanonicalSearch {
   // One complete run in static order `heuristic` with at most `node_limit`
   // nodes (<= 0: unlimited).
   Step run(int heuristic, int64_t node_limit, std::vector<int64_t>* offsets) {
+    heuristic_ = heuristic;
     preorder(heuristic);
     reset_state();
     node_limit_ = node_limit;
@@ -79,6 +90,13 @@ class CanonicalSearch {
   }
 
  private:
+  struct MemoEntry {
+    uint64_t key = 0;
+    int64_t level = 0;
+    int32_t last_pos = 0;
+    int32_t used = 0;
+  };
+
   struct Change {
     int32_t kind;  // 0 minoff, 1 top, 2 floor
     int32_t index;
@@ -145,8 +163,7 @@ class CanonicalSearch {
         heaviest[static_cast<size_t>(b)] = std::max(heaviest[static_cast<size_t>(b)], load_[static_cast<size_t>(s)]);
       }
     }
-    static const char* const kOrders[] = {"WAT", "TAW", "TWA"};
-    const char* keys = kOrders[heuristic % 3];
+    const char* keys = order_keys(heuristic);
     std::vector<int32_t> order(static_cast<size_t>(n_));
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
@@ -199,15 +216,31 @@ class CanonicalSearch {
     for (int32_t b = 0; b < n_; ++b) {
       for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
     }
+    // Unplaced members of each section come first in its slice of live_;
+    // placing swaps a buffer to the slice's placed tail, undoing (LIFO)
+    // moves the boundary back.
+    live_ = members_;
+    live_count_.assign(static_cast<size_t>(sections_), 0);
+    slot_start_.assign(static_cast<size_t>(n_) + 1, 0);
+    for (int32_t b = 0; b < n_; ++b) slot_start_[static_cast<size_t>(b) + 1] = slot_start_[static_cast<size_t>(b)] + end_[static_cast<size_t>(b)] - first_[static_cast<size_t>(b)];
+    slot_.assign(static_cast<size_t>(slot_start_.back()), 0);
+    saved_top_.assign(slot_.size(), 0);
+    saved_floor_.assign(slot_.size(), 0);
+    trail_.reserve(static_cast<size_t>(n_) * 16);
+    for (int32_t sec = 0; sec < sections_; ++sec) {
+      live_count_[static_cast<size_t>(sec)] = member_start_[static_cast<size_t>(sec) + 1] - member_start_[static_cast<size_t>(sec)];
+      for (int32_t m = member_start_[static_cast<size_t>(sec)]; m < member_start_[static_cast<size_t>(sec) + 1]; ++m) {
+        const int32_t c = live_[static_cast<size_t>(m)];
+        slot_[static_cast<size_t>(slot_start_[static_cast<size_t>(c)] + sec - first_[static_cast<size_t>(c)])] = m;
+      }
+    }
     trail_.clear();
-    section_stamp_.assign(static_cast<size_t>(sections_), 0);
-    stamp_ = 0;
     candidates_.assign(static_cast<size_t>(n_) + 2, {});
     depth_ = 0;
   }
 
   Step solve_partition(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi) {
-    return search(part, section_lo, section_hi, 0, -1);
+    return search(part, 0x7A11ull, section_lo, section_hi, 0, -1);
   }
 
   // Returns false when no unplaced buffer is alive with b ("hatless").
@@ -216,18 +249,24 @@ class CanonicalSearch {
     offset_[static_cast<size_t>(b)] = offset;
     solution_[static_cast<size_t>(b)] = offset;
     const int64_t top = offset + buf.size;
+    // A buffer is placed at most once on the current branch, so the values
+    // it overwrites in its own sections are saved in its own slots.
     for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
-      trail_.push_back({1, s, top_[static_cast<size_t>(s)]});
+      const size_t own = static_cast<size_t>(slot_start_[static_cast<size_t>(b)] + s - first_[static_cast<size_t>(b)]);
+      saved_top_[own] = top_[static_cast<size_t>(s)];
+      saved_floor_[own] = floor_[static_cast<size_t>(s)];
       top_[static_cast<size_t>(s)] = top;
-      trail_.push_back({2, s, floor_[static_cast<size_t>(s)]});
       floor_[static_cast<size_t>(s)] = top;
       remaining_[static_cast<size_t>(s)] -= buf.size;
+      int32_t& slot = slot_[own];
+      const int32_t last = member_start_[static_cast<size_t>(s)] + --live_count_[static_cast<size_t>(s)];
+      const int32_t other = live_[static_cast<size_t>(last)];
+      live_[static_cast<size_t>(last)] = b;
+      live_[static_cast<size_t>(slot)] = other;
+      slot_[static_cast<size_t>(slot_start_[static_cast<size_t>(other)] + s - first_[static_cast<size_t>(other)])] = slot;
+      slot = last;
     }
-    if (++stamp_ == 0) {
-      std::fill(section_stamp_.begin(), section_stamp_.end(), 0);
-      stamp_ = 1;
-    }
-    touched_.clear();
+    int32_t touched_lo = sections_, touched_hi = 0;
     bool has_hat = false;
     for (int32_t i = overlap_start_[static_cast<size_t>(b)]; i < overlap_start_[static_cast<size_t>(b) + 1]; ++i) {
       const int32_t c = overlaps_[static_cast<size_t>(i)];
@@ -236,26 +275,25 @@ class CanonicalSearch {
       if (minoff_[static_cast<size_t>(c)] >= top) continue;
       trail_.push_back({0, c, minoff_[static_cast<size_t>(c)]});
       minoff_[static_cast<size_t>(c)] = align_up(top, buffers_[static_cast<size_t>(c)].alignment);
-      for (int32_t s = first_[static_cast<size_t>(c)]; s < end_[static_cast<size_t>(c)]; ++s) {
-        if (section_stamp_[static_cast<size_t>(s)] == stamp_) continue;
-        section_stamp_[static_cast<size_t>(s)] = stamp_;
-        touched_.push_back(s);
-      }
+      // Every raised buffer overlaps b in time, so together their sections
+      // form one contiguous range.
+      touched_lo = std::min(touched_lo, first_[static_cast<size_t>(c)]);
+      touched_hi = std::max(touched_hi, end_[static_cast<size_t>(c)]);
     }
     // The unplaced buffers of a section cannot start below the lowest of
     // their minimum offsets: raise that section's floor accordingly. Scanning
     // a section's members is the costly part of a node, so it is done only
     // where the raised floor could fail the section test at this level (the
     // floor is a lower bound either way: skipping it only weakens pruning).
-    for (int32_t s : touched_) {
+    for (int32_t s = touched_lo; s < touched_hi; ++s) {
       const int64_t rem = remaining_[static_cast<size_t>(s)];
       if (rem == 0) continue;
       const int64_t now = std::max(offset, floor_[static_cast<size_t>(s)]) + rem;
-      if (lazy_floors_ && (now > capacity_ || top + rem <= capacity_)) continue;
+      if (now > capacity_ || top + rem <= capacity_) continue;
       int64_t lowest = -1;
-      for (int32_t m = member_start_[static_cast<size_t>(s)]; m < member_start_[static_cast<size_t>(s) + 1]; ++m) {
-        const int32_t c = members_[static_cast<size_t>(m)];
-        if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      const int32_t live_end = member_start_[static_cast<size_t>(s)] + live_count_[static_cast<size_t>(s)];
+      for (int32_t m = member_start_[static_cast<size_t>(s)]; m < live_end; ++m) {
+        const int32_t c = live_[static_cast<size_t>(m)];
         if (lowest < 0 || minoff_[static_cast<size_t>(c)] < lowest) lowest = minoff_[static_cast<size_t>(c)];
       }
       const int64_t floor = std::max(top_[static_cast<size_t>(s)], lowest);
@@ -276,7 +314,13 @@ class CanonicalSearch {
       trail_.pop_back();
     }
     const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
-    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) remaining_[static_cast<size_t>(s)] += buf.size;
+    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+      const size_t own = static_cast<size_t>(slot_start_[static_cast<size_t>(b)] + s - first_[static_cast<size_t>(b)]);
+      top_[static_cast<size_t>(s)] = saved_top_[own];
+      floor_[static_cast<size_t>(s)] = saved_floor_[own];
+      remaining_[static_cast<size_t>(s)] += buf.size;
+      ++live_count_[static_cast<size_t>(s)];  // b is the first of the placed tail (LIFO)
+    }
     offset_[static_cast<size_t>(b)] = -1;
   }
 
@@ -297,8 +341,40 @@ class CanonicalSearch {
     return budget_->timed_out;
   }
 
-  Step search(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi, int64_t level, int32_t last_pos) {
+  static uint64_t mix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  }
+
+  // Fingerprint of the subproblem below a node: which buffers of the piece
+  // are placed and the top of every section of the piece. Offsets below the
+  // tops do not matter to the rest of the search, so different branches that
+  // stack the same buffers differently reach the same fingerprint.
+  uint64_t state_key(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi) const {
+    uint64_t key = part_key ^ mix64(static_cast<uint64_t>(heuristic_) + 0x51ull);
+    for (int32_t c : part) {
+      if (offset_[static_cast<size_t>(c)] >= 0) key ^= zobrist_[static_cast<size_t>(c)];
+    }
+    for (int32_t s = section_lo; s < section_hi; ++s) {
+      key ^= mix64(static_cast<uint64_t>(top_[static_cast<size_t>(s)]) * 0x100000001B3ull + static_cast<uint64_t>(s));
+    }
+    return key;
+  }
+
+  Step search(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
+              int32_t last_pos) {
     if (out_of_budget()) return Step::kAborted;
+    // Failed before from a level at most this one (at the same level, with
+    // a preorder bound at most this one): this node's canonical completions
+    // are a subset of that node's, so it fails too.
+    const uint64_t key = state_key(part, part_key, section_lo, section_hi);
+    MemoEntry& memo = memo_[static_cast<size_t>(key & memo_mask_)];
+    if (memo.key == key && memo.used &&
+        (level > memo.level || (level == memo.level && last_pos >= memo.last_pos))) {
+      return Step::kNotFound;
+    }
     int64_t lowest_top = -1;
     bool any = false;
     for (int32_t c : part) {
@@ -324,15 +400,14 @@ class CanonicalSearch {
       if (minoff_[static_cast<size_t>(a)] != minoff_[static_cast<size_t>(b)]) return minoff_[static_cast<size_t>(a)] < minoff_[static_cast<size_t>(b)];
       return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
     });
-    // Copy: deeper levels reuse the pool slots.
-    const std::vector<int32_t> choices = cands;
-    for (int32_t b : choices) {
+    // Deeper levels use deeper slots of the pool, so cands stays intact.
+    for (int32_t b : cands) {
       const int64_t offset = minoff_[static_cast<size_t>(b)];
       const size_t mark = trail_.size();
       const bool has_hat = place(b, offset);
       ++depth_;
       Step step = Step::kNotFound;
-      if (sections_fit(section_lo, section_hi, offset)) step = continue_after(part, section_lo, section_hi, offset, b);
+      if (sections_fit(section_lo, section_hi, offset)) step = continue_after(part, part_key, section_lo, section_hi, offset, b);
       --depth_;
       unplace(b, mark);
       if (step != Step::kNotFound) return step;
@@ -342,12 +417,55 @@ class CanonicalSearch {
       // pruning).
       if (!has_hat) break;
     }
+    MemoEntry& slot = memo_[static_cast<size_t>(key & memo_mask_)];
+    if (!(slot.used && slot.key == key && (slot.level < level || (slot.level == level && slot.last_pos <= last_pos)))) {
+      slot.key = key;
+      slot.level = level;
+      slot.last_pos = last_pos;
+      slot.used = 1;
+    }
     return Step::kNotFound;
+  }
+
+  static const char* order_keys(int heuristic) {
+    static const char* const kOrders[] = {"TWA", "TAW", "WAT"};
+    return kOrders[heuristic % 3];
+  }
+
+  // Ranks the buffers of a piece by the run's heuristic, with T taken from
+  // the bytes still unplaced in each section.
+  void reorder_piece(std::vector<int32_t>* piece) {
+    const char* keys = order_keys(heuristic_);
+    heaviest_now_.resize(static_cast<size_t>(n_));
+    for (int32_t b : *piece) {
+      int64_t heaviest = 0;
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        heaviest = std::max(heaviest, remaining_[static_cast<size_t>(s)]);
+      }
+      heaviest_now_[static_cast<size_t>(b)] = heaviest;
+    }
+    std::stable_sort(piece->begin(), piece->end(), [&](int32_t a, int32_t b) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(a)];
+      const PlaceBuffer& y = buffers_[static_cast<size_t>(b)];
+      for (const char* k = keys; *k != '\0'; ++k) {
+        if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower;
+        if (*k == 'A') {
+          const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
+          const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
+          if (ax != ay) return ax > ay;
+        }
+        if (*k == 'T' && heaviest_now_[static_cast<size_t>(a)] != heaviest_now_[static_cast<size_t>(b)]) {
+          return heaviest_now_[static_cast<size_t>(a)] > heaviest_now_[static_cast<size_t>(b)];
+        }
+      }
+      return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
+    });
+    for (size_t k = 0; k < piece->size(); ++k) pos_[static_cast<size_t>((*piece)[k])] = static_cast<int32_t>(k);
   }
 
   // After placing b: split off independent pieces if b was the last buffer
   // crossing some section boundary, else keep searching this partition.
-  Step continue_after(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi, int64_t level,
+  Step continue_after(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
                       int32_t b) {
     std::vector<int32_t> cutpoints;
     for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) {
@@ -355,7 +473,7 @@ class CanonicalSearch {
     }
     Step step = Step::kFound;
     if (cutpoints.empty()) {
-      step = search(part, section_lo, section_hi, level, pos_[static_cast<size_t>(b)]);
+      step = search(part, part_key, section_lo, section_hi, level, pos_[static_cast<size_t>(b)]);
     } else {
       cutpoints.insert(cutpoints.begin(), section_lo);
       cutpoints.push_back(section_hi);
@@ -367,7 +485,15 @@ class CanonicalSearch {
           piece.push_back(c);
         }
         if (piece.empty()) continue;
-        step = search(piece, cutpoints[i - 1], cutpoints[i], 0, -1);
+        // A new piece gets its own order, judged on what is left in it now
+        // (MiniMalloc re-sorts at every decomposition too).
+        std::vector<int32_t> saved(piece.size());
+        for (size_t k = 0; k < piece.size(); ++k) saved[k] = pos_[static_cast<size_t>(piece[k])];
+        reorder_piece(&piece);
+        uint64_t piece_key = mix64(static_cast<uint64_t>(cutpoints[i - 1]) * 131 + static_cast<uint64_t>(cutpoints[i]));
+        for (int32_t c : piece) piece_key ^= mix64(zobrist_[static_cast<size_t>(c)]);
+        step = search(piece, piece_key, cutpoints[i - 1], cutpoints[i], 0, -1);
+        for (size_t k = 0; k < piece.size(); ++k) pos_[static_cast<size_t>(piece[k])] = saved[k];
       }
     }
     for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
@@ -382,18 +508,22 @@ class CanonicalSearch {
   std::vector<int32_t> first_, end_;               // section range of each buffer
   std::vector<int64_t> load_;                      // bytes live in each section
   std::vector<int32_t> member_start_, members_;    // buffers of each section (CSR)
+  std::vector<int32_t> live_, live_count_;         // members_, unplaced first
+  std::vector<int32_t> slot_start_, slot_;         // where each buffer sits in live_, per section
+  std::vector<int64_t> saved_top_, saved_floor_;   // per buffer and section: values before it was placed
   std::vector<int32_t> overlap_start_, overlaps_;  // buffers alive together (CSR)
   std::vector<int32_t> pos_, twin_before_;
   // Search state.
   std::vector<int64_t> offset_, solution_, minoff_, top_, floor_, remaining_;
   std::vector<int32_t> cuts_;
   std::vector<Change> trail_;
-  std::vector<uint32_t> section_stamp_;
-  uint32_t stamp_ = 0;
-  std::vector<int32_t> touched_;
   std::vector<std::vector<int32_t>> candidates_;
   int32_t depth_ = 0;
-  bool lazy_floors_ = true;
+  int heuristic_ = 0;
+  std::vector<uint64_t> zobrist_;
+  std::vector<MemoEntry> memo_;
+  uint64_t memo_mask_ = 0;
+  std::vector<int64_t> heaviest_now_;
   int64_t node_limit_ = 0, run_nodes_ = 0;
 };
 

@@ -87,6 +87,7 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
   else wanted = {0, 1, 2, 3, 4, 5, 6};
 
   bool have = false;
+  std::vector<std::vector<int32_t>> orders(kBaselineCount);
   for (int32_t m : wanted) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<int32_t> order = run_baseline(pg, m);
@@ -99,9 +100,10 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
     if (!have || peak < result.peak) {
       have = true;
       result.peak = peak;
-      result.order = std::move(order);
+      result.order = order;
       result.chosen_baseline = m;
     }
+    if (method == kScheduleOurs) orders[m] = std::move(order);
   }
   if (method == kScheduleOurs) {
     const auto start = std::chrono::steady_clock::now();
@@ -122,8 +124,25 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
                                    &result.proved_optimal, &exact);
       result.exact_states = exact.states;
     } else if (options.time_limit_s > 0) {
-      ImproveStats improve;
-      result.peak = improve_schedule(pg, &result.order, deadline, options.seed, &improve);
+      // Multi-start: the best baseline may use all the time; when its
+      // descent stalls, the next baselines (by peak) share what is left.
+      // The best result wins, ties to the earlier start.
+      std::vector<std::pair<int64_t, int32_t>> ranked;
+      for (int32_t m = 0; m < kBaselineCount; ++m) ranked.push_back({result.baseline_peaks[m], m});
+      std::sort(ranked.begin(), ranked.end());
+      const int32_t starts = 3;
+      for (int32_t k = 0; k < starts; ++k) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) break;
+        const Deadline share = (k == 0 || k + 1 == starts) ? deadline : now + (deadline - now) / 2;
+        std::vector<int32_t> order = orders[ranked[k].second];
+        ImproveStats improve;
+        const int64_t peak = improve_schedule(pg, &order, share, options.seed + static_cast<uint64_t>(k), &improve);
+        if (peak < result.peak) {
+          result.peak = peak;
+          result.order = std::move(order);
+        }
+      }
     }
     if (result.peak <= result.lower_bound) result.proved_optimal = true;
     result.search_seconds = seconds_since(start);
@@ -138,6 +157,8 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
     result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
     result.proved_optimal = result.peak <= result.lower_bound;
   }
+  // A proved optimum is itself the best lower bound.
+  if (result.proved_optimal) result.lower_bound = result.peak;
   *out = std::move(result);
   return Status::ok();
 }

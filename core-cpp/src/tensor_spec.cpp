@@ -34,8 +34,8 @@ Status make_buffer(const std::string& name, std::vector<int64_t> shape, DType dt
   buffer.role = role;
   buffer.columnwise = columnwise;
   buffer.alignment = role == BufferRole::kData ? kDataAlignment : kScaleAlignment;
-  Status sized = dense_bytes(buffer.shape, dtype, &buffer.bytes);
-  if (!sized.is_ok()) return Status(sized.code(), name + " " + sized.message());
+  Status status = dense_bytes(buffer.shape, dtype, &buffer.bytes);
+  if (!status.is_ok()) return Status(status.code(), name + ": " + status.message());
   *out = std::move(buffer);
   return Status::ok();
 }

@@ -103,7 +103,7 @@ TEST(GraphAbi, LivenessArrays) {
   const int32_t order[] = {0, 2, 1};
   tp_result* r = nullptr;
   ASSERT_EQ(tp_graph_liveness(GRAPH_ARGS(c), order, 3, &r), TP_OK) << tp_last_error();
-  ASSERT_EQ(tp_result_count(r), 12);
+  ASSERT_EQ(tp_result_count(r), 13);
   const int32_t* storage = array<int32_t>(r, 0);
   const int32_t y = storage[1];
   EXPECT_EQ(array<int32_t>(r, 3)[y], 0);
@@ -123,6 +123,7 @@ TEST(GraphAbi, LivenessArrays) {
   EXPECT_EQ(array<int32_t>(r, 10)[0], 0);
   EXPECT_EQ(array<int32_t>(r, 11)[0], 1);
   EXPECT_EQ(array<int32_t>(r, 10)[1], -1);  // x: graph input
+  EXPECT_EQ(array<int32_t>(r, 12)[y], 1);   // y owns the storage its view v shares
   tp_result_free(r);
   const int32_t bad[] = {1, 0, 2};
   EXPECT_EQ(tp_graph_liveness(GRAPH_ARGS(c), bad, 3, &r), TP_ERR_INVALID_ARGUMENT);

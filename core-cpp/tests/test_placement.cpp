@@ -355,8 +355,9 @@ TEST(PlacementSolver, ZeroSizeBuffersAndEmptyInput) {
 
 TEST(PlacementSolver, SeparateTimePiecesAreSolvedIndependently) {
   // Two copies of input.12 one after the other: the height is one copy's.
-  std::vector<PlaceBuffer> buffers = small_instances().back().buffers;
-  for (const PlaceBuffer& b : small_instances().back().buffers) buffers.push_back(buf(b.lower + 100, b.upper + 100, b.size));
+  const std::vector<PlaceBuffer> one = small_instances().back().buffers;
+  std::vector<PlaceBuffer> buffers = one;
+  for (const PlaceBuffer& b : one) buffers.push_back(buf(b.lower + 100, b.upper + 100, b.size));
   const tp::Placement p = place_or_fail(buffers, minimize_options());
   EXPECT_EQ(p.height, 12);
   EXPECT_EQ(p.stats.components, 2);

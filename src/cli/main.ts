@@ -4,6 +4,7 @@ import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
+import { scheduleCommand } from './schedule-command.js';
 
 const backendOption = () =>
   new Option('--backend <name>', 'backend to use').choices(['auto', 'cuda', 'native', 'wasm']).default('auto');
@@ -30,6 +31,16 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--json', 'print JSON for machines')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await bulkCommand(file, options)));
+
+  program
+    .command('schedule')
+    .description('order a graph\'s ops for the smallest peak memory; compares Inductor and XLA baselines')
+    .argument('<file>', 'graph file (format tensorplan.graph, version 1)')
+    .option('--method <name>', 'given, inductor-lpmf, inductor-bfs, inductor-dfs, xla-list, xla-dfs, xla-post-order, inductor-best, xla-best or ours', 'ours')
+    .option('--time-limit <seconds>', 'search time for ours', '1')
+    .option('--json', 'print JSON for machines')
+    .addOption(backendOption())
+    .action(async (file, options) => setExitCode(await scheduleCommand(file, options)));
 
   program
     .command('describe')

@@ -315,7 +315,7 @@ TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_c
  * never worse than any baseline). time_limit_s in [0, 1e6]; 0 = baselines only.
  * Result arrays, in order:
  *   0 I32 order[N]
- *   1 F64 stats[6]            {peak, lower bound, proved optimal (0/1),
+ *   1 F64 stats[6]            {peak, lower bound (= peak when proved), proved optimal (0/1),
  *                              baseline started from (method code or -1),
  *                              search seconds, exact-search states}
  *   2 F64 baseline_peaks[7]   peak of methods 0..6, -1 where not run
@@ -344,6 +344,7 @@ TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_c
  *   9 F64 peak_bytes[K]
  *  10 I32 peak_producers[K]    op that made each (-1: a graph input)
  *  11 I32 peak_last_ops[K]     last op that reads or writes each (-1: none)
+ *  12 I32 storage_root[S]      owning tensor of each storage
  */
 TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_count,
                                    const double* graph_f64, int32_t graph_f64_count,
@@ -428,6 +429,93 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_cou
 TP_API tp_status tp_place(const double* lower, const double* upper, const double* size,
                           const double* alignment, int32_t count, int32_t algorithm, double capacity,
                           double time_limit_seconds, int32_t minimize, tp_result** out);
+
+/* ==== plans (PLANNING.md §5-§6) ========================================== *
+ * Both functions take the graph as the tp_graph_* functions do (the same eight
+ * leading parameters) and a schedule `order[order_count]` (step i runs op
+ * order[i]), e.g. the one tp_graph_schedule returned.
+ */
+
+/* Places the arena for a schedule: every storage alive in the arena (not
+ * persistent, touched by some step) over steps [birth, death], and every
+ * op's workspace during its step, with tp_place's solver and options
+ * (algorithm codes as tp_place; capacity 0 = none; minimize 0/1).
+ * with_baselines = 1 also measures the placement baselines.
+ * Result arrays, in order (S storages, N ops, T tensors):
+ *   0 F64 storage_offset[S]     -1 when not in the arena (persistent, unused)
+ *   1 I32 storage_birth[S]      first step alive; -1 never
+ *   2 I32 storage_death[S]      last step alive; N = survives the last step
+ *   3 F64 storage_bytes[S]      aligned bytes
+ *   4 I32 storage_root[S]       owning tensor
+ *   5 U8  storage_flags[S]      1 graph input, 2 graph output, 4 persistent, 8 group
+ *   6 I32 storage_producer[S]   op that made it; -1 for graph inputs and unused
+ *   7 I32 storage_last_op[S]    last op that touches it; -1 if none
+ *   8 F64 workspace_offset[N]   per op; -1 when it needs none
+ *   9 F64 workspace_bytes[N]    per op, aligned
+ *  10 F64 live_bytes[N]         per step, arena storages plus the workspace
+ *  11 I32 tensor_storage[T]
+ *  12 F64 tensor_offset[T]      byte offset of each tensor inside its storage
+ *  13 I32 peak_storages[K]      arena storages alive at the peak, largest first
+ *  14 F64 stats[11]             {arena bytes (height), lower bound (peak live
+ *                                bytes), proved optimal 0/1, peak step,
+ *                                persistent bytes, place seconds, search nodes,
+ *                                method (as tp_place), best baseline height,
+ *                                proved lower bound, timed out 0/1}
+ *  15 F64 baseline_heights[3 or 0] greedy by size, XLA best of two, first fit
+ */
+TP_API tp_status tp_plan_place(const int32_t* graph_i32, int32_t graph_i32_count,
+                               const double* graph_f64, int32_t graph_f64_count,
+                               const uint8_t* names, int32_t names_length,
+                               const int32_t* name_offsets, int32_t name_offsets_count,
+                               const int32_t* order, int32_t order_count,
+                               int32_t algorithm, double capacity, double time_limit_s,
+                               int32_t minimize, int32_t with_baselines, tp_result** out);
+
+/* Diagnostic codes of tp_plan_validate (append only). */
+typedef enum tp_diagnostic_code {
+  TP_DIAG_GRAPH_INVALID = 1,
+  TP_DIAG_SCHEDULE_INVALID = 2,
+  TP_DIAG_STORAGE_UNKNOWN = 3,
+  TP_DIAG_STORAGE_DUPLICATE = 4,
+  TP_DIAG_STORAGE_MISSING = 5,
+  TP_DIAG_STORAGE_NOT_IN_ARENA = 6,
+  TP_DIAG_SIZE_MISMATCH = 7,
+  TP_DIAG_FREED_WHILE_IN_USE = 8,
+  TP_DIAG_BORN_TOO_LATE = 9,
+  TP_DIAG_LIFETIME_MISMATCH = 10,
+  TP_DIAG_MISALIGNED = 11,
+  TP_DIAG_OUTSIDE_ARENA = 12,
+  TP_DIAG_OVERLAP = 13,
+  TP_DIAG_WORKSPACE_MISSING = 14,
+  TP_DIAG_STATS_MISMATCH = 15
+} tp_diagnostic_code;
+
+/* Checks a stated plan against its graph (PLANNING.md §6). The plan states,
+ * per storage k (identified by any tensor in it; -1 for a name the graph
+ * lacks): storage_tensor, storage_offset, storage_bytes, storage_birth,
+ * storage_death; per op a workspace offset (-1 none; workspace_count may be
+ * 0); stated[3] = {arena bytes, peak bytes, lower bound bytes} with -1 for
+ * "not stated" (stated_count 1..3). A broken plan is not an error: every
+ * violation becomes a diagnostic, and a valid plan yields none.
+ * Result arrays, in order (D diagnostics):
+ *   0 I32 code[D]              tp_diagnostic_code
+ *   1 I32 storage[D]           plan storage involved, or -1
+ *   2 I32 other_storage[D]     the second one (overlaps), or -1
+ *   3 I32 op[D]                op involved, or -1
+ *   4 I32 step[D]              step involved, or -1
+ *   5 U8  messages             UTF-8, naming tensors and ops
+ *   6 I32 message_offsets[D + 1]
+ */
+TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_count,
+                                  const double* graph_f64, int32_t graph_f64_count,
+                                  const uint8_t* names, int32_t names_length,
+                                  const int32_t* name_offsets, int32_t name_offsets_count,
+                                  const int32_t* order, int32_t order_count,
+                                  const int32_t* storage_tensor, const double* storage_offset,
+                                  const double* storage_bytes, const int32_t* storage_birth,
+                                  const int32_t* storage_death, int32_t storage_count,
+                                  const double* workspace_offset, int32_t workspace_count,
+                                  const double* stated, int32_t stated_count, tp_result** out);
 
 #ifdef __cplusplus
 }

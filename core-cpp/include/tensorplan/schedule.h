@@ -36,14 +36,14 @@ const char* schedule_method_name(int32_t method);
 struct ScheduleOptions {
   int32_t method = kScheduleOurs;
   double time_limit_s = 1.0;        // ours: total budget for search; <= 0 means baselines only
-  int64_t exact_max_states = 4000000;
+  int64_t exact_max_states = 1000000;  // about 100 MB at most: fits the WASM heap
   uint64_t seed = 1;
 };
 
 struct ScheduleResult {
   std::vector<int32_t> order;
   int64_t peak = 0;
-  int64_t lower_bound = 0;
+  int64_t lower_bound = 0;      // equals peak when proved_optimal
   bool proved_optimal = false;  // the peak equals the optimum over all topological orders
   int32_t chosen_baseline = -1; // ours: which baseline it started from
   // Peak and seconds of each of the 7 baselines; -1 where not run.
