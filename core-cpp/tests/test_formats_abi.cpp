@@ -34,7 +34,9 @@ TEST(FormatsAbi, TensorSpecBuffersMxfp8) {
   const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE, TP_ARCH_HOPPER, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_OK) << tp_last_error();
-  EXPECT_EQ(tp_result_count(result), 16);
+  EXPECT_EQ(tp_result_count(result), 18);
+  EXPECT_EQ(array_of<uint8_t>(result, 16), std::vector<uint8_t>{1});
+  EXPECT_EQ(tp_result_length(result, 17), 0);
   EXPECT_EQ(names_of(result, 0, 1), (std::vector<std::string>{"_rowwise_data", "_rowwise_scale_inv", "_columnwise_data",
                                                               "_columnwise_scale_inv"}));
   EXPECT_EQ(array_of<int32_t>(result, 2), (std::vector<int32_t>{0, 2, 4, 6, 8}));

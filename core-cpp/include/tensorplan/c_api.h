@@ -173,6 +173,10 @@ typedef enum tp_format_option {
  *                             "MXFP8TensorStorage"; "torch.Tensor" for none
  *  14 U8  tensor_class        TE tensor subclass, e.g. "MXFP8Tensor"
  *  15 U8  quantizer_class     e.g. "MXFP8Quantizer" ("" for none)
+ *  16 U8  quantizable[1]      1 if TE's is_quantizable accepts the shape (block
+ *                             FP8 allocates any shape but quantizes only
+ *                             M, K multiples of 128), else 0
+ *  17 U8  quantizable_reason  UTF-8 rule that fails ("" when quantizable)
  * Errors name the rule, e.g. "mxfp8 cannot quantize shape [1000, 4096]:
  * needs M % 32 == 0 (...), got M = 1000". */
 TP_API tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, const int32_t* format,
