@@ -22,3 +22,5 @@ export { VERSION } from './version.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';
 export { SCHEDULE_METHODS } from './schedule.js';
+export { parsePlan } from './plan/parse-plan.js';
+export { planReportData } from './plan/plan-report.js';

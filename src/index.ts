@@ -53,3 +53,9 @@ export type {
   BaselineFigure, BaselineMethod, FusionOptions, FusionVerdict, LifecycleIssue, LivenessResult, PeakContributor,
   ScheduleMethod, ScheduleOptions, ScheduleResult, StorageLifetime, TraceEvent,
 } from './schedule.js';
+export { parsePlan } from './plan/parse-plan.js';
+export { planReportData } from './plan/plan-report.js';
+export { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';
+export type { PlanOptions, PlanProgress, PlacementAlgorithm } from './plan/make-plan.js';
+export type { PlanContributor, PlanDocument, PlanStatistics, PlanStorage, PlanWorkspace } from './plan/plan-document.js';
+export type { DiagnosticCode, PlanDiagnostic } from './plan/validate-plan.js';

@@ -2,6 +2,10 @@ import type { CoreBinding } from './backend/core-binding.js';
 import type { BackendName, LoadedBackend } from './backend/registry.js';
 import { type BulkLayout, type BulkTensor, bulkLayout } from './bulk-layout.js';
 import type { GraphDocument } from './graph/graph-document.js';
+import { type PlanOptions, makePlan } from './plan/make-plan.js';
+import type { PlanDocument } from './plan/plan-document.js';
+import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
+import { TensorplanError } from './errors.js';
 import {
   type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
   type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
@@ -157,5 +161,34 @@ export class Tensorplan {
   /** Checks named inner tensors against a format and returns them in flatten order (TE `__tensor_unflatten__`). */
   unflatten(format: TensorFormat, inner: Readonly<Record<string, InnerTensor>>): Uint8Array[] {
     return unflatten(this.core, format, inner);
+  }
+
+  /**
+   * Plans a graph: the op order with the smallest peak, an offset for every
+   * storage in one arena, validated, with the statistics that explain it
+   * (PLANNING.md §5). The result is a plan file (format v1) as an object.
+   *
+   * @example
+   * ```ts
+   * const plan = tp.plan(graph, { baselines: true, budgetBytes: 80 * 2 ** 30 });
+   * console.log(plan.arenaBytes, plan.statistics.peakContributors[0]);
+   * ```
+   */
+  plan(graph: GraphDocument, options?: PlanOptions): PlanDocument {
+    return makePlan(this.core, this.backend, graph, options);
+  }
+
+  /**
+   * Checks any plan (ours, hand-edited, another tool's) against its graph and
+   * returns every violation as a typed diagnostic; `[]` means it is valid.
+   * Pass `graph` when the plan refers to its graph by path.
+   */
+  validate(plan: PlanDocument, graph?: GraphDocument): PlanDiagnostic[] {
+    const embedded = 'format' in plan.graph ? plan.graph : undefined;
+    const target = graph ?? embedded;
+    if (!target) {
+      throw new TensorplanError('INVALID_ARGUMENT', `the plan refers to its graph by path (${JSON.stringify((plan.graph as { path: string }).path)}): pass the graph to validate()`);
+    }
+    return validatePlanAgainst(this.core, plan, target);
   }
 }

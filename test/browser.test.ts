@@ -1,5 +1,6 @@
 // The browser entry in headless chromium: WASM loads from a URL or from bytes,
 // and planning gives the same answer as in Node.
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -7,6 +8,8 @@ import type { Server } from 'node:http';
 import { init } from '../dist/index.mjs';
 import { BROWSER_SKIP_REASON, launchChromium } from './chromium';
 import { startStaticServer } from './static-server';
+
+const EXAMPLE_GRAPH = JSON.parse(readFileSync(new URL('../examples/cnn-inference.json', import.meta.url), 'utf8'));
 
 const TENSORS = [
   { name: 'a', shape: [96, 160], dtype: 'fp8_e4m3', alignment: 256 },
@@ -33,6 +36,15 @@ const BYTES_PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
   } catch (error) { window.result = { error: String(error) }; }
 </script>`;
 
+const PLAN_PAGE = (graph: unknown) => `<!doctype html><meta charset="utf-8"><script type="module">
+  import { init } from '/dist/browser.mjs';
+  try {
+    const tp = await init();
+    const plan = tp.plan(${JSON.stringify(graph)}, { baselines: true, schedule: 'xla-best' });
+    window.result = { plan, diagnostics: tp.validate(plan) };
+  } catch (error) { window.result = { error: String(error) }; }
+</script>`;
+
 const WRONG_URL_PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
   import { init } from '/dist/browser.mjs';
   try { await init({ wasm: { url: '/no/such/core.wasm' } }); window.result = { error: 'loaded?' }; }
@@ -45,7 +57,9 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`browser entry in chromium${BROWSER_
   let base: string;
 
   beforeAll(async () => {
-    ({ server, url: base } = await startStaticServer({ '/page.html': PAGE, '/bytes.html': BYTES_PAGE, '/wrong.html': WRONG_URL_PAGE }));
+    ({ server, url: base } = await startStaticServer({
+      '/page.html': PAGE, '/bytes.html': BYTES_PAGE, '/wrong.html': WRONG_URL_PAGE, '/plan.html': PLAN_PAGE(EXAMPLE_GRAPH),
+    }));
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -71,6 +85,16 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`browser entry in chromium${BROWSER_
     expect(result.backends).toEqual(['wasm']);
     const node = (await init({ backend: 'wasm' })).bulkLayout(TENSORS as never);
     expect(result.layout).toEqual(node);
+  });
+
+  it('plans an example graph with WASM exactly as Node does, and validates it', async () => {
+    const { result, errors } = await resultOf('/plan.html');
+    expect(errors).toEqual([]);
+    expect(result.error).toBeUndefined();
+    expect(result.diagnostics).toEqual([]);
+    const node = (await init({ backend: 'wasm' })).plan(EXAMPLE_GRAPH as never, { baselines: true, schedule: 'xla-best' });
+    const comparable = (plan: any) => ({ ...plan, statistics: { ...plan.statistics, timeMs: null } });
+    expect(comparable(result.plan)).toEqual(comparable(node));
   });
 
   it('accepts the module bytes from the application', async () => {

@@ -1,6 +1,6 @@
 // The tensorplan command as a user runs it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -93,5 +93,73 @@ describe('tensorplan CLI', () => {
     }));
     expect(run('schedule', cyclic)).toMatchObject({ code: 2, stderr: expect.stringContaining('cycle') });
     expect(run('schedule', twoChains, '--method', 'magic')).toMatchObject({ code: 2, stderr: expect.stringContaining('--method magic') });
+  });
+});
+
+describe('tensorplan plan / validate', () => {
+  const graph = new URL('../examples/moe-layer.json', import.meta.url).pathname;
+
+  it('plans an example: summary, plan file, report; the plan validates', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-plan-'));
+    const planFile = join(dir, 'plan.json');
+    const report = join(dir, 'report.html');
+    const out = run('plan', graph, '-o', planFile, '--report', report, '--baselines');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain('arena / LB');
+    expect(out.stdout).toContain('baselines, measured in the same run');
+    expect(out.stdout).toContain('alive at the peak');
+    expect(readFileSync(report, 'utf8')).toContain('<!doctype html>');
+    expect(run('validate', planFile)).toMatchObject({ code: 0, stdout: expect.stringContaining('valid') });
+  });
+
+  it('--json prints the statistics', () => {
+    const out = run('plan', graph, '--json', '--baselines');
+    expect(out.code).toBe(0);
+    const stats = JSON.parse(out.stdout);
+    for (const key of ['peakBytes', 'arenaBytes', 'lowerBoundBytes', 'timeMs']) expect(typeof stats[key], key).toBe('number');
+    expect(Object.keys(stats.schedule.baselines)).toContain('inductor-lpmf');
+    expect(stats.arenaBytes).toBeGreaterThanOrEqual(stats.lowerBoundBytes);
+  });
+
+  it('a hand-corrupted plan exits 1 and names the problem', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-plan-'));
+    const planFile = join(dir, 'plan.json');
+    expect(run('plan', graph, '-o', planFile, '--json').code).toBe(0);
+    const plan = JSON.parse(readFileSync(planFile, 'utf8'));
+    const permuted = plan.storages.find((s: { tensors: string[] }) => s.tensors[0] === 'permuted');
+    permuted.offset += 64;
+    writeFileSync(planFile, JSON.stringify(plan));
+    const out = run('validate', planFile);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain('MISALIGNED');
+    expect(out.stdout).toContain('storage of "permuted"');
+    const json = JSON.parse(run('validate', planFile, '--json').stdout);
+    expect(json.valid).toBe(false);
+    expect(json.diagnostics[0]).toMatchObject({ code: 'MISALIGNED', storages: ['permuted'] });
+  });
+
+  it('a plan that references its graph finds it relative to the plan file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-plan-'));
+    const planFile = join(dir, 'plan.json');
+    expect(run('plan', graph, '-o', planFile, '--reference-graph').code).toBe(0);
+    expect(JSON.parse(readFileSync(planFile, 'utf8')).graph).toEqual({ path: expect.stringMatching(/moe-layer\.json$/) });
+    expect(run('validate', planFile).code).toBe(0);
+  });
+
+  it('over budget exits 1 and says by how much', () => {
+    const out = run('plan', graph, '--budget', '100MiB');
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/DOES NOT FIT the budget of .*: over by /);
+    expect(run('plan', graph, '--budget', '80GiB').code).toBe(0);
+  });
+
+  it('bad input exits 2', () => {
+    expect(run('plan', graph, '--budget', 'lots')).toMatchObject({ code: 2, stderr: expect.stringContaining('--budget "lots"') });
+    expect(run('plan', graph, '--time-limit', 'soon')).toMatchObject({ code: 2, stderr: expect.stringContaining('--time-limit "soon"') });
+    expect(run('validate', graph)).toMatchObject({ code: 2, stderr: expect.stringContaining('format: must be "tensorplan.plan"') });
+    const dir = mkdtempSync(join(tmpdir(), 'tp-plan-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ format: 'tensorplan.graph', version: 1, tensors: [], ops: [{ name: 'a', op: 'x', inputs: ['nope'], outputs: [] }] }));
+    expect(run('plan', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('ops[0].inputs[0] = "nope": unknown tensor') });
   });
 });

@@ -1,11 +1,11 @@
 // The HTML memory report opens offline in chromium, without console errors,
 // and its charts draw something.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { loadEchartsSource, renderReport } from '../dist/index.mjs';
+import { init, loadEchartsSource, planReportData, renderReport } from '../dist/index.mjs';
 import type { ReportData } from '../dist/index.mjs';
 import { BROWSER_SKIP_REASON, launchChromium } from './chromium';
 
@@ -32,6 +32,22 @@ function syntheticReport(): ReportData {
     topAtPeak: storages.filter((t) => t.birth <= peakStep && peakStep <= t.death).map((t) => ({ name: t.name, bytes: t.bytes, producer: t.producer, lastReader: t.lastReader })),
   };
 }
+
+describe('planReportData', () => {
+  it('turns a plan into the report: every storage and workspace drawn, the peak and contributors kept', async () => {
+    const tp = await init({ backend: 'wasm' });
+    const graph = JSON.parse(readFileSync(new URL('../examples/moe-layer.json', import.meta.url), 'utf8'));
+    const plan = tp.plan(graph, { baselines: true });
+    const data = planReportData(plan);
+    expect(data.storages).toHaveLength(plan.storages.length + plan.workspaces.length);
+    expect(data.peakBytes).toBe(plan.statistics.peakBytes);
+    expect(data.arenaBytes).toBe(plan.arenaBytes);
+    expect(data.topAtPeak.map((c) => c.name)).toEqual(plan.statistics.peakContributors.map((c) => c.storage));
+    expect(data.baselines).toHaveLength(7);
+    for (const s of data.storages) expect(s.death).toBeLessThan(plan.schedule.length);
+    expect(renderReport(data, loadEchartsSource())).toContain('Memory plan of MoE layer');
+  });
+});
 
 describe('renderReport', () => {
   it('is one self-contained page that escapes user text', () => {

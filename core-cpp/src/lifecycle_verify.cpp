@@ -52,7 +52,7 @@ Status verify_lifecycle(const PlanningGraph& pg, const std::vector<int32_t>& ord
   for (const Event& e : traced) {
     if (!expected.count(e)) report(e, false);
   }
-  std::sort(issues.begin(), issues.end(), [](const LifecycleIssue& a, const LifecycleIssue& b) {
+  std::stable_sort(issues.begin(), issues.end(), [](const LifecycleIssue& a, const LifecycleIssue& b) {
     return std::tie(a.step, a.kind, a.storage) < std::tie(b.step, b.kind, b.storage);
   });
   *out = std::move(issues);

@@ -163,7 +163,7 @@ std::vector<int64_t> place_first_fit(const std::vector<PlaceBuffer>& buffers) {
     events.push_back({buffers[i].lower, 1, static_cast<int32_t>(i)});
     events.push_back({buffers[i].upper, 0, static_cast<int32_t>(i)});
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     if (a.time != b.time) return a.time < b.time;
     if (a.kind != b.kind) return a.kind < b.kind;
     return a.index < b.index;

@@ -396,7 +396,7 @@ class CanonicalSearch {
       if (twin >= 0 && offset_[static_cast<size_t>(twin)] < 0) continue;  // its twin goes first
       cands.push_back(c);
     }
-    std::sort(cands.begin(), cands.end(), [&](int32_t a, int32_t b) {
+    std::stable_sort(cands.begin(), cands.end(), [&](int32_t a, int32_t b) {
       if (minoff_[static_cast<size_t>(a)] != minoff_[static_cast<size_t>(b)]) return minoff_[static_cast<size_t>(a)] < minoff_[static_cast<size_t>(b)];
       return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
     });

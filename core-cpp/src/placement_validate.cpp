@@ -67,7 +67,7 @@ Status validate_placement(const std::vector<PlaceBuffer>& buffers, const std::ve
       events.push_back({buffers[i].lower, 1, i});
       events.push_back({buffers[i].upper, 0, i});
     }
-    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
       return std::tie(a.time, a.kind, a.index) < std::tie(b.time, b.kind, b.index);
     });
     // (start, end, index) of the buffers alive now, disjoint by construction.

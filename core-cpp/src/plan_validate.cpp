@@ -204,7 +204,7 @@ class PlanChecker {
   void check_overlaps() {
     std::vector<size_t> by_birth(occupants_.size());
     for (size_t i = 0; i < by_birth.size(); ++i) by_birth[i] = i;
-    std::sort(by_birth.begin(), by_birth.end(), [&](size_t a, size_t b) { return occupants_[a].birth < occupants_[b].birth; });
+    std::stable_sort(by_birth.begin(), by_birth.end(), [&](size_t a, size_t b) { return occupants_[a].birth < occupants_[b].birth; });
     std::multimap<int64_t, size_t> active;
     std::vector<std::multimap<int64_t, size_t>::iterator> where(occupants_.size());
     using Ending = std::pair<int32_t, size_t>;

@@ -55,7 +55,8 @@ int64_t bound_at_peaks(const PlanningGraph& pg, const std::vector<int32_t>& orde
     for (size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<int32_t>(i);
     const size_t keep = std::min<size_t>(32, steps.size());
     std::partial_sort(steps.begin(), steps.begin() + keep, steps.end(),
-                      [&](int32_t a, int32_t b) { return live.live_bytes[a] > live.live_bytes[b]; });
+                      // Ties broken by step so that every standard library picks the same steps.
+                      [&](int32_t a, int32_t b) { return live.live_bytes[a] > live.live_bytes[b] || (live.live_bytes[a] == live.live_bytes[b] && a < b); });
     for (size_t i = 0; i < keep; ++i) at_ops.push_back(order[steps[i]]);
   }
   return forced_live_bound(pg, at_ops);

@@ -213,10 +213,10 @@ std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg) {
   auto smaller = [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] < size[b] : a < b; };
   std::vector<int32_t> roots(n);
   for (int32_t v = 0; v < n; ++v) roots[v] = v;
-  std::sort(roots.begin(), roots.end(), smaller);
+  std::stable_sort(roots.begin(), roots.end(), smaller);
   return post_order(n, roots, [&](int32_t v, std::vector<int32_t>* kids) {
     kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
-    std::sort(kids->begin(), kids->end(), smaller);
+    std::stable_sort(kids->begin(), kids->end(), smaller);
   });
 }
 
@@ -254,10 +254,10 @@ std::vector<int32_t> schedule_xla_dfs(const PlanningGraph& pg) {
   for (int32_t v = 0; v < n; ++v) {
     if (pg.succ_offsets[v + 1] == pg.succ_offsets[v]) sinks.push_back(v);
   }
-  std::sort(sinks.begin(), sinks.end(), first);
+  std::stable_sort(sinks.begin(), sinks.end(), first);
   return post_order(n, sinks, [&](int32_t v, std::vector<int32_t>* kids) {
     kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
-    std::sort(kids->begin(), kids->end(), first);
+    std::stable_sort(kids->begin(), kids->end(), first);
   });
 }
 

@@ -4,6 +4,8 @@ import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
+import { planCommand } from './plan-command.js';
+import { validateCommand } from './validate-command.js';
 import { scheduleCommand } from './schedule-command.js';
 
 const backendOption = () =>
@@ -16,6 +18,29 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .version(VERSION, '-V, --version')
     .exitOverride()
     .showHelpAfterError();
+
+  program
+    .command('plan')
+    .description('plan a graph: op order, offsets in one arena, validation, and what makes the peak')
+    .argument('<graph>', 'graph file (format tensorplan.graph, version 1)')
+    .option('-o, --output <plan.json>', 'write the plan file')
+    .option('--report <report.html>', 'write a self-contained HTML memory report')
+    .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
+    .option('--time-limit <duration>', 'spend up to this long on exact search (e.g. 10s); default: stay fast')
+    .option('--baselines', 'also measure the Inductor/XLA scheduling and greedy placement baselines')
+    .option('--reference-graph', 'store the graph as a path relative to the plan file instead of embedding it')
+    .option('--json', 'print the statistics as JSON')
+    .addOption(backendOption())
+    .action(async (file, options) => setExitCode(await planCommand(file, options)));
+
+  program
+    .command('validate')
+    .description('check any plan file against its graph; every violation is reported (exit 1 when invalid)')
+    .argument('<plan>', 'plan file (format tensorplan.plan, version 1)')
+    .option('--graph <graph.json>', 'the graph, when the plan does not embed it')
+    .option('--json', 'print the diagnostics as JSON')
+    .addOption(backendOption())
+    .action(async (file, options) => setExitCode(await validateCommand(file, options)));
 
   program
     .command('info')

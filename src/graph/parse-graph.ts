@@ -3,11 +3,20 @@ import { TensorplanError } from '../errors.js';
 import type { GraphDocument } from './graph-document.js';
 import { GRAPH_SCHEMA_V1 } from './graph-schema.js';
 
-let validator: ReturnType<Ajv2020['compile']> | undefined;
+let ajv: Ajv2020 | undefined;
+
+/** Validates `input` against a registered schema ($id); [] when it conforms. */
+export function schemaErrors(schema: { $id: string }, input: unknown): ErrorObject[] {
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, discriminator: true, strictTypes: false, strictTuples: false });
+    ajv.addSchema(GRAPH_SCHEMA_V1);
+  }
+  const validator = ajv.getSchema(schema.$id) ?? ajv.compile(schema);
+  return validator(input) ? [] : [...(validator.errors ?? [])];
+}
 
 function validate(input: unknown): ErrorObject[] {
-  validator ??= new Ajv2020({ allErrors: true, discriminator: true, strictTypes: false, strictTuples: false }).compile(GRAPH_SCHEMA_V1);
-  return validator(input) ? [] : [...(validator.errors ?? [])];
+  return schemaErrors(GRAPH_SCHEMA_V1, input);
 }
 
 /** `/ops/3/inputs/1` -> `ops[3].inputs[1]`. */
@@ -26,7 +35,7 @@ function valueAt(input: unknown, pointer: string): unknown {
 }
 
 /** One readable sentence for the most useful schema error. */
-function describeSchemaError(input: unknown, errors: ErrorObject[]): string {
+export function describeSchemaError(input: unknown, errors: ErrorObject[]): string {
   // A tensor that matches neither size form produces oneOf noise: say what is wanted.
   const tensorForm = errors.find((e) => e.keyword === 'oneOf' && /^\/tensors\/\d+$/.test(e.instancePath));
   const specific = errors.filter((e) => !['oneOf', 'not', 'anyOf', 'if'].includes(e.keyword));

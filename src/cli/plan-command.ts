@@ -1,0 +1,111 @@
+import { writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import Table from 'cli-table3';
+import { init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
+import type { BackendChoice, PlanDocument } from '../index.js';
+import { EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
+import { formatBytes } from './format.js';
+import { parseBytes, parseSeconds } from './parse-units.js';
+import { planProgressBar } from './progress.js';
+import { readJsonFile } from './read-input.js';
+
+export interface PlanCommandOptions {
+  output?: string;
+  report?: string;
+  budget?: string;
+  timeLimit?: string;
+  baselines?: boolean;
+  json?: boolean;
+  referenceGraph?: boolean;
+  backend?: BackendChoice;
+}
+
+/** The statistics `--json` prints. */
+function jsonSummary(plan: PlanDocument) {
+  const s = plan.statistics;
+  return {
+    backend: plan.tool.backend,
+    peakBytes: s.peakBytes,
+    arenaBytes: s.arenaBytes,
+    lowerBoundBytes: s.lowerBoundBytes,
+    arenaOverLowerBound: s.arenaOverLowerBound,
+    persistentBytes: s.persistentBytes,
+    timeMs: s.timeMs.total,
+    phasesMs: s.timeMs,
+    peakStep: s.peakStep,
+    peakOp: s.peakOp,
+    schedule: s.schedule,
+    placement: s.placement,
+    ...(s.budget ? { budget: s.budget } : {}),
+    peakContributors: s.peakContributors.slice(0, 10),
+  };
+}
+
+function printSummary(file: string, plan: PlanDocument): void {
+  const s = plan.statistics;
+  console.log(`plan of ${file}: ${plan.schedule.length} steps, ${plan.storages.length} storages (backend ${plan.tool.backend})`);
+  const summary = new Table({ style: { head: [] } });
+  summary.push(
+    { 'peak (lower bound)': `${formatBytes(s.peakBytes)} at step ${s.peakStep}${s.peakOp ? ` (${s.peakOp})` : ''}` },
+    { arena: `${formatBytes(s.arenaBytes)}  (arena / LB = ${s.arenaOverLowerBound.toFixed(4)})` },
+    { persistent: formatBytes(s.persistentBytes) },
+    { schedule: `${s.schedule.method}${s.schedule.provedOptimal ? ' (proved optimal)' : ''}` },
+    { placement: `${s.placement.method}${s.placement.provedOptimal ? ' (proved optimal)' : ''}` },
+    { time: `${s.timeMs.total.toFixed(1)} ms (schedule ${s.timeMs.schedule.toFixed(1)}, place ${s.timeMs.place.toFixed(1)}, validate ${s.timeMs.validate.toFixed(1)})` },
+  );
+  console.log(summary.toString());
+  const baselineRows = [
+    ...Object.entries(s.schedule.baselines).map(([name, peak]) => ['schedule', name, formatBytes(peak), (peak / Math.max(1, s.peakBytes)).toFixed(3)]),
+    ...Object.entries(s.placement.baselines).map(([name, height]) => ['placement', name, formatBytes(height), (height / Math.max(1, s.arenaBytes)).toFixed(3)]),
+  ];
+  if (baselineRows.length > 0) {
+    const table = new Table({ head: ['phase', 'baseline', 'peak / arena', 'baseline / ours'], style: { head: [] } });
+    baselineRows.forEach((row) => table.push(row));
+    console.log('baselines, measured in the same run:');
+    console.log(table.toString());
+  }
+  const members = new Map(plan.storages.map((storage) => [storage.tensors[0], storage.tensors.length]));
+  const label = (owner: string) => ((members.get(owner) ?? 1) > 1 ? `${owner} (+${members.get(owner)! - 1} aliases)` : owner);
+  const top = new Table({ head: ['alive at the peak', 'bytes', 'made by', 'last used by'], style: { head: [] } });
+  for (const c of s.peakContributors.slice(0, 8)) top.push([label(c.storage), formatBytes(c.bytes), c.producer ?? '(graph input)', c.lastUse ?? '']);
+  console.log(top.toString());
+  if (s.budget) {
+    console.log(s.budget.fits
+      ? `fits the budget of ${formatBytes(s.budget.budgetBytes)} (arena + persistent = ${formatBytes(s.arenaBytes + s.persistentBytes)})`
+      : `DOES NOT FIT the budget of ${formatBytes(s.budget.budgetBytes)}: over by ${formatBytes(s.budget.overByBytes)} (arena ${formatBytes(s.arenaBytes)} + persistent ${formatBytes(s.persistentBytes)}); the storages above are alive at the peak`);
+  }
+}
+
+/** `tensorplan plan GRAPH.json`: schedule, place, validate; summary, plan file and report. */
+export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
+  const graph = parseGraph(await readJsonFile(file), file);
+  const budgetBytes = options.budget !== undefined ? parseBytes(options.budget, '--budget') : undefined;
+  const timeLimitSeconds = options.timeLimit !== undefined ? parseSeconds(options.timeLimit, '--time-limit') : undefined;
+  const tp = await init({ backend: options.backend ?? 'auto' });
+  const progress = planProgressBar();
+  let plan: PlanDocument;
+  try {
+    plan = tp.plan(graph, {
+      baselines: options.baselines,
+      budgetBytes,
+      effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast',
+      timeLimitSeconds,
+      graphPath: options.referenceGraph && options.output ? relative(dirname(resolve(options.output)), resolve(file)) : undefined,
+      onProgress: progress.onProgress,
+    });
+  } finally {
+    progress.stop();
+  }
+  if (options.output) await writeFile(options.output, JSON.stringify(plan, null, 2) + '\n');
+  if (options.report) {
+    await writeFile(options.report, renderReport(planReportData(plan, graph.name ?? file), loadEchartsSource()));
+  }
+  if (options.json) {
+    console.log(JSON.stringify(jsonSummary(plan), null, 2));
+  } else {
+    printSummary(file, plan);
+    if (options.output) console.log(`plan written to ${options.output}`);
+    if (options.report) console.log(`report written to ${options.report}`);
+  }
+  return plan.statistics.budget && !plan.statistics.budget.fits ? EXIT_NEGATIVE : EXIT_OK;
+}

@@ -1,0 +1,160 @@
+import type { CoreBinding } from '../backend/core-binding.js';
+import { TensorplanError } from '../errors.js';
+import { encodeGraph } from '../graph/encode-graph.js';
+import type { GraphDocument } from '../graph/graph-document.js';
+import { type ScheduleMethod, scheduleEncoded } from '../schedule.js';
+import { VERSION } from '../version.js';
+import type { PlanDocument, PlanStorage, PlanWorkspace } from './plan-document.js';
+import { validatePlanAgainst } from './validate-plan.js';
+
+/** How offsets are chosen: tensorplan's solver, or one of the baselines of PLANNING.md §4. */
+export type PlacementAlgorithm = 'ours' | 'greedy-size' | 'xla-best' | 'first-fit';
+
+const PLACEMENT_CODES: Record<PlacementAlgorithm, number> = { ours: 1, 'greedy-size': 2, 'xla-best': 3, 'first-fit': 4 };
+/** Which part of the placer produced the offsets (the core's PlaceMethod codes). */
+const PLACEMENT_METHODS = ['none', 'greedy-size', 'xla-size', 'xla-lifetime', 'first-fit', 'constructive', 'search'];
+const PLACEMENT_BASELINES = ['greedy-size', 'xla-best', 'first-fit'];
+
+/** Where plan() is, for progress reporting. */
+export interface PlanProgress {
+  phase: 'schedule' | 'place' | 'validate' | 'done';
+  /** Phases finished so far, out of `total`. */
+  completed: number;
+  total: number;
+}
+
+/** Options of {@link Tensorplan.plan}. */
+export interface PlanOptions {
+  /** Op order method (default `'ours'`). */
+  schedule?: ScheduleMethod;
+  /** Offset method (default `'ours'`). */
+  placement?: PlacementAlgorithm;
+  /**
+   * `'fast'` (default) keeps every search short (well under a second on
+   * large graphs); `'thorough'` spends up to `timeLimitSeconds` on exact
+   * search for the order and for the smallest arena.
+   */
+  effort?: 'fast' | 'thorough';
+  /** Budget of a thorough plan in seconds (default 10). */
+  timeLimitSeconds?: number;
+  /** Also measure the scheduling and placement baselines. */
+  baselines?: boolean;
+  /** Device memory available for the arena plus persistent tensors; the plan says whether it fits. */
+  budgetBytes?: number;
+  /** Store this path as the plan's graph instead of embedding the graph. */
+  graphPath?: string;
+  /** Called when each phase starts and when the plan is done. */
+  onProgress?: (progress: PlanProgress) => void;
+}
+
+function checkOptions(options: PlanOptions): void {
+  if (options.placement !== undefined && !(options.placement in PLACEMENT_CODES)) {
+    throw new TensorplanError('INVALID_ARGUMENT', `placement = ${JSON.stringify(options.placement)}: expected one of ${Object.keys(PLACEMENT_CODES).join(', ')}`);
+  }
+  if (options.effort !== undefined && options.effort !== 'fast' && options.effort !== 'thorough') {
+    throw new TensorplanError('INVALID_ARGUMENT', `effort = ${JSON.stringify(options.effort)}: expected 'fast' or 'thorough'`);
+  }
+  const limit = options.timeLimitSeconds;
+  if (limit !== undefined && !(typeof limit === 'number' && limit > 0 && Number.isFinite(limit))) {
+    throw new TensorplanError('INVALID_ARGUMENT', `timeLimitSeconds = ${String(limit)}: must be a positive number of seconds`);
+  }
+  const budget = options.budgetBytes;
+  if (budget !== undefined && !(Number.isInteger(budget) && budget >= 0)) {
+    throw new TensorplanError('INVALID_ARGUMENT', `budgetBytes = ${String(budget)}: must be an integer number of bytes >= 0`);
+  }
+}
+
+/** Schedules, places and validates `graph` (PLANNING.md §5). */
+export function makePlan(core: CoreBinding, backend: string, graph: GraphDocument, options: PlanOptions = {}): PlanDocument {
+  checkOptions(options);
+  const progress = (phase: PlanProgress['phase'], completed: number) => options.onProgress?.({ phase, completed, total: 3 });
+  const thorough = options.effort === 'thorough';
+  const budget = options.timeLimitSeconds ?? 10;
+  const start = performance.now();
+
+  progress('schedule', 0);
+  const encoded = encodeGraph(core, graph);
+  const doc = encoded.doc;
+  const scheduled = scheduleEncoded(core, encoded, { method: options.schedule ?? 'ours', timeLimitSeconds: thorough ? 0.4 * budget : 0.1 });
+  const afterSchedule = performance.now();
+
+  progress('place', 1);
+  const order = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
+  const [offsets, births, deaths, bytes, roots, , producers, lastOps, workspaceOffsets, workspaceBytes, liveBytes,
+    tensorStorage, , peakStorages, stats, baselineHeights] = core.call('tp_plan_place', [
+    ...encoded.args, order, order.length, PLACEMENT_CODES[options.placement ?? 'ours'], 0,
+    thorough ? 0.6 * budget : 0.5, thorough ? 1 : 0, options.baselines ? 1 : 0,
+  ]);
+  const afterPlace = performance.now();
+
+  const opName = (op: number): string | null => (op >= 0 ? doc.ops[op].name : null);
+  const members: string[][] = Array.from(offsets, () => []);
+  tensorStorage.forEach((s, t) => {
+    if (t !== roots[s]) members[s].push(doc.tensors[t].name);
+  });
+  const storages: PlanStorage[] = [];
+  offsets.forEach((offset, s) => {
+    if (offset < 0) return;
+    storages.push({
+      tensors: [doc.tensors[roots[s]].name, ...members[s]],
+      offset, bytes: bytes[s], birth: births[s], death: deaths[s],
+      producer: opName(producers[s]), lastUse: opName(lastOps[s]),
+    });
+  });
+  const workspaces: PlanWorkspace[] = [];
+  order.forEach((op, step) => {
+    if (workspaceOffsets[op] >= 0) workspaces.push({ op: doc.ops[op].name, step, offset: workspaceOffsets[op], bytes: workspaceBytes[op] });
+  });
+  const [arenaBytes, lowerBound, placeProved, peakStep, persistentBytes, , , placeMethod] = stats;
+  const scheduleBaselines: Record<string, number> = {};
+  const placementBaselines: Record<string, number> = {};
+  if (options.baselines) {
+    for (const [name, figure] of Object.entries(scheduled.baselines)) scheduleBaselines[name] = figure!.peakBytes;
+    PLACEMENT_BASELINES.forEach((name, i) => {
+      placementBaselines[name] = baselineHeights[i];
+    });
+  }
+  const plan: PlanDocument = {
+    format: 'tensorplan.plan',
+    version: 1,
+    tool: { name: 'tensorplan', version: VERSION, backend },
+    graph: options.graphPath !== undefined ? { path: options.graphPath } : doc,
+    schedule: scheduled.order,
+    arenaBytes,
+    storages,
+    workspaces,
+    statistics: {
+      peakBytes: lowerBound,
+      peakStep,
+      peakOp: peakStep >= 0 ? scheduled.order[peakStep] : null,
+      lowerBoundBytes: lowerBound,
+      arenaBytes,
+      arenaOverLowerBound: lowerBound > 0 ? arenaBytes / lowerBound : 1,
+      persistentBytes,
+      liveBytes: Array.from(liveBytes),
+      peakContributors: Array.from(peakStorages, (s) => ({
+        storage: doc.tensors[roots[s]].name, bytes: bytes[s], producer: opName(producers[s]), lastUse: opName(lastOps[s]),
+      })),
+      schedule: { method: scheduled.method, provedOptimal: scheduled.provedOptimal, baselines: scheduleBaselines },
+      placement: { method: PLACEMENT_METHODS[placeMethod] ?? 'none', provedOptimal: placeProved === 1, baselines: placementBaselines },
+      timeMs: { schedule: 0, place: 0, validate: 0, total: 0 },
+    },
+  };
+  if (options.budgetBytes !== undefined) {
+    const total = arenaBytes + persistentBytes;
+    plan.statistics.budget = { budgetBytes: options.budgetBytes, fits: total <= options.budgetBytes, overByBytes: Math.max(0, total - options.budgetBytes) };
+  }
+
+  // Every plan handed out has passed the same validator users run on any plan.
+  progress('validate', 2);
+  const diagnostics = validatePlanAgainst(core, plan, doc, encoded);
+  if (diagnostics.length > 0) {
+    throw new TensorplanError('INTERNAL', `the planner produced an invalid plan (a bug): ${diagnostics.slice(0, 3).map((d) => d.message).join('; ')}`);
+  }
+  const end = performance.now();
+  plan.statistics.timeMs = {
+    schedule: afterSchedule - start, place: afterPlace - afterSchedule, validate: end - afterPlace, total: end - start,
+  };
+  progress('done', 3);
+  return plan;
+}

@@ -1,0 +1,16 @@
+import { TensorplanError } from '../errors.js';
+import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
+import type { PlanDocument } from './plan-document.js';
+import { PLAN_SCHEMA_V1 } from './plan-schema.js';
+
+/**
+ * Checks the structure of a plan file (format v1) and returns it typed. What
+ * the plan says about memory is checked by {@link Tensorplan.validate}.
+ *
+ * @param source - names the document in errors (a file name, say)
+ */
+export function parsePlan(input: unknown, source = 'plan'): PlanDocument {
+  const errors = schemaErrors(PLAN_SCHEMA_V1, input);
+  if (errors.length > 0) throw new TensorplanError('INVALID_ARGUMENT', `${source}: ${describeSchemaError(input, errors)}`);
+  return input as PlanDocument;
+}

@@ -1,0 +1,77 @@
+import type { CoreBinding } from '../backend/core-binding.js';
+import { TensorplanError } from '../errors.js';
+import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
+import type { GraphDocument } from '../graph/graph-document.js';
+import type { PlanDocument } from './plan-document.js';
+
+/** What a diagnostic is about (PLANNING.md §6). */
+export type DiagnosticCode =
+  | 'GRAPH_INVALID' | 'SCHEDULE_INVALID' | 'STORAGE_UNKNOWN' | 'STORAGE_DUPLICATE' | 'STORAGE_MISSING'
+  | 'STORAGE_NOT_IN_ARENA' | 'SIZE_MISMATCH' | 'FREED_WHILE_IN_USE' | 'BORN_TOO_LATE' | 'LIFETIME_MISMATCH'
+  | 'MISALIGNED' | 'OUTSIDE_ARENA' | 'OVERLAP' | 'WORKSPACE_MISSING' | 'STATS_MISMATCH';
+
+/** Codes in the core's numbering (tp_diagnostic_code): index = code. */
+const CODES: readonly (DiagnosticCode | null)[] = [
+  null, 'GRAPH_INVALID', 'SCHEDULE_INVALID', 'STORAGE_UNKNOWN', 'STORAGE_DUPLICATE', 'STORAGE_MISSING',
+  'STORAGE_NOT_IN_ARENA', 'SIZE_MISMATCH', 'FREED_WHILE_IN_USE', 'BORN_TOO_LATE', 'LIFETIME_MISMATCH',
+  'MISALIGNED', 'OUTSIDE_ARENA', 'OVERLAP', 'WORKSPACE_MISSING', 'STATS_MISMATCH',
+];
+
+/** One violation found in a plan. */
+export interface PlanDiagnostic {
+  code: DiagnosticCode;
+  message: string;
+  /** Owner tensors of the plan storages involved (by the plan's first tensor name). */
+  storages: string[];
+  /** Ops involved. */
+  ops: string[];
+  /** Step involved, or null. */
+  step: number | null;
+}
+
+const DECODER = new TextDecoder();
+
+/** Checks `plan` against `graph` in the core; `[]` means the plan is valid. */
+export function validatePlanAgainst(core: CoreBinding, plan: PlanDocument, graph: GraphDocument, encoded?: EncodedGraph): PlanDiagnostic[] {
+  let enc: EncodedGraph;
+  try {
+    enc = encoded ?? encodeGraph(core, graph);
+  } catch (error) {
+    if (error instanceof TensorplanError && error.code === 'INVALID_ARGUMENT') {
+      return [{ code: 'GRAPH_INVALID', message: error.message, storages: [], ops: [], step: null }];
+    }
+    throw error;
+  }
+  // Names the graph does not have cannot be encoded: they are reported here,
+  // in the same form as the core's diagnostics.
+  const unknownOps = plan.schedule.map((name, i) => [name, i] as const).filter(([name]) => !enc.opIndex.has(name));
+  if (unknownOps.length > 0) {
+    return unknownOps.map(([name, i]) => ({
+      code: 'SCHEDULE_INVALID' as const, message: `schedule[${i}] = ${JSON.stringify(name)}: the graph has no such op`,
+      storages: [], ops: [], step: i,
+    }));
+  }
+  const order = Int32Array.from(plan.schedule, (name) => enc.opIndex.get(name)!);
+  const storages = plan.storages;
+  const tensorOf = Int32Array.from(storages, (s) => enc.tensorIndex.get(s.tensors[0]) ?? -1);
+  const workspaceOffsets = new Float64Array(enc.doc.ops.length).fill(-1);
+  for (const w of plan.workspaces) {
+    const op = enc.opIndex.get(w.op);
+    if (op !== undefined) workspaceOffsets[op] = w.offset;
+  }
+  const stated = Float64Array.from([plan.arenaBytes, plan.statistics.peakBytes, plan.statistics.lowerBoundBytes]);
+  const [codes, storage, other, ops, steps, messages, offsets] = core.call('tp_plan_validate', [
+    ...enc.args, order, order.length, tensorOf,
+    Float64Array.from(storages, (s) => s.offset), Float64Array.from(storages, (s) => s.bytes),
+    Int32Array.from(storages, (s) => s.birth), Int32Array.from(storages, (s) => s.death), storages.length,
+    workspaceOffsets, workspaceOffsets.length, stated, stated.length,
+  ]);
+  const storageName = (k: number) => storages[k]?.tensors[0] ?? `storage ${k}`;
+  return Array.from(codes, (code, i) => ({
+    code: CODES[code] ?? 'GRAPH_INVALID',
+    message: DECODER.decode((messages as Uint8Array).subarray(offsets[i], offsets[i + 1])),
+    storages: [storage[i], other[i]].filter((k) => k >= 0).map(storageName),
+    ops: ops[i] >= 0 ? [enc.doc.ops[ops[i]].name] : [],
+    step: steps[i] >= 0 ? steps[i] : null,
+  }));
+}
