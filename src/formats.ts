@@ -75,6 +75,14 @@ export interface TensorSpecBuffers {
   tensorClass: string;
   /** TE quantizer class, e.g. `MXFP8Quantizer` (`''` for none). */
   quantizerClass: string;
+  /**
+   * Whether TE's `is_quantizable` accepts the shape, so TE's modules quantize
+   * it rather than keep it in high precision (block FP8 allocates any shape
+   * but quantizes only M, K multiples of 128).
+   */
+  quantizable: boolean;
+  /** The rule that fails when not quantizable, else `''`. */
+  quantizableReason: string;
 }
 
 /** A buffer handed to an unflatten, to be checked against a format. */
@@ -226,7 +234,10 @@ export function tensorSpecBuffers(core: CoreBinding, format: TensorFormat): Tens
     if (altShapes[i].length > 0) buffer.altShape = altShapes[i];
     return buffer;
   });
-  return { buffers, totalBytes: r[12][0], storageClass: text(r[13]), tensorClass: text(r[14]), quantizerClass: text(r[15]) };
+  return {
+    buffers, totalBytes: r[12][0], storageClass: text(r[13]), tensorClass: text(r[14]), quantizerClass: text(r[15]),
+    quantizable: r[16][0] === 1, quantizableReason: text(r[17]),
+  };
 }
 
 /**

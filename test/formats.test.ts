@@ -42,6 +42,7 @@ describe.each(BACKENDS)('formats on %s', (backend) => {
       ['_columnwise_scale_inv', [32, 4096], 131072, 'e8m0'],
     ]);
     expect(spec.totalBytes).toBe(8650752);
+    expect(spec.quantizable).toBe(true);
     expect(spec.storageClass).toBe('MXFP8TensorStorage');
     expect(spec.quantizerClass).toBe('MXFP8Quantizer');
     const small = tp.tensorSpecBuffers({ shape: [96, 160], dtype: 'bf16', recipe: 'mxfp8' });
@@ -68,6 +69,8 @@ describe.each(BACKENDS)('formats on %s', (backend) => {
   it('§2.4 FP8 block examples', () => {
     const one = tp.tensorSpecBuffers({ shape: [130, 260], dtype: 'bf16', recipe: 'fp8_block_1d' });
     expect(one.buffers.map((b) => [b.shape, b.bytes])).toEqual([[[130, 260], 33800], [[3, 132], 1584], [[260, 130], 33800], [[2, 260], 2080]]);
+    expect(one.quantizable).toBe(false);
+    expect(one.quantizableReason).toMatch(/needs M % 128 == 0 to be quantized by TE/);
     const two = tp.tensorSpecBuffers({ shape: [1000, 4096], dtype: 'bf16', recipe: 'fp8_block_2d' });
     expect(two.buffers.map((b) => b.shape)).toEqual([[1000, 4096], [8, 32], [4096, 1000], [32, 8]]);
   });

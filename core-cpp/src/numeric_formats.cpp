@@ -86,19 +86,19 @@ constexpr MiniFloat kE4M3{4, 3, 7};
 constexpr MiniFloat kE5M2{5, 2, 15};
 constexpr MiniFloat kE2M1{2, 1, 1};
 
-// Saturating encoder shared by E4M3, E5M2 and E2M1.
-uint32_t encode_saturating(float value, const MiniFloat& format, uint32_t max_code,
-                           uint32_t nan_code, int sign_shift) {
+}  // namespace
+
+uint32_t encode_small_float_reference(float value, int exponent_bits, int mantissa_bits, int bias,
+                                      uint32_t max_code, uint32_t nan_code) {
+  const MiniFloat format{exponent_bits, mantissa_bits, bias};
   const uint32_t bits = float_bits(value);
-  const uint32_t sign = (bits >> 31) << sign_shift;
+  const uint32_t sign = (bits >> 31) << (exponent_bits + mantissa_bits);
   if (is_nan_bits(bits)) return nan_code | sign;
   if (is_inf_bits(bits)) return max_code | sign;
   uint32_t code = round_magnitude(bits, format, max_code + 1);
   if (code > max_code) code = max_code;
   return code | sign;
 }
-
-}  // namespace
 
 uint16_t float_to_bf16(float value) {
   const uint32_t bits = float_bits(value);
@@ -129,22 +129,75 @@ float fp16_to_float(uint16_t bits) {
   return float_from_bits(sign | float_bits(decode_magnitude(magnitude, kFp16)));
 }
 
-uint8_t float_to_e4m3(float value) {
-  return static_cast<uint8_t>(encode_saturating(value, kE4M3, 0x7E, 0x7F, 7));
+// The FP8/FP4 encoders below specialise the generic rounding for speed (they
+// run once per element). Normal results: add the rounding bias to the fp32
+// bits and shift, so RNE and the carry into the exponent come for free.
+// Subnormal results: scale by a power of two (exact) and let the fp32 adder
+// round to an integer with the 2^23 trick (default round-to-nearest-even).
+namespace {
+
+uint32_t subnormal_units(uint32_t magnitude_bits, float unit_inverse) {
+  const float scaled = float_from_bits(magnitude_bits) * unit_inverse;  // exact: a power of two
+  const float shifted = scaled + 8388608.0f;                            // rounds to an integer (RNE)
+  return float_bits(shifted) - 0x4B000000u;
 }
 
-float e4m3_to_float(uint8_t bits) {
+}  // namespace
+
+uint8_t float_to_e4m3(float value) {
+  const uint32_t bits = float_bits(value);
+  const uint32_t sign = (bits >> 24) & 0x80;
+  const uint32_t a = bits & 0x7FFFFFFF;
+  if (a > 0x7F800000) return static_cast<uint8_t>(0x7F | sign);
+  if (a >= 0x43E00000) return static_cast<uint8_t>(0x7E | sign);  // >= 448 (and inf) saturates
+  if (a >= 0x3C800000) {                                          // >= 2^-6: normal
+    const uint32_t rounded = (a + 0x7FFFF + ((a >> 20) & 1)) >> 20;
+    return static_cast<uint8_t>((rounded - (120u << 3)) | sign);
+  }
+  return static_cast<uint8_t>(subnormal_units(a, 512.0f) | sign);  // units of 2^-9
+}
+
+uint8_t float_to_e5m2(float value) {
+  const uint32_t bits = float_bits(value);
+  const uint32_t sign = (bits >> 24) & 0x80;
+  const uint32_t a = bits & 0x7FFFFFFF;
+  if (a > 0x7F800000) return static_cast<uint8_t>(0x7E | sign);
+  if (a >= 0x47600000) return static_cast<uint8_t>(0x7B | sign);  // >= 57344 (and inf) saturates
+  if (a >= 0x38800000) {                                          // >= 2^-14: normal
+    const uint32_t rounded = (a + 0xFFFFF + ((a >> 21) & 1)) >> 21;
+    return static_cast<uint8_t>((rounded - (112u << 2)) | sign);
+  }
+  return static_cast<uint8_t>(subnormal_units(a, 65536.0f) | sign);  // units of 2^-16
+}
+
+uint8_t float_to_e2m1(float value) {
+  const uint32_t bits = float_bits(value);
+  const uint32_t sign = (bits >> 28) & 0x8;
+  const uint32_t a = bits & 0x7FFFFFFF;
+  if (a > 0x7F800000) return 0x7;
+  if (a >= 0x40C00000) return static_cast<uint8_t>(0x7 | sign);  // >= 6 (and inf) saturates
+  if (a >= 0x3F800000) {                                         // >= 1: normal
+    const uint32_t rounded = (a + 0x1FFFFF + ((a >> 22) & 1)) >> 22;
+    return static_cast<uint8_t>((rounded - (126u << 1)) | sign);
+  }
+  return static_cast<uint8_t>(subnormal_units(a, 2.0f) | sign);  // units of 0.5
+}
+
+float e2m1_to_float(uint8_t code) {
+  const uint32_t sign = static_cast<uint32_t>(code & 0x8) << 28;
+  return float_from_bits(sign | float_bits(decode_magnitude(code & 0x7, kE2M1)));
+}
+
+namespace {
+
+float decode_e4m3_slow(uint8_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x80) << 24;
   const uint32_t magnitude = bits & 0x7F;
   if (magnitude == 0x7F) return float_from_bits(sign | 0x7FC00000);
   return float_from_bits(sign | float_bits(decode_magnitude(magnitude, kE4M3)));
 }
 
-uint8_t float_to_e5m2(float value) {
-  return static_cast<uint8_t>(encode_saturating(value, kE5M2, 0x7B, 0x7E, 7));
-}
-
-float e5m2_to_float(uint8_t bits) {
+float decode_e5m2_slow(uint8_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x80) << 24;
   const uint32_t magnitude = bits & 0x7F;
   if (magnitude == 0x7C) return float_from_bits(sign | 0x7F800000);
@@ -152,16 +205,30 @@ float e5m2_to_float(uint8_t bits) {
   return float_from_bits(sign | float_bits(decode_magnitude(magnitude, kE5M2)));
 }
 
-uint8_t float_to_e2m1(float value) {
-  const uint32_t bits = float_bits(value);
-  if (is_nan_bits(bits)) return 0x7;
-  return static_cast<uint8_t>(encode_saturating(value, kE2M1, 0x7, 0x7, 3));
+// 256-entry decode tables, built once from the formulas above: dequantize
+// decodes every element, and a table lookup is several times faster.
+struct Fp8Tables {
+  float e4m3[256];
+  float e5m2[256];
+  Fp8Tables() {
+    for (int code = 0; code < 256; ++code) {
+      e4m3[code] = decode_e4m3_slow(static_cast<uint8_t>(code));
+      e5m2[code] = decode_e5m2_slow(static_cast<uint8_t>(code));
+    }
+  }
+};
+
+const Fp8Tables& fp8_tables() {
+  static const Fp8Tables tables;
+  return tables;
 }
 
-float e2m1_to_float(uint8_t code) {
-  const uint32_t sign = static_cast<uint32_t>(code & 0x8) << 28;
-  return float_from_bits(sign | float_bits(decode_magnitude(code & 0x7, kE2M1)));
-}
+}  // namespace
+
+float e4m3_to_float(uint8_t bits) { return fp8_tables().e4m3[bits]; }
+
+
+float e5m2_to_float(uint8_t bits) { return fp8_tables().e5m2[bits]; }
 
 uint8_t float_to_e8m0_round_up(float value) {
   const uint32_t bits = float_bits(value);

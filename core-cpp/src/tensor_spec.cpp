@@ -117,6 +117,22 @@ Status validate_tensor_spec(const TensorSpec& spec) {
   return Status::ok();
 }
 
+Status te_is_quantizable(const TensorSpec& spec) {
+  TP_RETURN_IF_ERROR(validate_tensor_spec(spec));
+  if (!is_fp8_block(spec.recipe)) return Status::ok();
+  const int64_t m = leading_rows(spec.shape);
+  const int64_t k = last_dim(spec.shape);
+  if (m % 128 != 0) {
+    return shape_rule_error(spec, "M % 128 == 0 to be quantized by TE (is_quantizable; allocation accepts any shape)",
+                            "M = " + std::to_string(m));
+  }
+  if (k % 128 != 0) {
+    return shape_rule_error(spec, "K % 128 == 0 to be quantized by TE (is_quantizable; allocation accepts any shape)",
+                            "K = " + std::to_string(k));
+  }
+  return Status::ok();
+}
+
 Status scale_shape(Recipe recipe, int64_t m, int64_t k, bool columnwise, std::vector<int64_t>* out) {
   switch (recipe) {
     case Recipe::kMxfp8:

@@ -120,6 +120,9 @@ extern "C" tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, co
     result.add_text(storage_class_name(spec.recipe, true));
     result.add_text(storage_class_name(spec.recipe, false));
     result.add_text(quantizer_class_name(spec.recipe));
+    const Status quantizable = te_is_quantizable(spec);
+    result.add(std::vector<uint8_t>{static_cast<uint8_t>(quantizable.is_ok() ? 1 : 0)});
+    result.add_text(quantizable.message());
   }
   return finish_call(status, &result, out);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,9 @@ TEST(FormatsAbi, TensorSpecBuffersMxfp8) {
   const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE, TP_ARCH_HOPPER, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_OK) << tp_last_error();
-  EXPECT_EQ(tp_result_count(result), 16);
+  EXPECT_EQ(tp_result_count(result), 18);
+  EXPECT_EQ(array_of<uint8_t>(result, 16), std::vector<uint8_t>{1});
+  EXPECT_EQ(tp_result_length(result, 17), 0);
   EXPECT_EQ(names_of(result, 0, 1), (std::vector<std::string>{"_rowwise_data", "_rowwise_scale_inv", "_columnwise_data",
                                                               "_columnwise_scale_inv"}));
   EXPECT_EQ(array_of<int32_t>(result, 2), (std::vector<int32_t>{0, 2, 4, 6, 8}));
@@ -190,6 +193,56 @@ TEST(FormatsAbi, DelayedScalingUpdate) {
   tp_result_free(result);
   EXPECT_EQ(tp_delayed_scaling_update(history, 4, scale, 1, 7, 448, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tp_last_error(), "amax_compute_algo = 7: must be 0 (max) or 1 (most_recent)");
+}
+
+TEST(FormatsAbi, RandomInputsGiveAResultOrAnErrorNeverACrash) {
+  std::mt19937_64 rng(77);
+  const double dim_pool[] = {0, 1, 16, 32, 48, 64, 96, 128, 130, 1000, -1, 0.5, 1e300};
+  for (int round = 0; round < 3000; ++round) {
+    const int32_t rank = static_cast<int32_t>(rng() % 4);
+    double dims[3];
+    for (int32_t d = 0; d < rank; ++d) dims[d] = dim_pool[rng() % (round % 3 == 0 ? 13 : 8)];
+    int32_t format[TP_FORMAT_FIELDS] = {static_cast<int32_t>(rng() % 16) - 1, static_cast<int32_t>(rng() % 9) - 1,
+                                        static_cast<int32_t>(rng() % 5) - 1, static_cast<int32_t>(rng() % 3),
+                                        static_cast<int32_t>(rng() % 40), static_cast<int32_t>(rng() % 6)};
+    if (round % 2 == 0) {  // mostly-valid formats reach the deeper code
+      format[0] = static_cast<int32_t>(rng() % 3);
+      format[1] = static_cast<int32_t>(rng() % 7);
+      format[2] = static_cast<int32_t>(rng() % 4);
+      format[3] = static_cast<int32_t>(rng() % 2);
+      format[4] = static_cast<int32_t>(rng() % 32) & ~(round % 4 == 0 ? 0 : 2);
+      format[5] = 3 + static_cast<int32_t>(rng() % 2);
+    }
+    tp_result* result = nullptr;
+    tp_status status = tp_tensor_spec_buffers(dims, rank, format, &result);
+    if (status != TP_OK) {
+      EXPECT_EQ(result, nullptr);
+      EXPECT_STRNE(tp_last_error(), "");
+      continue;
+    }
+    const double total = array_of<double>(result, 12)[0];
+    tp_result_free(result);
+    if (total > 1e6) continue;
+    // Quantize a matching input (zeros and a few values), then dequantize.
+    double numel = 1;
+    for (int32_t d = 0; d < rank; ++d) numel *= dims[d];
+    const size_t element = format[0] == 0 ? 4 : 2;
+    std::vector<uint8_t> input(static_cast<size_t>(numel) * element);
+    for (uint8_t& b : input) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);
+    status = tp_quantize(dims, rank, format, input.data(), static_cast<double>(input.size()), 0, 1, &result);
+    if (status != TP_OK) {
+      EXPECT_STRNE(tp_last_error(), "");
+      continue;
+    }
+    const std::vector<uint8_t> bytes = array_of<uint8_t>(result, 0);
+    tp_result_free(result);
+    EXPECT_EQ(static_cast<double>(bytes.size()), total);
+    status = tp_dequantize(dims, rank, format, bytes.data(), static_cast<double>(bytes.size()), &result);
+    if (status == TP_OK) {
+      EXPECT_EQ(array_of<uint8_t>(result, 0).size(), input.size());
+      tp_result_free(result);
+    }
+  }
 }
 
 }  // namespace

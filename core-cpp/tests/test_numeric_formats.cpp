@@ -118,6 +118,20 @@ TEST(NumericFormats, Fp8EncodersMatchBruteForceOnRandomFloats) {
   }
 }
 
+TEST(NumericFormats, FastEncodersMatchTheGenericReferenceOnRandomBitPatterns) {
+  std::mt19937_64 rng(21);
+  for (int i = 0; i < 2000000; ++i) {
+    uint32_t bits = static_cast<uint32_t>(rng());
+    // Half the draws near the formats' ranges (exponents 2^-30 .. 2^20).
+    if (i % 2 == 0) bits = (bits & 0x807FFFFFu) | ((97u + static_cast<uint32_t>(rng() % 51)) << 23);
+    const float x = float_from_bits(bits);
+    if (std::isnan(x)) continue;
+    ASSERT_EQ(tp::float_to_e4m3(x), tp::encode_small_float_reference(x, 4, 3, 7, 0x7E, 0x7F)) << x;
+    ASSERT_EQ(tp::float_to_e5m2(x), tp::encode_small_float_reference(x, 5, 2, 15, 0x7B, 0x7E)) << x;
+    ASSERT_EQ(tp::float_to_e2m1(x), tp::encode_small_float_reference(x, 2, 1, 1, 0x7, 0x7)) << x;
+  }
+}
+
 TEST(NumericFormats, E2M1TiesGoToTheEvenCode) {
   // FORMATS.md §4.2: 0.25->0, 0.75->1.0, 1.25->1.0, 1.75->2, 2.5->2, 3.5->4, 5->4.
   const float inputs[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};

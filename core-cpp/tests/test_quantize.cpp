@@ -393,6 +393,8 @@ TEST(QuantizeProperties, RoundTripErrorWithinFormatBound) {
     for (int usage = 0; usage < 2; ++usage) {
       TensorSpec spec = make_spec({m, k}, recipe, dtype, usage == 0, usage == 1);
       spec.options.pow2_scales = (rng() & 1) != 0;
+      const bool e5m2 = (rng() % 3) == 0;
+      if (e5m2) spec.options.fp8_dtype = DType::kFloat8E5M2;
       std::vector<uint8_t> input = raw(x, dtype);
       std::vector<float> xin;
       ASSERT_TRUE(tp::decode_input(dtype, input.data(), static_cast<int64_t>(input.size()), m * k, &xin).is_ok());
@@ -409,9 +411,12 @@ TEST(QuantizeProperties, RoundTripErrorWithinFormatBound) {
       float amax = 0;
       for (float v : xin) amax = std::max(amax, std::fabs(v));
       for (size_t i = 0; i < xin.size(); ++i) {
-        const double bound = std::fabs(xin[i]) * (std::ldexp(1.0, -4) + out_rel) * 1.0001 + amax * std::ldexp(1.0, -10) / 448.0 * 4;
+        // E5M2: 2 mantissa bits (2^-3), half the smallest subnormal 2^-17, max 57344.
+        const double relative = e5m2 ? std::ldexp(1.0, -3) : std::ldexp(1.0, -4);
+        const double tiny = e5m2 ? std::ldexp(1.0, -17) / 57344.0 : std::ldexp(1.0, -10) / 448.0;
+        const double bound = std::fabs(xin[i]) * (relative + out_rel) * 1.0001 + amax * tiny * 4;
         ASSERT_LE(std::fabs(static_cast<double>(back[i]) - xin[i]), bound)
-            << tp::recipe_name(recipe) << " usage " << usage << " i " << i << " x " << xin[i] << " back " << back[i];
+            << tp::recipe_name(recipe) << (e5m2 ? " e5m2" : " e4m3") << " usage " << usage << " i " << i << " x " << xin[i] << " back " << back[i];
       }
     }
   }

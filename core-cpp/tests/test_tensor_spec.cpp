@@ -187,6 +187,16 @@ TEST(TensorSpecFp8Block, Example1000x4096) {
   EXPECT_EQ(two_d[3].bytes, 1024);
 }
 
+TEST(TensorSpecFp8Block, IsQuantizableWantsMultiplesOf128) {
+  EXPECT_TRUE(tp::te_is_quantizable(make_spec({256, 384}, Recipe::kFp8Block1D)).is_ok());
+  EXPECT_EQ(tp::te_is_quantizable(make_spec({130, 260}, Recipe::kFp8Block2D)).message(),
+            "fp8_block_2d cannot quantize shape [130, 260]: needs M % 128 == 0 to be quantized by TE (is_quantizable; "
+            "allocation accepts any shape), got M = 130");
+  EXPECT_NE(tp::te_is_quantizable(make_spec({128, 260}, Recipe::kFp8Block1D)).message().find("got K = 260"), std::string::npos);
+  EXPECT_TRUE(tp::te_is_quantizable(make_spec({130, 260}, Recipe::kFp8Current)).is_ok());
+  EXPECT_FALSE(tp::te_is_quantizable(make_spec({1000, 4096}, Recipe::kMxfp8)).is_ok());
+}
+
 TEST(TensorSpecFp8Block, Example130x260PartialBlocks) {
   std::vector<BufferSpec> one_d = buffers_of(make_spec({130, 260}, Recipe::kFp8Block1D));
   EXPECT_EQ(one_d[1].shape, (std::vector<int64_t>{3, 132}));

@@ -62,5 +62,6 @@ export async function describeCommand(options: DescribeOptions): Promise<number>
   console.log(`${format.recipe} [${format.shape.join(', ')}] ${format.dtype}, ${usages.join('+')}, ${format.arch}: ${spec.tensorClass}, backend ${tp.backend}`);
   console.log(table.toString());
   console.log(`total: ${formatBytes(spec.totalBytes)}`);
+  if (!spec.quantizable) console.log(`note: TE keeps this tensor in high precision: ${spec.quantizableReason}`);
   return 0;
 }

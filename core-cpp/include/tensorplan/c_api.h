@@ -153,6 +153,7 @@ typedef enum tp_format_option {
 #define TP_FORMAT_FIELDS 6
 
 /* Inner buffers of a tensor spec (FORMATS.md §2, §6), in TE flatten order.
+ * Recipe none describes one buffer "data" of the logical dtype and shape.
  * Result arrays, in order (count = number of buffers):
  *   0 U8  names               UTF-8 names back to back (TE attribute names)
  *   1 I32 name_offsets[count+1]  CSR into names
@@ -172,6 +173,10 @@ typedef enum tp_format_option {
  *                             "MXFP8TensorStorage"; "torch.Tensor" for none
  *  14 U8  tensor_class        TE tensor subclass, e.g. "MXFP8Tensor"
  *  15 U8  quantizer_class     e.g. "MXFP8Quantizer" ("" for none)
+ *  16 U8  quantizable[1]      1 if TE's is_quantizable accepts the shape (block
+ *                             FP8 allocates any shape but quantizes only
+ *                             M, K multiples of 128), else 0
+ *  17 U8  quantizable_reason  UTF-8 rule that fails ("" when quantizable)
  * Errors name the rule, e.g. "mxfp8 cannot quantize shape [1000, 4096]:
  * needs M % 32 == 0 (...), got M = 1000". */
 TP_API tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, const int32_t* format,

@@ -55,6 +55,13 @@ float e8m0_to_float(uint8_t bits);
 // E = 255 -> NaN, E = 254 -> 2^-127 (subnormal), otherwise exponent field 254-E.
 float e8m0_reciprocal(uint8_t bits);
 
+// Slow generic RNE + satfinite encoder for a small IEEE-like format
+// (exponent field 0 = subnormals), kept to cross-check the fast encoders
+// above: returns the sign bit above the exponent and mantissa, ORed with the
+// magnitude code, saturated at max_code; NaN gives nan_code with the sign.
+uint32_t encode_small_float_reference(float value, int exponent_bits, int mantissa_bits, int bias,
+                                      uint32_t max_code, uint32_t nan_code);
+
 // Packs two E2M1 codes into a byte: element 2i in the low nibble.
 inline uint8_t pack_e2m1_pair(uint8_t even_code, uint8_t odd_code) {
   return static_cast<uint8_t>((even_code & 0xF) | ((odd_code & 0xF) << 4));

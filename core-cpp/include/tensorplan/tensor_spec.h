@@ -63,11 +63,19 @@ std::string shape_to_string(const std::vector<int64_t>& shape);
 // all dims but the last), got M = 1000".
 Status validate_tensor_spec(const TensorSpec& spec);
 
+// TE's Python `is_quantizable`: whether TE's modules quantize a tensor of
+// this shape or keep it in high precision. It is stricter than allocation
+// only for block FP8, which allocates any shape but wants M % 128 == 0 and
+// K % 128 == 0. Returns ok, or an error that names the rule.
+Status te_is_quantizable(const TensorSpec& spec);
+
 // TE's get_scale_shape for a 2-D view (M, K) of the recipe's block formats,
 // rowwise or columnwise (§2.2-2.4). Not defined for per-tensor recipes.
 Status scale_shape(Recipe recipe, int64_t m, int64_t k, bool columnwise, std::vector<int64_t>* out);
 
-// The inner buffers in TE's flatten order, honouring usages.
+// The inner buffers in TE's flatten order, honouring usages. A plain spec
+// (recipe none) has no inner tensors in TE; it is described as one buffer
+// "data" of the logical dtype and shape.
 Status tensor_spec_buffers(const TensorSpec& spec, std::vector<BufferSpec>* out);
 
 // Usage update. `rowwise`/`columnwise`: -1 leaves the flag, 0 clears, 1 sets.
