@@ -1,0 +1,56 @@
+// plan() end to end on the example graphs and on generated layered graphs:
+// time per phase on each backend, the arena against its lower bound, and our
+// schedule and placement against the best baselines measured in the same run.
+import { readFileSync } from 'node:fs';
+import { parseGraph } from '../dist/index.mjs';
+import { fmt, printTable, seededRandom } from './harness.mjs';
+
+const EXAMPLES = ['transformer-block-training', 'moe-layer', 'cnn-inference'];
+
+/** A random layered graph: each op reads 1-3 recent tensors; a fifth of them need a workspace. */
+function layered(ops, seed) {
+  const random = seededRandom(seed);
+  const tensors = [{ name: 'in', bytes: 4096 }];
+  const list = [];
+  for (let i = 0; i < ops; i++) {
+    const reads = new Set();
+    for (let k = 0; k < 1 + Math.floor(random() * 3); k++) reads.add(tensors[Math.max(0, tensors.length - 1 - Math.floor(random() * 30))].name);
+    tensors.push({ name: `t${i}`, bytes: 256 * (1 + Math.floor(random() * 1000)) });
+    list.push({ name: `op${i}`, op: 'x', inputs: [...reads], outputs: [`t${i}`], workspaceBytes: random() < 0.2 ? 65536 : 0 });
+  }
+  return { format: 'tensorplan.graph', version: 1, name: `layered ${ops}`, tensors, ops: list, inputs: ['in'], outputs: [`t${ops - 1}`] };
+}
+
+export async function run({ sessions }) {
+  const graphs = [
+    ...EXAMPLES.map((name) => parseGraph(JSON.parse(readFileSync(new URL(`../examples/${name}.json`, import.meta.url), 'utf8')), name)),
+    layered(1_000, 1),
+    layered(10_000, 2),
+  ];
+  const rows = [];
+  for (const graph of graphs) {
+    const plans = {};
+    for (const [backend, tp] of Object.entries(sessions)) plans[backend] = tp.plan(graph, { baselines: true });
+    const plan = plans.native ?? plans.wasm;
+    const s = plan.statistics;
+    const bestSchedule = Math.min(...Object.values(s.schedule.baselines));
+    const bestPlacement = Math.min(...Object.values(s.placement.baselines));
+    const ms = (backend) => (plans[backend] ? fmt(plans[backend].statistics.timeMs.total, 1) : 'n/a');
+    rows.push([
+      (graph.name ?? '').slice(0, 34),
+      graph.ops.length,
+      fmt(s.peakBytes / 2 ** 20, 1),
+      fmt(s.peakBytes / bestSchedule, 3),
+      fmt(s.arenaOverLowerBound, 4),
+      fmt(plan.arenaBytes / bestPlacement, 3),
+      ms('native'),
+      ms('wasm'),
+      plans.native && plans.wasm ? fmt(plans.wasm.statistics.timeMs.total / plans.native.statistics.timeMs.total, 2) : 'n/a',
+    ]);
+  }
+  printTable(
+    'plan() (fast effort): schedule + place + validate, baselines measured in the same run',
+    ['graph', 'ops', 'peak MiB', 'peak / best sched. baseline', 'arena / LB', 'arena / best placement baseline', 'native ms', 'wasm ms', 'wasm / native'],
+    rows,
+  );
+}
