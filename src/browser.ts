@@ -24,3 +24,4 @@ export { parseGraph } from './graph/parse-graph.js';
 export { SCHEDULE_METHODS } from './schedule.js';
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
+export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';

@@ -56,6 +56,9 @@ export type {
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
 export { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';
-export type { PlanOptions, PlanProgress, PlacementAlgorithm } from './plan/make-plan.js';
+export type { PlanOptions, PlanProgress } from './plan/make-plan.js';
 export type { PlanContributor, PlanDocument, PlanStatistics, PlanStorage, PlanWorkspace } from './plan/plan-document.js';
 export type { DiagnosticCode, PlanDiagnostic } from './plan/validate-plan.js';
+export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
+export type { MinimallocCsv } from './minimalloc-csv.js';
+export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './place.js';

@@ -3,6 +3,7 @@ import type { BackendName, LoadedBackend } from './backend/registry.js';
 import { type BulkLayout, type BulkTensor, bulkLayout } from './bulk-layout.js';
 import type { GraphDocument } from './graph/graph-document.js';
 import { type PlanOptions, makePlan } from './plan/make-plan.js';
+import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './place.js';
 import type { PlanDocument } from './plan/plan-document.js';
 import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
 import { TensorplanError } from './errors.js';
@@ -190,5 +191,14 @@ export class Tensorplan {
       throw new TensorplanError('INVALID_ARGUMENT', `the plan refers to its graph by path (${JSON.stringify((plan.graph as { path: string }).path)}): pass the graph to validate()`);
     }
     return validatePlanAgainst(this.core, plan, target);
+  }
+
+  /**
+   * Offsets for buffers with lifetimes [lower, upper) in one arena
+   * (PLANNING.md §4): tensorplan's exact anytime solver by default, or a
+   * baseline. Every placement returned has passed an independent validator.
+   */
+  place(buffers: readonly PlaceBuffer[], options?: PlaceOptions): PlaceResult {
+    return place(this.core, buffers, options);
   }
 }

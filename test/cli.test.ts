@@ -163,3 +163,32 @@ describe('tensorplan plan / validate', () => {
     expect(run('plan', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('ops[0].inputs[0] = "nope": unknown tensor') });
   });
 });
+
+describe('tensorplan place', () => {
+  const csv = new URL('../examples/buffers.minimalloc.csv', import.meta.url).pathname;
+
+  it('places a MiniMalloc CSV; --json has the documented keys; -o writes offsets', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-place-'));
+    const output = join(dir, 'out.csv');
+    const out = run('place', csv, '--json', '-o', output, '--minimize');
+    expect(out.code, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout);
+    for (const key of ['height', 'lowerBound', 'proved', 'feasible', 'timeMs', 'algorithm']) expect(result, key).toHaveProperty(key);
+    expect(result.height).toBe(result.lowerBound);
+    const lines = readFileSync(output, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('id,lower,upper,size,offset');
+    expect(lines).toHaveLength(11);
+  });
+
+  it('exit 1 when a capacity is proved infeasible, 0 when it fits', () => {
+    expect(run('place', csv, '--capacity', '11000').code).toBe(1);
+    expect(run('place', csv, '--capacity', '11776').code).toBe(0);
+  });
+
+  it('exit 2 for bad input, naming the line and column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-place-'));
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'id,lower,upper,size\na,0,1,4\nb,0,oops,4\n');
+    expect(run('place', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('bad.csv:3: column "upper" = "oops"') });
+  });
+});

@@ -4,6 +4,7 @@ import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
+import { placeCommand } from './place-command.js';
 import { planCommand } from './plan-command.js';
 import { validateCommand } from './validate-command.js';
 import { scheduleCommand } from './schedule-command.js';
@@ -32,6 +33,19 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));
+
+  program
+    .command('place')
+    .description('offsets for buffers with lifetimes (MiniMalloc CSV: id,lower,upper,size[,alignment]; "end" = inclusive)')
+    .argument('<file>', 'CSV file')
+    .option('--capacity <bytes>', 'decision mode: find a placement within this height or prove there is none (exit 1)')
+    .option('--minimize', 'find the smallest height and prove it when the time allows')
+    .option('--time-limit <duration>', 'solver budget, e.g. 10s (default 10s)')
+    .addOption(new Option('--algorithm <name>', 'solver').choices(['ours', 'greedy-size', 'xla-best', 'first-fit']).default('ours'))
+    .option('-o, --output <out.csv>', 'write the CSV with an offset column')
+    .option('--json', 'print { height, lowerBound, proved, feasible, timeMs, algorithm }')
+    .addOption(backendOption())
+    .action(async (file, options) => setExitCode(await placeCommand(file, options)));
 
   program
     .command('validate')

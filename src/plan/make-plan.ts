@@ -4,15 +4,10 @@ import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { type ScheduleMethod, scheduleEncoded } from '../schedule.js';
 import { VERSION } from '../version.js';
+import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, PLACE_METHODS } from '../place.js';
 import type { PlanDocument, PlanStorage, PlanWorkspace } from './plan-document.js';
 import { validatePlanAgainst } from './validate-plan.js';
 
-/** How offsets are chosen: tensorplan's solver, or one of the baselines of PLANNING.md §4. */
-export type PlacementAlgorithm = 'ours' | 'greedy-size' | 'xla-best' | 'first-fit';
-
-const PLACEMENT_CODES: Record<PlacementAlgorithm, number> = { ours: 1, 'greedy-size': 2, 'xla-best': 3, 'first-fit': 4 };
-/** Which part of the placer produced the offsets (the core's PlaceMethod codes). */
-const PLACEMENT_METHODS = ['none', 'greedy-size', 'xla-size', 'xla-lifetime', 'first-fit', 'constructive', 'search'];
 const PLACEMENT_BASELINES = ['greedy-size', 'xla-best', 'first-fit'];
 /**
  * Search work of a fast plan's scheduler. A unit costs roughly in proportion
@@ -35,7 +30,7 @@ export interface PlanOptions {
   /** Op order method (default `'ours'`). */
   schedule?: ScheduleMethod;
   /** Offset method (default `'ours'`). */
-  placement?: PlacementAlgorithm;
+  placement?: PlaceAlgorithm;
   /**
    * `'fast'` (default) keeps every search short (well under a second on
    * large graphs); `'thorough'` spends up to `timeLimitSeconds` on exact
@@ -55,8 +50,8 @@ export interface PlanOptions {
 }
 
 function checkOptions(options: PlanOptions): void {
-  if (options.placement !== undefined && !(options.placement in PLACEMENT_CODES)) {
-    throw new TensorplanError('INVALID_ARGUMENT', `placement = ${JSON.stringify(options.placement)}: expected one of ${Object.keys(PLACEMENT_CODES).join(', ')}`);
+  if (options.placement !== undefined && !(options.placement in PLACE_ALGORITHM_CODES)) {
+    throw new TensorplanError('INVALID_ARGUMENT', `placement = ${JSON.stringify(options.placement)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
   }
   if (options.effort !== undefined && options.effort !== 'fast' && options.effort !== 'thorough') {
     throw new TensorplanError('INVALID_ARGUMENT', `effort = ${JSON.stringify(options.effort)}: expected 'fast' or 'thorough'`);
@@ -93,7 +88,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   const order = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
   const [offsets, births, deaths, bytes, roots, , producers, lastOps, workspaceOffsets, workspaceBytes, liveBytes,
     tensorStorage, , peakStorages, stats, baselineHeights] = core.call('tp_plan_place', [
-    ...encoded.args, order, order.length, PLACEMENT_CODES[options.placement ?? 'ours'], 0,
+    ...encoded.args, order, order.length, PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], 0,
     thorough ? 0.6 * budget : 0.5, thorough ? 1 : 0, options.baselines ? 1 : 0,
   ]);
   const afterPlace = performance.now();
@@ -147,7 +142,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
         storage: doc.tensors[roots[s]].name, bytes: bytes[s], producer: opName(producers[s]), lastUse: opName(lastOps[s]),
       })),
       schedule: { method: scheduled.method, provedOptimal: scheduled.provedOptimal, baselines: scheduleBaselines },
-      placement: { method: PLACEMENT_METHODS[placeMethod] ?? 'none', provedOptimal: placeProved === 1, baselines: placementBaselines },
+      placement: { method: PLACE_METHODS[placeMethod] ?? 'none', provedOptimal: placeProved === 1, baselines: placementBaselines },
       timeMs: { schedule: 0, place: 0, validate: 0, total: 0 },
     },
   };
