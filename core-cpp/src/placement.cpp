@@ -26,7 +26,7 @@ const char* place_method_name(PlaceMethod method) {
     case PlaceMethod::kXlaSize: return "xla-size";
     case PlaceMethod::kXlaLifetime: return "xla-lifetime";
     case PlaceMethod::kFirstFit: return "first-fit";
-    case PlaceMethod::kConstructive: return "constructive";
+    case PlaceMethod::kSkyline: return "skyline";
     case PlaceMethod::kSearch: return "search";
   }
   return "unknown";
@@ -205,19 +205,39 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   if (options.time_limit_seconds > 0) budget.deadline_seconds = start + options.time_limit_seconds;
   const int64_t lower_bound = out->lower_bound;
 
-  // Baselines on the whole instance; each piece keeps the best of them.
-  const std::vector<int64_t> by_size = place_greedy_by_size(buffers);
-  const std::vector<int64_t> by_lifetime = place_best_fit_by_lifetime(buffers);
-  const std::vector<int64_t> first_fit = place_first_fit(buffers);
-  out->stats.best_baseline_height = std::min({placement_height(buffers, by_size),
-                                              placement_height(buffers, by_lifetime),
-                                              placement_height(buffers, first_fit)});
+  // Constructive phase on the whole instance; each piece keeps the best of
+  // the methods. Skyline dives first (they usually win), then the baselines,
+  // whose best fit costs O(pairs log pairs): on instances with tens of
+  // millions of pairs of buffers alive together only first fit, which is
+  // linear in practice, is affordable.
   std::vector<Piece> pieces = split_at_free_steps(buffers);
   out->stats.components = static_cast<int32_t>(pieces.size());
+  int64_t total_pairs = 0;
+  for (const Piece& piece : pieces) total_pairs += piece.pairs;
+  const bool large = buffers.size() > 5000;
+  std::vector<std::pair<PlaceMethod, std::vector<int64_t>>> results;
+  const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(buffers);
+  const char* const orders[] = {"A", "TWA", "Z"};
+  for (const char* keys : orders) {
+    if (large && keys != orders[0]) break;  // one dive is all a large instance affords
+    results.emplace_back(PlaceMethod::kSkyline,
+                         placement_detail::skyline_in_order(buffers, placement_detail::preorder(buffers, heaviest, keys)));
+  }
+  int64_t best_baseline = 0;
+  auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {
+    const int64_t height = placement_height(buffers, offsets);
+    if (best_baseline == 0 || height < best_baseline) best_baseline = height;
+    results.emplace_back(method, std::move(offsets));
+  };
+  constexpr int64_t kMaxBestFitPairs = int64_t{20} << 20;
+  if (total_pairs <= kMaxBestFitPairs) {
+    baseline(PlaceMethod::kGreedySize, place_greedy_by_size(buffers));
+    baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
+  }
+  baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
+  out->stats.best_baseline_height = best_baseline;
   for (Piece& piece : pieces) {
-    adopt_if_lower(&piece, by_size, PlaceMethod::kGreedySize);
-    adopt_if_lower(&piece, by_lifetime, PlaceMethod::kXlaLifetime);
-    adopt_if_lower(&piece, first_fit, PlaceMethod::kFirstFit);
+    for (const auto& result : results) adopt_if_lower(&piece, result.second, result.first);
   }
 
   int64_t proved = lower_bound;  // no placement is lower than this

@@ -3,7 +3,7 @@
 // bytes, and keep the arena height max(offset + size) low.
 //
 // place() runs one of the classic greedy planners, or tensorplan's own solver:
-// a fast constructive phase (several greedy orders, repair at the top) followed,
+// a fast constructive phase (the baselines plus skyline dives in several orders) followed,
 // when it did not reach the lower bound, by a complete branch-and-bound over
 // canonical placements (placement_exact.cpp). Every placement it hands back has
 // passed the independent validator (placement_validate.cpp).
@@ -41,7 +41,7 @@ enum class PlaceMethod : int32_t {
   kXlaSize = 2,
   kXlaLifetime = 3,
   kFirstFit = 4,
-  kConstructive = 5,  // tensorplan's extra greedy orders and repair
+  kSkyline = 5,       // tensorplan's greedy dive of the canonical search (placement_skyline.cpp)
   kSearch = 6,        // tensorplan's branch-and-bound
 };
 

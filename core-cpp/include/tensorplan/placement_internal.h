@@ -73,4 +73,25 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
 
 }  // namespace placement_detail
 }  // namespace tp
+
+namespace tp {
+namespace placement_detail {
+
+// The first dive of the canonical search, without backtracking, in
+// O(n log n): repeatedly place, among the unplaced buffers with the lowest
+// possible offset (the top of the skyline over their lifetime), the one that
+// comes first in `order`. For instances far too large for the search.
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order);
+
+// For each buffer, the most bytes alive at any step of its lifetime.
+std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);
+
+// Buffer indices sorted by MiniMalloc-style keys, each descending: 'T' the
+// heaviest load crossed (from heaviest_section_loads), 'W' lifetime length,
+// 'A' area (size x lifetime), 'Z' size; ties by index.
+std::vector<int32_t> preorder(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& heaviest,
+                              const char* keys);
+
+}  // namespace placement_detail
+}  // namespace tp
 #endif  // TENSORPLAN_PLACEMENT_INTERNAL_H

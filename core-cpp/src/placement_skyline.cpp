@@ -1,0 +1,174 @@
+// Skyline placement: the canonical search's greedy dive (see
+// placement_exact.cpp) made fast for tens of thousands of buffers. A segment
+// tree over the sections keeps the skyline (the top of the placed buffers in
+// each section); a heap holds the unplaced buffers keyed by a possibly stale
+// lowest offset, refreshed lazily when popped.
+#include <algorithm>
+#include <queue>
+#include <tuple>
+#include <vector>
+
+#include "tensorplan/placement_internal.h"
+
+namespace tp {
+namespace placement_detail {
+namespace {
+
+// Range max over sections with "raise a range to v" updates, where v is at
+// least the current max of the range (a buffer lands on top of everything it
+// spans). Such raises commute with max, so no lazy pushing is needed: a node
+// keeps `covered` (the largest raise that covered it whole) and `below` (the
+// max anywhere in its subtree); both loops are iterative and bottom-up.
+class Skyline {
+ public:
+  explicit Skyline(int32_t sections) {
+    while (leaves_ < sections) leaves_ <<= 1;
+    covered_.assign(static_cast<size_t>(leaves_) * 2, 0);
+    below_.assign(static_cast<size_t>(leaves_) * 2, 0);
+  }
+
+  int64_t max_over(int32_t lo, int32_t hi) const {
+    int64_t best = 0;
+    int l = lo + leaves_, r = hi + leaves_;
+    const int left_leaf = l, right_leaf = r - 1;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) best = std::max(best, below_[static_cast<size_t>(l++)]);
+      if (r & 1) best = std::max(best, below_[static_cast<size_t>(--r)]);
+    }
+    // Raises that covered an ancestor of the range's ends apply too.
+    for (int node = left_leaf >> 1; node >= 1; node >>= 1) best = std::max(best, covered_[static_cast<size_t>(node)]);
+    for (int node = right_leaf >> 1; node >= 1; node >>= 1) best = std::max(best, covered_[static_cast<size_t>(node)]);
+    return best;
+  }
+
+  void raise(int32_t lo, int32_t hi, int64_t value) {
+    int l = lo + leaves_, r = hi + leaves_;
+    const int left_leaf = l, right_leaf = r - 1;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) {
+        covered_[static_cast<size_t>(l)] = std::max(covered_[static_cast<size_t>(l)], value);
+        below_[static_cast<size_t>(l)] = std::max(below_[static_cast<size_t>(l)], value);
+        ++l;
+      }
+      if (r & 1) {
+        --r;
+        covered_[static_cast<size_t>(r)] = std::max(covered_[static_cast<size_t>(r)], value);
+        below_[static_cast<size_t>(r)] = std::max(below_[static_cast<size_t>(r)], value);
+      }
+    }
+    for (int node = left_leaf >> 1; node >= 1; node >>= 1) below_[static_cast<size_t>(node)] = std::max(below_[static_cast<size_t>(node)], value);
+    for (int node = right_leaf >> 1; node >= 1; node >>= 1) below_[static_cast<size_t>(node)] = std::max(below_[static_cast<size_t>(node)], value);
+  }
+
+ private:
+  int leaves_ = 1;
+  std::vector<int64_t> covered_, below_;
+};
+
+}  // namespace
+
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order) {
+  std::vector<int64_t> times;
+  times.reserve(buffers.size() * 2);
+  for (const PlaceBuffer& b : buffers) {
+    times.push_back(b.lower);
+    times.push_back(b.upper);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  const int32_t sections = std::max<int32_t>(1, static_cast<int32_t>(times.size()) - 1);
+  std::vector<int32_t> first(buffers.size()), end(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    first[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].lower) - times.begin());
+    end[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].upper) - times.begin());
+  }
+  std::vector<int64_t> offsets(buffers.size(), 0);
+  Skyline skyline(sections);
+  // (lowest offset, rank in order, buffer), smallest first.
+  using Entry = std::tuple<int64_t, int32_t, int32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const int32_t b = order[rank];
+    if (buffers[static_cast<size_t>(b)].size == 0) continue;
+    heap.emplace(0, static_cast<int32_t>(rank), b);
+  }
+  while (!heap.empty()) {
+    const auto [stale, rank, b] = heap.top();
+    heap.pop();
+    const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
+    const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
+    const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
+    if (lowest > stale) {
+      heap.emplace(lowest, rank, b);
+      continue;
+    }
+    offsets[static_cast<size_t>(b)] = lowest;
+    skyline.raise(lo, hi, lowest + buf.size);
+  }
+  return offsets;
+}
+
+std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<int64_t> times;
+  times.reserve(buffers.size() * 2);
+  for (const PlaceBuffer& b : buffers) {
+    times.push_back(b.lower);
+    times.push_back(b.upper);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  const size_t sections = times.empty() ? 0 : times.size() - 1;
+  std::vector<int64_t> load(sections + 1, 0);
+  std::vector<int32_t> first(buffers.size()), end(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    first[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].lower) - times.begin());
+    end[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].upper) - times.begin());
+    load[static_cast<size_t>(first[i])] += buffers[i].size;
+    load[static_cast<size_t>(end[i])] -= buffers[i].size;
+  }
+  for (size_t s = 1; s < load.size(); ++s) load[s] += load[s - 1];
+  // Range max by a sparse table: O(S log S) to build, O(1) per buffer.
+  std::vector<std::vector<int64_t>> table(1, load);
+  for (size_t width = 1; width * 2 <= load.size(); width *= 2) {
+    const std::vector<int64_t>& prev = table.back();
+    std::vector<int64_t> next(load.size() - width * 2 + 1);
+    for (size_t i = 0; i < next.size(); ++i) next[i] = std::max(prev[i], prev[i + width]);
+    table.push_back(std::move(next));
+  }
+  std::vector<int64_t> heaviest(buffers.size(), 0);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const size_t lo = static_cast<size_t>(first[i]), hi = static_cast<size_t>(end[i]);
+    if (hi <= lo) continue;
+    size_t level = 0;
+    while ((size_t{2} << level) <= hi - lo) ++level;
+    heaviest[i] = std::max(table[level][lo], table[level][hi - (size_t{1} << level)]);
+  }
+  return heaviest;
+}
+
+std::vector<int32_t> preorder(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& heaviest,
+                              const char* keys) {
+  std::vector<int32_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const PlaceBuffer& x = buffers[static_cast<size_t>(a)];
+    const PlaceBuffer& y = buffers[static_cast<size_t>(b)];
+    for (const char* k = keys; *k != '\0'; ++k) {
+      if (*k == 'T' && heaviest[static_cast<size_t>(a)] != heaviest[static_cast<size_t>(b)]) {
+        return heaviest[static_cast<size_t>(a)] > heaviest[static_cast<size_t>(b)];
+      }
+      if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower;
+      if (*k == 'A') {
+        const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
+        const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
+        if (ax != ay) return ax > ay;
+      }
+      if (*k == 'Z' && x.size != y.size) return x.size > y.size;
+    }
+    return false;
+  });
+  return order;
+}
+
+}  // namespace placement_detail
+}  // namespace tp
