@@ -243,8 +243,9 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   int64_t proved = lower_bound;  // no placement is lower than this
   int64_t best = pieces_height(pieces);
   const int64_t capacity = options.capacity;
-  // Without minimize, the search is a short attempt, not a proof hunt.
-  const int64_t node_limit = options.minimize ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffers.size()));
+  // Without minimize or a capacity, the search is a short attempt at the
+  // lower bound, not a proof hunt; a capacity is a question to answer.
+  const int64_t node_limit = options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffers.size()));
 
   if (capacity > 0 && best > capacity) {
     const SearchOutcome outcome = decide(&pieces, capacity, node_limit, &budget);
