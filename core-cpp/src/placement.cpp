@@ -145,6 +145,9 @@ std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers) 
 // The search keeps an adjacency list of pairs alive together; beyond this it
 // would need too much memory and time per node to be worth starting.
 constexpr int64_t kMaxSearchPairs = int64_t{3} << 20;
+// The search recurses once per placed buffer; this keeps its stack modest
+// (the WASM build has a few MB of stack).
+constexpr size_t kMaxSearchBuffers = 4000;
 
 // Runs the decision procedure at capacity K on every piece above K. Returns
 // kFound when every piece now fits, kInfeasible when one piece provably
@@ -161,7 +164,7 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
     Piece& piece = (*pieces)[index];
     if (piece.height <= capacity) continue;
     if (piece.lower_bound > capacity) return SearchOutcome::kInfeasible;
-    if (piece.pairs > kMaxSearchPairs) {
+    if (piece.pairs > kMaxSearchPairs || piece.buffers.size() > kMaxSearchBuffers) {
       overall = SearchOutcome::kGaveUp;
       continue;
     }
@@ -255,27 +258,35 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
       proved = std::max(proved, capacity + 1);
     }
   }
-  const bool keep_going = options.minimize || capacity == 0;
-  // With minimize, the lower bound gets a short attempt first (perfect
-  // packings are common and then cheap to find); if that is inconclusive,
-  // bisection between the proved bound and the best height takes over.
-  const int64_t quick_limit = std::max<int64_t>(50000, 50 * static_cast<int64_t>(buffers.size()));
-  bool lower_bound_tried = false;
-  while (keep_going && !out->proved_infeasible && proved < best && !budget.timed_out) {
-    int64_t target = proved + (best - 1 - proved) / 2;
-    int64_t limit = node_limit;
-    if (!lower_bound_tried) {
-      lower_bound_tried = true;
-      target = proved;
-      if (options.minimize) limit = quick_limit;
-    }
-    const SearchOutcome outcome = decide(&pieces, target, limit, &budget);
+  if (!options.minimize && capacity == 0 && proved < best) {
+    // The default: one short attempt at the lower bound (perfect packings
+    // are common and then cheap to find), then whatever was found.
+    const SearchOutcome outcome = decide(&pieces, proved, node_limit, &budget);
     best = pieces_height(pieces);
-    if (outcome == SearchOutcome::kInfeasible) {
-      proved = target + 1;
-    } else if (outcome == SearchOutcome::kGaveUp) {
-      const bool quick_attempt = options.minimize && limit == quick_limit && target == lower_bound;
-      if (!quick_attempt || budget.timed_out) break;
+    if (outcome == SearchOutcome::kInfeasible) proved += 1;
+  }
+  if (options.minimize && !out->proved_infeasible) {
+    // Iterative deepening bisection: probe the lower bound and the middle of
+    // [proved, best) with a node budget; a probe that runs out of budget
+    // ends the round, and the next round doubles the budget. Tight probes
+    // (near the proved bound) are cheap to refute and loose ones are often
+    // settled by the constructive placements, so a small budget already
+    // narrows the bracket before any long search starts.
+    int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffers.size()));
+    while (proved < best && !budget.timed_out) {
+      bool progressed = true;
+      bool lower_first = true;
+      while (progressed && proved < best && !budget.timed_out) {
+        const int64_t target = lower_first ? proved : proved + (best - 1 - proved) / 2;
+        lower_first = false;
+        const SearchOutcome outcome = decide(&pieces, target, round_limit, &budget);
+        const int64_t height = pieces_height(pieces);
+        progressed = outcome != SearchOutcome::kGaveUp || height < best;
+        best = height;
+        if (outcome == SearchOutcome::kInfeasible) proved = target + 1;
+        if (outcome == SearchOutcome::kGaveUp && target == proved) progressed = true;  // still try the middle
+      }
+      round_limit *= 2;
     }
   }
 

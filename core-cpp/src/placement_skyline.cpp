@@ -4,8 +4,6 @@
 // each section); a heap holds the unplaced buffers keyed by a possibly stale
 // lowest offset, refreshed lazily when popped.
 #include <algorithm>
-#include <queue>
-#include <tuple>
 #include <vector>
 
 #include "tensorplan/placement_internal.h"
@@ -35,9 +33,13 @@ class Skyline {
       if (l & 1) best = std::max(best, below_[static_cast<size_t>(l++)]);
       if (r & 1) best = std::max(best, below_[static_cast<size_t>(--r)]);
     }
-    // Raises that covered an ancestor of the range's ends apply too.
-    for (int node = left_leaf >> 1; node >= 1; node >>= 1) best = std::max(best, covered_[static_cast<size_t>(node)]);
-    for (int node = right_leaf >> 1; node >= 1; node >>= 1) best = std::max(best, covered_[static_cast<size_t>(node)]);
+    // Raises that covered an ancestor of the range's ends apply too; the two
+    // paths to the root merge at their common ancestor.
+    int a = left_leaf >> 1, b = right_leaf >> 1;
+    for (; a != b; a >>= 1, b >>= 1) {
+      best = std::max(best, std::max(covered_[static_cast<size_t>(a)], covered_[static_cast<size_t>(b)]));
+    }
+    for (; a >= 1; a >>= 1) best = std::max(best, covered_[static_cast<size_t>(a)]);
     return best;
   }
 
@@ -56,13 +58,67 @@ class Skyline {
         below_[static_cast<size_t>(r)] = std::max(below_[static_cast<size_t>(r)], value);
       }
     }
-    for (int node = left_leaf >> 1; node >= 1; node >>= 1) below_[static_cast<size_t>(node)] = std::max(below_[static_cast<size_t>(node)], value);
-    for (int node = right_leaf >> 1; node >= 1; node >>= 1) below_[static_cast<size_t>(node)] = std::max(below_[static_cast<size_t>(node)], value);
+    int a = left_leaf >> 1, b = right_leaf >> 1;
+    for (; a != b; a >>= 1, b >>= 1) {
+      below_[static_cast<size_t>(a)] = std::max(below_[static_cast<size_t>(a)], value);
+      below_[static_cast<size_t>(b)] = std::max(below_[static_cast<size_t>(b)], value);
+    }
+    for (; a >= 1; a >>= 1) below_[static_cast<size_t>(a)] = std::max(below_[static_cast<size_t>(a)], value);
   }
 
  private:
   int leaves_ = 1;
   std::vector<int64_t> covered_, below_;
+};
+
+// Min-heap of (key, rank) with an in-place "raise the top's key" so that a
+// stale entry is refreshed with one sift instead of a pop and a push.
+class DiveQueue {
+ public:
+  struct Entry {
+    int64_t key;
+    int32_t rank;
+    int32_t buffer;
+  };
+  void push(Entry e) {
+    heap_.push_back(e);
+    size_t i = heap_.size() - 1;
+    while (i > 0) {
+      const size_t parent = (i - 1) / 2;
+      if (!less(heap_[i], heap_[parent])) break;
+      std::swap(heap_[i], heap_[parent]);
+      i = parent;
+    }
+  }
+  bool empty() const { return heap_.empty(); }
+  const Entry& top() const { return heap_[0]; }
+  void pop() {
+    heap_[0] = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down();
+  }
+  void raise_top(int64_t key) {
+    heap_[0].key = key;
+    sift_down();
+  }
+
+ private:
+  static bool less(const Entry& a, const Entry& b) { return a.key != b.key ? a.key < b.key : a.rank < b.rank; }
+  void sift_down() {
+    const size_t n = heap_.size();
+    size_t i = 0;
+    const Entry moving = heap_[0];
+    while (true) {
+      size_t child = i * 2 + 1;
+      if (child >= n) break;
+      if (child + 1 < n && less(heap_[child + 1], heap_[child])) ++child;
+      if (!less(heap_[child], moving)) break;
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    heap_[i] = moving;
+  }
+  std::vector<Entry> heap_;
 };
 
 }  // namespace
@@ -85,24 +141,23 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
   std::vector<int64_t> offsets(buffers.size(), 0);
   Skyline skyline(sections);
   // (lowest offset, rank in order, buffer), smallest first.
-  using Entry = std::tuple<int64_t, int32_t, int32_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  DiveQueue queue;
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const int32_t b = order[rank];
     if (buffers[static_cast<size_t>(b)].size == 0) continue;
-    heap.emplace(0, static_cast<int32_t>(rank), b);
+    queue.push({0, static_cast<int32_t>(rank), b});
   }
-  while (!heap.empty()) {
-    const auto [stale, rank, b] = heap.top();
-    heap.pop();
-    const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
-    const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
+  while (!queue.empty()) {
+    const DiveQueue::Entry entry = queue.top();
+    const PlaceBuffer& buf = buffers[static_cast<size_t>(entry.buffer)];
+    const int32_t lo = first[static_cast<size_t>(entry.buffer)], hi = end[static_cast<size_t>(entry.buffer)];
     const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
-    if (lowest > stale) {
-      heap.emplace(lowest, rank, b);
+    if (lowest > entry.key) {
+      queue.raise_top(lowest);
       continue;
     }
-    offsets[static_cast<size_t>(b)] = lowest;
+    queue.pop();
+    offsets[static_cast<size_t>(entry.buffer)] = lowest;
     skyline.raise(lo, hi, lowest + buf.size);
   }
   return offsets;
