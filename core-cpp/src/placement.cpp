@@ -223,8 +223,11 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   const char* const orders[] = {"A", "TWA", "Z"};
   for (const char* keys : orders) {
     if (large && keys != orders[0]) break;  // one dive is all a large instance affords
+    // Buffers under a millionth of the lower bound barely move the height;
+    // they go in a second dive (see skyline_in_order).
     results.emplace_back(PlaceMethod::kSkyline,
-                         placement_detail::skyline_in_order(buffers, placement_detail::preorder(buffers, heaviest, keys)));
+                         placement_detail::skyline_in_order(buffers, placement_detail::preorder(buffers, heaviest, keys),
+                                                            lower_bound / 1000000));
   }
   int64_t best_baseline = 0;
   auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {

@@ -123,7 +123,8 @@ class DiveQueue {
 
 }  // namespace
 
-std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order) {
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                      int64_t small_below) {
   std::vector<int64_t> times;
   times.reserve(buffers.size() * 2);
   for (const PlaceBuffer& b : buffers) {
@@ -142,23 +143,30 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
   Skyline skyline(sections);
   // (lowest offset, rank in order, buffer), smallest first.
   DiveQueue queue;
-  for (size_t rank = 0; rank < order.size(); ++rank) {
-    const int32_t b = order[rank];
-    if (buffers[static_cast<size_t>(b)].size == 0) continue;
-    queue.push({0, static_cast<int32_t>(rank), b});
-  }
-  while (!queue.empty()) {
-    const DiveQueue::Entry entry = queue.top();
-    const PlaceBuffer& buf = buffers[static_cast<size_t>(entry.buffer)];
-    const int32_t lo = first[static_cast<size_t>(entry.buffer)], hi = end[static_cast<size_t>(entry.buffer)];
-    const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
-    if (lowest > entry.key) {
-      queue.raise_top(lowest);
-      continue;
+  // Two dives over one skyline: the buffers of at least `small_below` bytes,
+  // then the small ones on what they left. A tiny buffer loses every tie in
+  // a busy section, so in a single dive it would be refreshed once per
+  // buffer stacked over it; deferring it keeps the dive near O(n log n).
+  for (int dive = 0; dive < 2; ++dive) {
+    for (size_t rank = 0; rank < order.size(); ++rank) {
+      const int32_t b = order[rank];
+      const int64_t size = buffers[static_cast<size_t>(b)].size;
+      if (size == 0 || (dive == 0) != (size >= small_below)) continue;
+      queue.push({0, static_cast<int32_t>(rank), b});
     }
-    queue.pop();
-    offsets[static_cast<size_t>(entry.buffer)] = lowest;
-    skyline.raise(lo, hi, lowest + buf.size);
+    while (!queue.empty()) {
+      const DiveQueue::Entry entry = queue.top();
+      const PlaceBuffer& buf = buffers[static_cast<size_t>(entry.buffer)];
+      const int32_t lo = first[static_cast<size_t>(entry.buffer)], hi = end[static_cast<size_t>(entry.buffer)];
+      const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
+      if (lowest > entry.key) {
+        queue.raise_top(lowest);
+        continue;
+      }
+      queue.pop();
+      offsets[static_cast<size_t>(entry.buffer)] = lowest;
+      skyline.raise(lo, hi, lowest + buf.size);
+    }
   }
   return offsets;
 }

@@ -81,7 +81,10 @@ namespace placement_detail {
 // O(n log n): repeatedly place, among the unplaced buffers with the lowest
 // possible offset (the top of the skyline over their lifetime), the one that
 // comes first in `order`. For instances far too large for the search.
-std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order);
+// Buffers smaller than `small_below` bytes wait for a second dive on top of
+// the first (0 = one dive with everything).
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                      int64_t small_below = 0);
 
 // For each buffer, the most bytes alive at any step of its lifetime.
 std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);
