@@ -209,10 +209,8 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   const int64_t lower_bound = out->lower_bound;
 
   // Constructive phase on the whole instance; each piece keeps the best of
-  // the methods. Skyline dives first (they usually win), then the baselines,
-  // whose best fit costs O(pairs log pairs): on instances with tens of
-  // millions of pairs of buffers alive together only first fit, which is
-  // linear in practice, is affordable.
+  // the methods: skyline dives first (they usually win), then the baselines
+  // when the instance is small enough for them.
   std::vector<Piece> pieces = split_at_free_steps(buffers);
   out->stats.components = static_cast<int32_t>(pieces.size());
   int64_t total_pairs = 0;
@@ -227,7 +225,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     // they go in a second dive (see skyline_in_order).
     results.emplace_back(PlaceMethod::kSkyline,
                          placement_detail::skyline_in_order(buffers, placement_detail::preorder(buffers, heaviest, keys),
-                                                            lower_bound / 1000000));
+                                                            lower_bound / 1000000, buffers.size() > 20000));
   }
   int64_t best_baseline = 0;
   auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {
@@ -235,12 +233,15 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     if (best_baseline == 0 || height < best_baseline) best_baseline = height;
     results.emplace_back(method, std::move(offsets));
   };
-  constexpr int64_t kMaxBestFitPairs = int64_t{20} << 20;
-  if (total_pairs <= kMaxBestFitPairs) {
+  // Best fit costs O(pairs log pairs) and first fit scans the live blocks:
+  // beyond this many pairs (S_1 and Y_1 of the benchmarks) they take
+  // seconds, and tensorplan's dives alone are what the caller gets.
+  constexpr int64_t kMaxBaselinePairs = int64_t{20} << 20;
+  if (total_pairs <= kMaxBaselinePairs) {
     baseline(PlaceMethod::kGreedySize, place_greedy_by_size(buffers));
     baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
+    baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
   }
-  baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
   out->stats.best_baseline_height = best_baseline;
   for (Piece& piece : pieces) {
     for (const auto& result : results) adopt_if_lower(&piece, result.second, result.first);
@@ -269,25 +270,32 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     if (outcome == SearchOutcome::kInfeasible) proved += 1;
   }
   if (options.minimize && !out->proved_infeasible) {
-    // Iterative deepening bisection: probe the lower bound and the middle of
-    // [proved, best) with a node budget; a probe that runs out of budget
-    // ends the round, and the next round doubles the budget. Tight probes
-    // (near the proved bound) are cheap to refute and loose ones are often
-    // settled by the constructive placements, so a small budget already
-    // narrows the bracket before any long search starts.
+    // Iterative deepening probes: capacities in [proved, best) are tried
+    // with a node budget that doubles each round. Tight probes (near the
+    // proved bound) are cheap to refute; probes near the best height are
+    // cheap to satisfy; the middle is where the hard questions are, so it is
+    // asked last in each round, with the most budget.
     int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffers.size()));
     while (proved < best && !budget.timed_out) {
-      bool progressed = true;
-      bool lower_first = true;
-      while (progressed && proved < best && !budget.timed_out) {
-        const int64_t target = lower_first ? proved : proved + (best - 1 - proved) / 2;
-        lower_first = false;
+      // One round: the proved bound, then points at 1/2, 3/4 and 7/8 of the
+      // bracket; any success lowers `best` and restarts the ladder, any
+      // refutation raises `proved`.
+      int step = 0;
+      while (step < 4 && proved < best && !budget.timed_out) {
+        const int64_t span = best - 1 - proved;
+        const int64_t target = step == 0 ? proved : proved + span - (span >> step);
         const SearchOutcome outcome = decide(&pieces, target, round_limit, &budget);
         const int64_t height = pieces_height(pieces);
-        progressed = outcome != SearchOutcome::kGaveUp || height < best;
+        const bool improved = height < best;
         best = height;
-        if (outcome == SearchOutcome::kInfeasible) proved = target + 1;
-        if (outcome == SearchOutcome::kGaveUp && target == proved) progressed = true;  // still try the middle
+        if (outcome == SearchOutcome::kInfeasible) {
+          proved = target + 1;
+          step = 0;
+        } else if (outcome == SearchOutcome::kFound || improved) {
+          step = 0;
+        } else {
+          ++step;
+        }
       }
       round_limit *= 2;
     }

@@ -124,7 +124,7 @@ class DiveQueue {
 }  // namespace
 
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                      int64_t small_below) {
+                                      int64_t small_below, bool small_in_order) {
   std::vector<int64_t> times;
   times.reserve(buffers.size() * 2);
   for (const PlaceBuffer& b : buffers) {
@@ -148,11 +148,25 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
   // a busy section, so in a single dive it would be refreshed once per
   // buffer stacked over it; deferring it keeps the dive near O(n log n).
   for (int dive = 0; dive < 2; ++dive) {
-    for (size_t rank = 0; rank < order.size(); ++rank) {
+    for (size_t rank = 0; rank < order.size() && !(dive == 1 && small_in_order); ++rank) {
       const int32_t b = order[rank];
       const int64_t size = buffers[static_cast<size_t>(b)].size;
       if (size == 0 || (dive == 0) != (size >= small_below)) continue;
       queue.push({0, static_cast<int32_t>(rank), b});
+    }
+    if (dive == 1 && small_in_order) {
+      // Cheapest second dive: each small buffer, in order, straight onto the
+      // skyline over its lifetime (no lowest-first selection, no refreshes).
+      for (size_t rank = 0; rank < order.size(); ++rank) {
+        const int32_t b = order[rank];
+        const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
+        if (buf.size == 0 || buf.size >= small_below) continue;
+        const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
+        const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
+        offsets[static_cast<size_t>(b)] = lowest;
+        skyline.raise(lo, hi, lowest + buf.size);
+      }
+      break;
     }
     while (!queue.empty()) {
       const DiveQueue::Entry entry = queue.top();

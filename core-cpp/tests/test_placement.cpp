@@ -381,6 +381,11 @@ TEST(PlacementSkyline, DivesAreValidAndNeverBelowTheLowerBound) {
       const std::vector<int64_t> offsets = tp::placement_detail::skyline_in_order(buffers, order);
       EXPECT_TRUE(tp::validate_placement(buffers, offsets, 0).is_ok()) << "round " << round << " order " << keys;
       EXPECT_GE(tp::placement_height(buffers, offsets), tp::placement_lower_bound(buffers));
+      // Deferring the small buffers to a second dive, by selection or in order.
+      for (bool in_order : {false, true}) {
+        const std::vector<int64_t> two = tp::placement_detail::skyline_in_order(buffers, order, 1000, in_order);
+        EXPECT_TRUE(tp::validate_placement(buffers, two, 0).is_ok()) << "round " << round << " order " << keys;
+      }
     }
   }
 }

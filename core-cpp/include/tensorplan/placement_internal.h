@@ -82,9 +82,11 @@ namespace placement_detail {
 // possible offset (the top of the skyline over their lifetime), the one that
 // comes first in `order`. For instances far too large for the search.
 // Buffers smaller than `small_below` bytes wait for a second dive on top of
-// the first (0 = one dive with everything).
+// the first (0 = one dive with everything); with `small_in_order` that
+// second dive simply drops them in order onto the skyline (linearithmic,
+// for instances of tens of thousands of buffers).
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                      int64_t small_below = 0);
+                                      int64_t small_below = 0, bool small_in_order = false);
 
 // For each buffer, the most bytes alive at any step of its lifetime.
 std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);
