@@ -152,7 +152,8 @@ constexpr size_t kMaxSearchBuffers = 4000;
 // Runs the decision procedure at capacity K on every piece above K. Returns
 // kFound when every piece now fits, kInfeasible when one piece provably
 // cannot, kGaveUp otherwise. Improvements found on the way are kept.
-SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_limit, SearchBudget* budget) {
+SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_limit, SearchBudget* budget,
+                     bool* out_of_reach = nullptr) {
   SearchOutcome overall = SearchOutcome::kFound;
   // Hardest (highest) pieces first: an infeasible one ends the question early.
   std::vector<size_t> order(pieces->size());
@@ -165,6 +166,7 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
     if (piece.height <= capacity) continue;
     if (piece.lower_bound > capacity) return SearchOutcome::kInfeasible;
     if (piece.pairs > kMaxSearchPairs || piece.buffers.size() > kMaxSearchBuffers) {
+      if (out_of_reach != nullptr) *out_of_reach = true;  // no budget will change this answer
       overall = SearchOutcome::kGaveUp;
       continue;
     }
@@ -276,7 +278,8 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     // cheap to satisfy; the middle is where the hard questions are, so it is
     // asked last in each round, with the most budget.
     int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffers.size()));
-    while (proved < best && !budget.timed_out) {
+    bool stuck = false;
+    while (proved < best && !budget.timed_out && !stuck) {
       // One round: the proved bound, then points at 1/2, 3/4 and 7/8 of the
       // bracket; any success lowers `best` and restarts the ladder, any
       // refutation raises `proved`.
@@ -284,8 +287,16 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
       while (step < 4 && proved < best && !budget.timed_out) {
         const int64_t span = best - 1 - proved;
         const int64_t target = step == 0 ? proved : proved + span - (span >> step);
-        const SearchOutcome outcome = decide(&pieces, target, round_limit, &budget);
+        bool out_of_reach = false;
+        const SearchOutcome outcome = decide(&pieces, target, round_limit, &budget, &out_of_reach);
         const int64_t height = pieces_height(pieces);
+        if (out_of_reach) {
+          // A piece above the target is too large to search: more budget
+          // cannot help, so stop rather than spin (the time limit may be off).
+          best = height;
+          stuck = true;
+          break;
+        }
         const bool improved = height < best;
         best = height;
         if (outcome == SearchOutcome::kInfeasible) {
@@ -297,6 +308,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
           ++step;
         }
       }
+      if (round_limit > (int64_t{1} << 50)) break;
       round_limit *= 2;
     }
   }

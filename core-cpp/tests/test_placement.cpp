@@ -411,3 +411,26 @@ TEST(PlacementSkyline, StacksShortBuffersBesideALongOneWithoutWaste) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PlacementSolver, MinimizeWithoutTimeLimitEndsOnPiecesTooLargeToSearch) {
+  // 5000 buffers in one piece exceed the search's size cap: minimize with no
+  // time limit must still return (with the constructive result), not spin.
+  std::mt19937_64 rng(11);
+  std::vector<PlaceBuffer> buffers;
+  for (int i = 0; i < 5000; ++i) {
+    const int64_t lower = static_cast<int64_t>(rng() % 2000);
+    buffers.push_back(buf(lower, lower + 1 + static_cast<int64_t>(rng() % 50), 1 + static_cast<int64_t>(rng() % 100)));
+  }
+  buffers.push_back(buf(0, 2100, 1));  // ties everything into one piece
+  tp::PlaceOptions options;
+  options.minimize = true;
+  options.time_limit_seconds = 0;  // unlimited
+  const tp::Placement p = place_or_fail(buffers, options);
+  EXPECT_TRUE(tp::validate_placement(buffers, p.offsets, 0).is_ok());
+  EXPECT_EQ(p.stats.components, 1);
+  EXPECT_GE(p.height, p.lower_bound);
+}
+
+}  // namespace
