@@ -227,7 +227,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     // they go in a second dive (see skyline_in_order).
     results.emplace_back(PlaceMethod::kSkyline,
                          placement_detail::skyline_in_order(buffers, placement_detail::preorder(buffers, heaviest, keys),
-                                                            lower_bound / 1000000, buffers.size() > 20000));
+                                                            lower_bound / 1000000, buffers.size() > 40000));
   }
   int64_t best_baseline = 0;
   auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {

@@ -84,7 +84,7 @@ namespace placement_detail {
 // Buffers smaller than `small_below` bytes wait for a second dive on top of
 // the first (0 = one dive with everything); with `small_in_order` that
 // second dive simply drops them in order onto the skyline (linearithmic,
-// for instances of tens of thousands of buffers).
+// for instances of over 40k buffers).
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
                                       int64_t small_below = 0, bool small_in_order = false);
 
