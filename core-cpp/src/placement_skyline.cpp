@@ -142,6 +142,43 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
   std::vector<int64_t> offsets(buffers.size(), 0);
   Skyline skyline(sections);
   // (lowest offset, rank in order, buffer), smallest first.
+  // Buffers alive over the whole of their independent piece go to the bottom
+  // of it, stacked in order. That loses nothing (in any placement they can be
+  // slid below everything else, which only closes gaps), and a dive would
+  // otherwise leave them for last: their lowest offset is the top of the
+  // whole piece's skyline.
+  std::vector<int32_t> crossing(static_cast<size_t>(sections) + 1, 0);  // buffers over each inner boundary
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].size == 0) continue;
+    ++crossing[static_cast<size_t>(first[i]) + 1];
+    --crossing[static_cast<size_t>(end[i])];
+  }
+  std::vector<int32_t> piece_start(static_cast<size_t>(sections) + 1, 0), piece_end(static_cast<size_t>(sections) + 1, sections);
+  {
+    int32_t running = 0, start_of_piece = 0;
+    for (int32_t sec = 0; sec <= sections; ++sec) {
+      if (sec > 0) running += crossing[static_cast<size_t>(sec)];
+      if (sec > 0 && running == 0) start_of_piece = sec;  // nothing crosses into this section
+      piece_start[static_cast<size_t>(sec)] = start_of_piece;
+    }
+    int32_t end_of_piece = sections;
+    for (int32_t sec = sections; sec >= 0; --sec) {
+      piece_end[static_cast<size_t>(sec)] = end_of_piece;
+      if (piece_start[static_cast<size_t>(sec)] == sec) end_of_piece = sec;
+    }
+  }
+  std::vector<char> placed(buffers.size(), 0);
+  for (const int32_t b : order) {
+    const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
+    const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
+    if (buf.size == 0 || lo >= hi) continue;
+    if (piece_start[static_cast<size_t>(lo)] != lo || piece_end[static_cast<size_t>(lo)] != hi) continue;
+    const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
+    offsets[static_cast<size_t>(b)] = lowest;
+    skyline.raise(lo, hi, lowest + buf.size);
+    placed[static_cast<size_t>(b)] = 1;
+  }
+
   DiveQueue queue;
   // Two dives over one skyline: the buffers of at least `small_below` bytes,
   // then the small ones on what they left. A tiny buffer loses every tie in
@@ -151,7 +188,7 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
     for (size_t rank = 0; rank < order.size() && !(dive == 1 && small_in_order); ++rank) {
       const int32_t b = order[rank];
       const int64_t size = buffers[static_cast<size_t>(b)].size;
-      if (size == 0 || (dive == 0) != (size >= small_below)) continue;
+      if (size == 0 || placed[static_cast<size_t>(b)] || (dive == 0) != (size >= small_below)) continue;
       queue.push({0, static_cast<int32_t>(rank), b});
     }
     if (dive == 1 && small_in_order) {
@@ -160,7 +197,7 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
       for (size_t rank = 0; rank < order.size(); ++rank) {
         const int32_t b = order[rank];
         const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
-        if (buf.size == 0 || buf.size >= small_below) continue;
+        if (buf.size == 0 || placed[static_cast<size_t>(b)] || buf.size >= small_below) continue;
         const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
         const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
         offsets[static_cast<size_t>(b)] = lowest;

@@ -434,3 +434,21 @@ TEST(PlacementSolver, MinimizeWithoutTimeLimitEndsOnPiecesTooLargeToSearch) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PlacementSkyline, BuffersSpanningTheirWholePieceSitAtTheBottom) {
+  // Buffer 2 lives through the whole piece [0, 10); a dive would otherwise
+  // leave it for last (its lowest offset is the top of the whole skyline).
+  // A second piece [20, 30) has its own spanning buffer 4.
+  const std::vector<PlaceBuffer> buffers = {buf(0, 5, 8), buf(5, 10, 8), buf(0, 10, 2), buf(20, 25, 8),
+                                            buf(20, 30, 3), buf(25, 30, 8)};
+  const std::vector<int32_t> order = {0, 1, 3, 5, 2, 4};  // spanning buffers last on purpose
+  const std::vector<int64_t> offsets = tp::placement_detail::skyline_in_order(buffers, order);
+  EXPECT_EQ(offsets[2], 0);
+  EXPECT_EQ(offsets[4], 0);
+  EXPECT_EQ(tp::placement_height(buffers, offsets), 11);
+  EXPECT_TRUE(tp::validate_placement(buffers, offsets, 0).is_ok());
+}
+
+}  // namespace
