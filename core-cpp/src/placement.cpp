@@ -223,12 +223,15 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(buffers);
   const char* const orders[] = {"A", "TWA", "Z"};
   for (const char* keys : orders) {
-    if (large && keys != orders[0]) break;  // one dive is all a large instance affords
+    if (large && keys != orders[0]) break;  // large instances afford the area order only
+    const std::vector<int32_t> order = placement_detail::preorder(buffers, heaviest, keys);
     // Buffers under a millionth of the lower bound barely move the height;
     // they go in a second dive (see skyline_in_order).
-    results.emplace_back(PlaceMethod::kSkyline,
-                         placement_detail::skyline_in_order(buffers, placement_detail::preorder(buffers, heaviest, keys),
-                                                            lower_bound / 1000000, buffers.size() > 40000));
+    for (bool starters : {false, true}) {
+      results.emplace_back(PlaceMethod::kSkyline,
+                           placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000,
+                                                              buffers.size() > 40000, starters));
+    }
   }
   int64_t best_baseline = 0;
   auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {

@@ -124,7 +124,7 @@ class DiveQueue {
 }  // namespace
 
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                      int64_t small_below, bool small_in_order) {
+                                      int64_t small_below, bool small_in_order, bool stack_starters) {
   std::vector<int64_t> times;
   times.reserve(buffers.size() * 2);
   for (const PlaceBuffer& b : buffers) {
@@ -167,12 +167,22 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
       if (piece_start[static_cast<size_t>(sec)] == sec) end_of_piece = sec;
     }
   }
+  // With `stack_starters`, every buffer born at the start of its piece is
+  // stacked there too, longest-lived lowest (a staircase that later buffers
+  // fill from the side); a heuristic, unlike the spanning rule.
   std::vector<char> placed(buffers.size(), 0);
-  for (const int32_t b : order) {
+  std::vector<int32_t> bottom(order);
+  if (stack_starters) {
+    std::stable_sort(bottom.begin(), bottom.end(), [&](int32_t a, int32_t b) {
+      return buffers[static_cast<size_t>(a)].upper > buffers[static_cast<size_t>(b)].upper;
+    });
+  }
+  for (const int32_t b : bottom) {
     const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
     const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
     if (buf.size == 0 || lo >= hi) continue;
-    if (piece_start[static_cast<size_t>(lo)] != lo || piece_end[static_cast<size_t>(lo)] != hi) continue;
+    if (piece_start[static_cast<size_t>(lo)] != lo) continue;
+    if (!stack_starters && piece_end[static_cast<size_t>(lo)] != hi) continue;
     const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
     offsets[static_cast<size_t>(b)] = lowest;
     skyline.raise(lo, hi, lowest + buf.size);

@@ -385,6 +385,8 @@ TEST(PlacementSkyline, DivesAreValidAndNeverBelowTheLowerBound) {
       for (bool in_order : {false, true}) {
         const std::vector<int64_t> two = tp::placement_detail::skyline_in_order(buffers, order, 1000, in_order);
         EXPECT_TRUE(tp::validate_placement(buffers, two, 0).is_ok()) << "round " << round << " order " << keys;
+        const std::vector<int64_t> stairs = tp::placement_detail::skyline_in_order(buffers, order, 1000, in_order, true);
+        EXPECT_TRUE(tp::validate_placement(buffers, stairs, 0).is_ok()) << "round " << round << " order " << keys;
       }
     }
   }

@@ -85,8 +85,12 @@ namespace placement_detail {
 // the first (0 = one dive with everything); with `small_in_order` that
 // second dive simply drops them in order onto the skyline (linearithmic,
 // for instances of over 40k buffers).
+// Buffers alive over their whole independent piece are stacked at its
+// bottom first; with `stack_starters`, so is every buffer born at its piece's
+// start (longest-lived lowest).
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                      int64_t small_below = 0, bool small_in_order = false);
+                                      int64_t small_below = 0, bool small_in_order = false,
+                                      bool stack_starters = false);
 
 // For each buffer, the most bytes alive at any step of its lifetime.
 std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);
