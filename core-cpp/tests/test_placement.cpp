@@ -10,6 +10,7 @@
 
 #include "tensorplan/c_api.h"
 #include "tensorplan/placement.h"
+#include "tensorplan/placement_internal.h"
 
 namespace {
 
@@ -361,6 +362,95 @@ TEST(PlacementSolver, SeparateTimePiecesAreSolvedIndependently) {
   const tp::Placement p = place_or_fail(buffers, minimize_options());
   EXPECT_EQ(p.height, 12);
   EXPECT_EQ(p.stats.components, 2);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(PlacementSkyline, DivesAreValidAndNeverBelowTheLowerBound) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 100; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 200);
+    std::vector<PlaceBuffer> buffers = random_instance(rng, n, 50, 1 + static_cast<int>(rng() % 5000), round % 2 == 0);
+    if (round % 5 == 0) buffers.push_back(buf(3, 9, 0));  // a zero-byte buffer rides along
+    const std::vector<int64_t> heaviest = tp::placement_detail::heaviest_section_loads(buffers);
+    for (const char* keys : {"A", "TWA", "Z", "WAT"}) {
+      const std::vector<int32_t> order = tp::placement_detail::preorder(buffers, heaviest, keys);
+      ASSERT_EQ(order.size(), buffers.size());
+      const std::vector<int64_t> offsets = tp::placement_detail::skyline_in_order(buffers, order);
+      EXPECT_TRUE(tp::validate_placement(buffers, offsets, 0).is_ok()) << "round " << round << " order " << keys;
+      EXPECT_GE(tp::placement_height(buffers, offsets), tp::placement_lower_bound(buffers));
+      // Deferring the small buffers to a second dive, by selection or in order.
+      for (bool in_order : {false, true}) {
+        const std::vector<int64_t> two = tp::placement_detail::skyline_in_order(buffers, order, 1000, in_order);
+        EXPECT_TRUE(tp::validate_placement(buffers, two, 0).is_ok()) << "round " << round << " order " << keys;
+        const std::vector<int64_t> stairs = tp::placement_detail::skyline_in_order(buffers, order, 1000, in_order, true);
+        EXPECT_TRUE(tp::validate_placement(buffers, stairs, 0).is_ok()) << "round " << round << " order " << keys;
+      }
+    }
+  }
+}
+
+TEST(PlacementSkyline, HeaviestLoadIsTheMaxLiveOverTheLifetime) {
+  // Loads per step: [0,2): 4, [2,3): 4+3, [3,5): 3+1, [5,6): 1.
+  const std::vector<PlaceBuffer> buffers = {buf(0, 3, 4), buf(2, 5, 3), buf(3, 6, 1)};
+  EXPECT_EQ(tp::placement_detail::heaviest_section_loads(buffers), (std::vector<int64_t>{7, 7, 4}));
+  // Area order: 4*3 = 12, 3*3 = 9, 1*3 = 3.
+  EXPECT_EQ(tp::placement_detail::preorder(buffers, {7, 7, 4}, "A"), (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(tp::placement_detail::preorder(buffers, {7, 7, 4}, "Z"), (std::vector<int32_t>{0, 1, 2}));
+}
+
+TEST(PlacementSkyline, StacksShortBuffersBesideALongOneWithoutWaste) {
+  // The canonical dive in area order places the long buffer first, then
+  // stacks the short ones beside it without waste.
+  const std::vector<PlaceBuffer> buffers = {buf(0, 10, 5), buf(0, 5, 5), buf(5, 10, 5)};
+  const std::vector<int64_t> heaviest = tp::placement_detail::heaviest_section_loads(buffers);
+  const std::vector<int64_t> offsets =
+      tp::placement_detail::skyline_in_order(buffers, tp::placement_detail::preorder(buffers, heaviest, "A"));
+  EXPECT_EQ(tp::placement_height(buffers, offsets), 10);
+  EXPECT_EQ(offsets[0], 0);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(PlacementSolver, MinimizeWithoutTimeLimitEndsOnPiecesTooLargeToSearch) {
+  // 5000 buffers in one piece exceed the search's size cap: minimize with no
+  // time limit must still return (with the constructive result), not spin.
+  std::mt19937_64 rng(11);
+  std::vector<PlaceBuffer> buffers;
+  for (int i = 0; i < 5000; ++i) {
+    const int64_t lower = static_cast<int64_t>(rng() % 2000);
+    buffers.push_back(buf(lower, lower + 1 + static_cast<int64_t>(rng() % 50), 1 + static_cast<int64_t>(rng() % 100)));
+  }
+  buffers.push_back(buf(0, 2100, 1));  // ties everything into one piece
+  tp::PlaceOptions options;
+  options.minimize = true;
+  options.time_limit_seconds = 0;  // unlimited
+  const tp::Placement p = place_or_fail(buffers, options);
+  EXPECT_TRUE(tp::validate_placement(buffers, p.offsets, 0).is_ok());
+  EXPECT_EQ(p.stats.components, 1);
+  EXPECT_GE(p.height, p.lower_bound);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(PlacementSkyline, BuffersSpanningTheirWholePieceSitAtTheBottom) {
+  // Buffer 2 lives through the whole piece [0, 10); a dive would otherwise
+  // leave it for last (its lowest offset is the top of the whole skyline).
+  // A second piece [20, 30) has its own spanning buffer 4.
+  const std::vector<PlaceBuffer> buffers = {buf(0, 5, 8), buf(5, 10, 8), buf(0, 10, 2), buf(20, 25, 8),
+                                            buf(20, 30, 3), buf(25, 30, 8)};
+  const std::vector<int32_t> order = {0, 1, 3, 5, 2, 4};  // spanning buffers last on purpose
+  const std::vector<int64_t> offsets = tp::placement_detail::skyline_in_order(buffers, order);
+  EXPECT_EQ(offsets[2], 0);
+  EXPECT_EQ(offsets[4], 0);
+  EXPECT_EQ(tp::placement_height(buffers, offsets), 11);
+  EXPECT_TRUE(tp::validate_placement(buffers, offsets, 0).is_ok());
 }
 
 }  // namespace

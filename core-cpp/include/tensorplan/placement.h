@@ -3,10 +3,16 @@
 // bytes, and keep the arena height max(offset + size) low.
 //
 // place() runs one of the classic greedy planners, or tensorplan's own solver:
-// a fast constructive phase (several greedy orders, repair at the top) followed,
-// when it did not reach the lower bound, by a complete branch-and-bound over
-// canonical placements (placement_exact.cpp). Every placement it hands back has
-// passed the independent validator (placement_validate.cpp).
+// a constructive phase (skyline dives of the canonical search in several
+// orders, plus the baselines when the instance is small enough for their
+// O(pairs log pairs) cost) and then, where the result is above the target, a
+// complete branch-and-bound over canonical placements (placement_exact.cpp)
+// on each independent piece of the instance. Every placement it hands back
+// has passed the independent validator (placement_validate.cpp).
+//
+// Limits worth knowing: the constructive phase is not interrupted by the time
+// limit (on 62k buffers it takes about a second); the search only runs on
+// pieces of at most 4000 buffers and ~3M overlapping pairs.
 #ifndef TENSORPLAN_PLACEMENT_H
 #define TENSORPLAN_PLACEMENT_H
 
@@ -41,7 +47,7 @@ enum class PlaceMethod : int32_t {
   kXlaSize = 2,
   kXlaLifetime = 3,
   kFirstFit = 4,
-  kConstructive = 5,  // tensorplan's extra greedy orders and repair
+  kSkyline = 5,       // tensorplan's greedy dive of the canonical search (placement_skyline.cpp)
   kSearch = 6,        // tensorplan's branch-and-bound
 };
 
@@ -56,8 +62,9 @@ struct PlaceOptions {
   // found so far is returned when it runs out, never nothing.
   double time_limit_seconds = 10.0;
   // Find the smallest height (at most `capacity` when one is given) and prove
-  // it optimal when the budget allows. Without it the solver stops at the lower
-  // bound, at a placement within `capacity`, or after a short search.
+  // it optimal when the budget allows. Without it: with a capacity, the search
+  // stops at the first placement within it (or the proof that none exists);
+  // without one, it makes one short attempt (20k nodes) at the lower bound.
   bool minimize = false;
 };
 

@@ -73,4 +73,34 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
 
 }  // namespace placement_detail
 }  // namespace tp
+
+namespace tp {
+namespace placement_detail {
+
+// The first dive of the canonical search, without backtracking, in
+// O(n log n): repeatedly place, among the unplaced buffers with the lowest
+// possible offset (the top of the skyline over their lifetime), the one that
+// comes first in `order`. For instances far too large for the search.
+// Buffers smaller than `small_below` bytes wait for a second dive on top of
+// the first (0 = one dive with everything); with `small_in_order` that
+// second dive simply drops them in order onto the skyline (linearithmic,
+// for instances of over 40k buffers).
+// Buffers alive over their whole independent piece are stacked at its
+// bottom first; with `stack_starters`, so is every buffer born at its piece's
+// start (longest-lived lowest).
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                      int64_t small_below = 0, bool small_in_order = false,
+                                      bool stack_starters = false);
+
+// For each buffer, the most bytes alive at any step of its lifetime.
+std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);
+
+// Buffer indices sorted by MiniMalloc-style keys, each descending: 'T' the
+// heaviest load crossed (from heaviest_section_loads), 'W' lifetime length,
+// 'A' area (size x lifetime), 'Z' size; ties by index.
+std::vector<int32_t> preorder(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& heaviest,
+                              const char* keys);
+
+}  // namespace placement_detail
+}  // namespace tp
 #endif  // TENSORPLAN_PLACEMENT_INTERNAL_H
