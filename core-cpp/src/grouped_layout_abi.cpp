@@ -16,16 +16,6 @@ Status decode_layout_format(const int32_t* format, TensorSpec* spec) {
   return decode_spec_abi(&no_dims, 0, format, spec);
 }
 
-void add_names(const std::vector<std::string>& names, ResultBuilder* result) {
-  std::string blob;
-  std::vector<int32_t> offsets{0};
-  for (const std::string& name : names) {
-    blob += name;
-    offsets.push_back(static_cast<int32_t>(blob.size()));
-  }
-  result->add_text(blob);
-  result->add(offsets);
-}
 
 }  // namespace
 }  // namespace tp
@@ -67,7 +57,7 @@ extern "C" tp_status tp_grouped_layout(const double* member_dims, int32_t count,
       for (int64_t v : buffer.member_offsets) member_offsets.push_back(static_cast<double>(v));
       member_csr.push_back(static_cast<int32_t>(member_offsets.size()));
     }
-    add_names(names, &result);
+    result.add_text_list(names);
     result.add(dtypes);
     result.add(elements);
     result.add(counts);

@@ -14,22 +14,32 @@
 namespace tp {
 namespace placement_detail {
 
-LifetimeIndex::LifetimeIndex(const std::vector<PlaceBuffer>& buffers) {
-  std::vector<int64_t> times;
-  times.reserve(buffers.size() * 2);
+TimeSections time_sections(const std::vector<PlaceBuffer>& buffers) {
+  TimeSections sections;
+  sections.times.reserve(buffers.size() * 2);
   for (const PlaceBuffer& b : buffers) {
-    times.push_back(b.lower);
-    times.push_back(b.upper);
+    sections.times.push_back(b.lower);
+    sections.times.push_back(b.upper);
   }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  leaves_ = std::max<int>(1, static_cast<int>(times.size()) - 1);
-  first_section_.resize(buffers.size());
-  end_section_.resize(buffers.size());
+  std::sort(sections.times.begin(), sections.times.end());
+  sections.times.erase(std::unique(sections.times.begin(), sections.times.end()), sections.times.end());
+  const auto section_of = [&](int64_t time) {
+    return static_cast<int32_t>(std::lower_bound(sections.times.begin(), sections.times.end(), time) - sections.times.begin());
+  };
+  sections.first.resize(buffers.size());
+  sections.end.resize(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
-    first_section_[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].lower) - times.begin());
-    end_section_[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].upper) - times.begin());
+    sections.first[i] = section_of(buffers[i].lower);
+    sections.end[i] = section_of(buffers[i].upper);
   }
+  return sections;
+}
+
+LifetimeIndex::LifetimeIndex(const std::vector<PlaceBuffer>& buffers) {
+  TimeSections sections = time_sections(buffers);
+  leaves_ = std::max<int>(1, sections.count());
+  first_section_ = std::move(sections.first);
+  end_section_ = std::move(sections.end);
   covering_.resize(static_cast<size_t>(leaves_) * 4);
   touching_.resize(static_cast<size_t>(leaves_) * 4);
   seen_.assign(buffers.size(), 0);

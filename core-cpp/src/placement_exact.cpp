@@ -104,22 +104,14 @@ class CanonicalSearch {
   };
 
   void build_sections() {
-    std::vector<int64_t> times;
-    for (const PlaceBuffer& b : buffers_) {
-      times.push_back(b.lower);
-      times.push_back(b.upper);
-    }
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    sections_ = std::max<int32_t>(0, static_cast<int32_t>(times.size()) - 1);
-    first_.resize(static_cast<size_t>(n_));
-    end_.resize(static_cast<size_t>(n_));
+    TimeSections axis = time_sections(buffers_);
+    sections_ = axis.count();
+    first_ = std::move(axis.first);
+    end_ = std::move(axis.end);
     load_.assign(static_cast<size_t>(sections_), 0);
     std::vector<int32_t> count(static_cast<size_t>(sections_) + 1, 0);
     for (int32_t b = 0; b < n_; ++b) {
       const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
-      first_[static_cast<size_t>(b)] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buf.lower) - times.begin());
-      end_[static_cast<size_t>(b)] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buf.upper) - times.begin());
       for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
         load_[static_cast<size_t>(s)] += buf.size;
         ++count[static_cast<size_t>(s) + 1];

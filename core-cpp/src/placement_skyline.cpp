@@ -125,20 +125,10 @@ class DiveQueue {
 
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
                                       int64_t small_below, bool small_in_order, bool stack_starters) {
-  std::vector<int64_t> times;
-  times.reserve(buffers.size() * 2);
-  for (const PlaceBuffer& b : buffers) {
-    times.push_back(b.lower);
-    times.push_back(b.upper);
-  }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  const int32_t sections = std::max<int32_t>(1, static_cast<int32_t>(times.size()) - 1);
-  std::vector<int32_t> first(buffers.size()), end(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    first[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].lower) - times.begin());
-    end[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].upper) - times.begin());
-  }
+  TimeSections axis = time_sections(buffers);
+  const int32_t sections = std::max<int32_t>(1, axis.count());
+  const std::vector<int32_t>& first = axis.first;
+  const std::vector<int32_t>& end = axis.end;
   std::vector<int64_t> offsets(buffers.size(), 0);
   Skyline skyline(sections);
   // (lowest offset, rank in order, buffer), smallest first.
@@ -233,20 +223,12 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
 }
 
 std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers) {
-  std::vector<int64_t> times;
-  times.reserve(buffers.size() * 2);
-  for (const PlaceBuffer& b : buffers) {
-    times.push_back(b.lower);
-    times.push_back(b.upper);
-  }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  const size_t sections = times.empty() ? 0 : times.size() - 1;
+  const TimeSections axis = time_sections(buffers);
+  const size_t sections = static_cast<size_t>(axis.count());
   std::vector<int64_t> load(sections + 1, 0);
-  std::vector<int32_t> first(buffers.size()), end(buffers.size());
+  const std::vector<int32_t>& first = axis.first;
+  const std::vector<int32_t>& end = axis.end;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    first[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].lower) - times.begin());
-    end[i] = static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), buffers[i].upper) - times.begin());
     load[static_cast<size_t>(first[i])] += buffers[i].size;
     load[static_cast<size_t>(end[i])] -= buffers[i].size;
   }

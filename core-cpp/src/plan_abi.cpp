@@ -168,24 +168,22 @@ extern "C" tp_status tp_plan_validate(TP_PLAN_GRAPH_PARAMS, const int32_t* order
   if (status.is_ok()) status = validate_plan(graph, plan, &diagnostics);
   ResultBuilder result;
   if (status.is_ok()) {
-    std::vector<int32_t> codes, storages, others, ops, steps, offsets{0};
-    std::string messages;
+    std::vector<int32_t> codes, storages, others, ops, steps;
+    std::vector<std::string> messages;
     for (const Diagnostic& d : diagnostics) {
       codes.push_back(static_cast<int32_t>(d.code));
       storages.push_back(d.storage);
       others.push_back(d.other_storage);
       ops.push_back(d.op);
       steps.push_back(d.step);
-      messages += d.message;
-      offsets.push_back(static_cast<int32_t>(messages.size()));
+      messages.push_back(d.message);
     }
     result.add(codes);
     result.add(storages);
     result.add(others);
     result.add(ops);
     result.add(steps);
-    result.add_text(messages);
-    result.add(offsets);
+    result.add_text_list(messages);
   }
   return finish_call(status, &result, out);
 }

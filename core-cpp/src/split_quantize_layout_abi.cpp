@@ -41,16 +41,6 @@ Status decode_member_shapes(const int32_t* shape_offsets, const double* dims, in
   return Status::ok();
 }
 
-void add_names(const std::vector<std::string>& names, ResultBuilder* result) {
-  std::string blob;
-  std::vector<int32_t> offsets{0};
-  for (const std::string& name : names) {
-    blob += name;
-    offsets.push_back(static_cast<int32_t>(blob.size()));
-  }
-  result->add_text(blob);
-  result->add(offsets);
-}
 
 }  // namespace
 }  // namespace tp
@@ -83,7 +73,7 @@ extern "C" tp_status tp_split_quantize_layout(const int32_t* shape_offsets, cons
       roles.push_back(static_cast<int32_t>(entry.buffer.role));
     }
     result.add(members);
-    add_names(names, &result);
+    result.add_text_list(names);
     result.add(entry_shape_offsets);
     result.add(entry_dims);
     result.add(offsets);

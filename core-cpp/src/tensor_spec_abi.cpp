@@ -47,16 +47,6 @@ Status decode_spec_abi(const double* dims, int32_t rank, const int32_t* format, 
 
 namespace {
 
-void add_names(const std::vector<std::string>& names, ResultBuilder* result) {
-  std::string blob;
-  std::vector<int32_t> offsets{0};
-  for (const std::string& name : names) {
-    blob += name;
-    offsets.push_back(static_cast<int32_t>(blob.size()));
-  }
-  result->add_text(blob);
-  result->add(offsets);
-}
 
 void add_shapes(const std::vector<std::vector<int64_t>>& shapes, ResultBuilder* result) {
   std::vector<int32_t> offsets{0};
@@ -107,7 +97,7 @@ extern "C" tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, co
       alignments.push_back(static_cast<double>(buffer.alignment));
       total += static_cast<double>(buffer.bytes);
     }
-    add_names(names, &result);
+    result.add_text_list(names);
     add_shapes(shapes, &result);
     result.add(dtypes);
     result.add(elements);

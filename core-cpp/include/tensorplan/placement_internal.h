@@ -10,6 +10,16 @@
 namespace tp {
 namespace placement_detail {
 
+// The time axis compressed to the instance's distinct lower/upper times:
+// section s is [times[s], times[s + 1]), and buffer i covers the sections
+// [first[i], end[i]). Every planner that works per section starts from this.
+struct TimeSections {
+  std::vector<int64_t> times;
+  std::vector<int32_t> first, end;
+  int32_t count() const { return times.size() < 2 ? 0 : static_cast<int32_t>(times.size()) - 1; }
+};
+TimeSections time_sections(const std::vector<PlaceBuffer>& buffers);
+
 inline int64_t align_up(int64_t value, int64_t alignment) {
   if (alignment <= 1) return value;
   const int64_t rem = value % alignment;

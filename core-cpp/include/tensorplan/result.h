@@ -53,6 +53,20 @@ class ResultBuilder {
     add(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   }
 
+  // A list of strings as two arrays: the UTF-8 bytes of all of them, then
+  // CSR offsets (count + 1) into those bytes. The shape every name list and
+  // message list crosses the ABI in.
+  void add_text_list(const std::vector<std::string>& texts) {
+    std::string blob;
+    std::vector<int32_t> offsets{0};
+    for (const std::string& text : texts) {
+      blob += text;
+      offsets.push_back(static_cast<int32_t>(blob.size()));
+    }
+    add_text(blob);
+    add(offsets);
+  }
+
   tp_result* release() { return new tp_result(std::move(result_)); }
 
  private:
