@@ -37,3 +37,25 @@ describe('tensorplan describe', () => {
     expect(run('describe', '--shape', '32,32', '--usage', 'diagonal', '--backend', 'wasm').code).toBe(2);
   });
 });
+
+describe('tensorplan describe --grouped', () => {
+  it('prints the grouped layout of FORMATS.md §3 (MXFP8, K=512, first dims 128/256/384) with both sizings', () => {
+    const out = spawnSync(process.execPath, [bin, 'describe', '--grouped', '128x512,256x512,384x512', '--recipe', 'mxfp8', '--json'], { encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    const layout = JSON.parse(out.stdout);
+    expect(layout.kind).toBe('varying_first');
+    expect(layout.logicalShape).toEqual([768, 512]);
+    expect(layout.tensorOffsets).toEqual([0, 65536, 196608, 393216]);
+    const byName = Object.fromEntries(layout.buffers.map((b: { name: string }) => [b.name, b]));
+    expect(byName.rowwise_data.bytes).toBe(393216);
+    expect(byName.scale_inv.memberOffsets).toEqual([0, 2048, 6144, 12288]);
+    expect(byName.columnwise_scale_inv.memberOffsets).toEqual([0, 2048, 6144, 12288]);
+  });
+
+  it('needs exactly one of --shape and --grouped, and checks member shapes', () => {
+    expect(spawnSync(process.execPath, [bin, 'describe'], { encoding: 'utf8' }).status).toBe(2);
+    const bad = spawnSync(process.execPath, [bin, 'describe', '--grouped', '128x512,7'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--grouped member 1 = "7"');
+  });
+});

@@ -192,3 +192,30 @@ describe('tensorplan place', () => {
     expect(run('place', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('bad.csv:3: column "upper" = "oops"') });
   });
 });
+
+describe('tensorplan plan --check-fusion', () => {
+  // The accumulation pattern total = total + x_i: fusing all the adds makes one op read every x_i at once.
+  const graph = {
+    format: 'tensorplan.graph', version: 1, name: 'accumulate',
+    tensors: [{ name: 't0', bytes: 1024 }, ...[1, 2, 3, 4].flatMap((i) => [{ name: `x${i}`, bytes: 1 << 20 }, { name: `t${i}`, bytes: 1024 }])],
+    ops: [1, 2, 3, 4].flatMap((i) => [
+      { name: `make${i}`, op: 'randn', inputs: [], outputs: [`x${i}`] },
+      { name: `add${i}`, op: 'add', inputs: [`t${i - 1}`, `x${i}`], outputs: [`t${i}`] },
+    ]),
+    inputs: ['t0'], outputs: ['t4'],
+  };
+
+  it('rejects fusing the accumulation chain when it raises the peak or reads too much; accepts a harmless fusion', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-fuse-'));
+    const file = join(dir, 'accumulate.json');
+    writeFileSync(file, JSON.stringify(graph));
+    const all = JSON.parse(run('plan', file, '--json', '--check-fusion', 'add1,add2,add3,add4', '--max-fused-read', '2MiB').stdout);
+    expect(all.fusion.accepted).toBe(false);
+    expect(all.fusion.readsTooLarge).toBe(true);
+    const human = run('plan', file, '--check-fusion', 'add1,add2,add3,add4', '--max-fused-read', '2MiB');
+    expect(human.stdout).toMatch(/fusion of add1, add2, add3, add4: rejected: .*read/);
+    const pair = JSON.parse(run('plan', file, '--json', '--check-fusion', 'make1,add1').stdout);
+    expect(pair.fusion.accepted).toBe(true);
+    expect(pair.fusion.peakAfterBytes).toBeLessThanOrEqual(pair.fusion.peakBeforeBytes);
+  });
+});

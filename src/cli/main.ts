@@ -30,6 +30,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--time-limit <duration>', 'spend up to this long on exact search (e.g. 10s); default: stay fast')
     .option('--baselines', 'also measure the Inductor/XLA scheduling and greedy placement baselines')
     .option('--reference-graph', 'store the graph as a path relative to the plan file instead of embedding it')
+    .option('--check-fusion <ops>', 'judge running these ops (comma-separated) as one fused op: the peak may not rise')
+    .option('--max-fused-read <size>', 'with --check-fusion: the most a fused op may read at once, e.g. 64MiB')
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));
@@ -84,7 +86,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program
     .command('describe')
     .description('list the TransformerEngine inner buffers of a quantized tensor format')
-    .requiredOption('--shape <dims>', 'logical shape, e.g. 1024,4096')
+    .option('--shape <dims>', 'logical shape, e.g. 1024x4096')
+    .option('--grouped <members>', 'a grouped tensor instead: member shapes, e.g. 128x512,256x512,384x512')
     .option('--dtype <dtype>', 'logical dtype (fp32, bf16, fp16)', 'bf16')
     .addOption(new Option('--recipe <recipe>', 'quantization recipe')
       .choices(['none', 'fp8_delayed', 'fp8_current', 'mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d']).default('mxfp8'))

@@ -17,6 +17,8 @@ export interface PlanCommandOptions {
   baselines?: boolean;
   json?: boolean;
   referenceGraph?: boolean;
+  checkFusion?: string;
+  maxFusedRead?: string;
   backend?: BackendChoice;
 }
 
@@ -96,14 +98,26 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   } finally {
     progress.stop();
   }
+  // A proposed fusion is judged on the same graph: the peak may not rise and
+  // the fused op's reads may not exceed --max-fused-read (PyTorch Inductor's two rules).
+  const fusionOps = options.checkFusion?.split(',').map((op) => op.trim()).filter((op) => op.length > 0);
+  const fusion = fusionOps ? tp.checkFusion(graph, fusionOps, {
+    maxReadBytes: options.maxFusedRead !== undefined ? parseBytes(options.maxFusedRead, '--max-fused-read') : 0,
+    timeLimitSeconds: 0.2,
+  }) : undefined;
   if (options.output) await writeFile(options.output, JSON.stringify(plan, null, 2) + '\n');
   if (options.report) {
     await writeFile(options.report, renderReport(planReportData(plan, graph.name ?? file), loadEchartsSource()));
   }
   if (options.json) {
-    console.log(JSON.stringify(jsonSummary(plan), null, 2));
+    console.log(JSON.stringify({ ...jsonSummary(plan), ...(fusion ? { fusion: { ops: fusionOps, ...fusion } } : {}) }, null, 2));
   } else {
     printSummary(file, plan);
+    if (fusion) {
+      const why = [fusion.createsCycle && 'it would create a cycle', fusion.raisesPeak && `the peak would rise from ${formatBytes(fusion.peakBeforeBytes)} to ${formatBytes(fusion.peakAfterBytes)}`,
+        fusion.readsTooLarge && `the fused op would read ${formatBytes(fusion.readBytes)} at once`].filter(Boolean).join('; ');
+      console.log(`fusion of ${fusionOps!.join(', ')}: ${fusion.accepted ? `accepted (peak ${formatBytes(fusion.peakBeforeBytes)} -> ${formatBytes(fusion.peakAfterBytes)})` : `rejected: ${why}`}`);
+    }
     if (options.output) console.log(`plan written to ${options.output}`);
     if (options.report) console.log(`report written to ${options.report}`);
   }
