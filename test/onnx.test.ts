@@ -225,6 +225,30 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
     ]);
     expect(r.inPlace).toBe(3);
   });
+
+  it('in place over a storage with views: readers of the views are ordered before the overwrite', () => {
+    const model = onnxModel({
+      nodes: [
+        { op: 'MatMul', inputs: ['x', 'w'], outputs: ['a'], name: 'mm' },
+        { op: 'Reshape', inputs: ['a', 's'], outputs: ['v'], name: 'view' },
+        { op: 'Sigmoid', inputs: ['v'], outputs: ['u'], name: 'reads_view' },
+        { op: 'Relu', inputs: ['a'], outputs: ['b'], name: 'overwrites' },
+        { op: 'Neg', inputs: ['b'], outputs: ['y'], name: 'neg' },
+      ],
+      inputs: [{ name: 'x', shape: [4, 8] }],
+      initializers: [weight('w', [8, 8]), ints('s', [32])],
+      outputs: [{ name: 'y' }, { name: 'u' }],
+    });
+    const { graph } = importOnnx(model, { inPlace: true });
+    expect(graph.aliases).toContainEqual({ kind: 'inPlace', output: 'b', input: 'a' });
+    expect(graph.ops.find((o) => o.name === 'overwrites')?.after).toEqual(['reads_view']);
+    // Without the edge a schedule could run reads_view after the overwrite; with it every backend keeps the order.
+    for (const backend of BACKENDS) {
+      const plan = session(backend).plan(graph);
+      const order = plan.schedule;
+      expect(order.indexOf('reads_view')).toBeLessThan(order.indexOf('overwrites'));
+    }
+  });
 });
 
 describe('ONNX import: errors', () => {

@@ -293,38 +293,65 @@ class Importer {
     this.stats.inlinedIfs += 1;
   }
 
-  /** In-place aliases for element-wise ops whose same-sized input storage dies at the op. */
+  /**
+   * In-place aliases for element-wise ops whose same-sized input storage dies at the op. The core
+   * orders the other readers of the overwritten tensor first; readers of its views (or of the base
+   * it views) get `after` edges here, so no schedule reads bytes that were overwritten.
+   */
   private addInPlace(outputs: Set<string>, inputs: Set<string>): void {
-    const parent = new Map<string, string>();
-    for (const a of this.aliases) if (a.kind === 'view') parent.set(a.tensor, a.base);
-    const root = (t: string) => { let r = t; while (parent.has(r)) r = parent.get(r)!; return r; };
-    const bytes = (t: string) => {
+    const up = new Map<string, string>();
+    for (const a of this.aliases) if (a.kind === 'view') up.set(a.tensor, a.base);
+    const root = (t: string): string => {
+      const p = up.get(t);
+      if (p === undefined) return t;
+      const r = root(p);
+      if (r !== p) up.set(t, r);
+      return r;
+    };
+    const size = (t: string) => {
       const x = this.tensors.get(t)!;
-      if (x.bytes !== undefined) return { bytes: x.bytes, dtype: '' };
-      return { bytes: x.shape!.reduce((a, b) => a * b, 1), dtype: x.dtype! };
+      return x.bytes !== undefined ? `${x.bytes}` : `${x.shape!.reduce((a, b) => a * b, 1)} ${x.dtype}`;
     };
     const lastUse = new Map<string, number>();
+    const members = new Map<string, string[]>();
+    const readers = new Map<string, number[]>();
     this.ops.forEach((op, i) => {
+      for (const t of op.inputs) readers.set(t, [...(readers.get(t) ?? []), i]);
       for (const t of [...op.inputs, ...op.outputs]) lastUse.set(root(t), i);
     });
+    for (const t of this.tensors.keys()) {
+      const r = root(t);
+      if (!members.has(r)) members.set(r, []);
+      members.get(r)!.push(t);
+    }
     const pinned = new Set([...outputs, ...inputs, ...this.usedConstants].map(root));
     const mutated = new Set<string>();
     this.ops.forEach((op, i) => {
       if (!IN_PLACE_OPS.has(op.op) || op.outputs.length === 0) return;
       const out = op.outputs[0];
-      for (const input of op.inputs) {
-        const r = root(input);
-        const a = bytes(input), b = bytes(out);
-        if (pinned.has(r) || mutated.has(input) || lastUse.get(r) !== i || a.bytes !== b.bytes || a.dtype !== b.dtype) continue;
-        // The output takes over the storage: its later uses extend the storage's life.
-        this.aliases.push({ kind: 'inPlace', output: out, input });
-        mutated.add(input);
-        parent.set(out, input);
-        lastUse.set(r, Math.max(i, lastUse.get(out) ?? i));
-        if (outputs.has(out)) pinned.add(r);
-        this.stats.inPlace += 1;
-        break;
+      const input = op.inputs.find((t) => {
+        const r = root(t);
+        return !pinned.has(r) && !mutated.has(t) && lastUse.get(r) === i && size(t) === size(out) && root(out) === out;
+      });
+      if (input === undefined) return;
+      const r = root(input);
+      const after = new Set(op.after ?? []);
+      for (const m of members.get(r) ?? []) {
+        if (m === input) continue;
+        for (const j of readers.get(m) ?? []) {
+          if (j !== i && !this.ops[j].inputs.includes(input)) after.add(this.ops[j].name);
+        }
       }
+      if (after.size) op.after = [...after];
+      this.aliases.push({ kind: 'inPlace', output: out, input });
+      mutated.add(input);
+      // The output takes over the storage: its later uses (and its views) extend the storage's life.
+      up.set(out, input);
+      members.get(r)!.push(...(members.get(out) ?? [out]));
+      members.delete(out);
+      lastUse.set(r, Math.max(i, lastUse.get(out) ?? i));
+      if (pinned.has(out)) pinned.add(r);
+      this.stats.inPlace += 1;
     });
   }
 }

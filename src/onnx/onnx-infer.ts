@@ -462,7 +462,6 @@ const RULES: Record<string, Rule> = {
   },
   IsNaN: (c) => [{ shape: input(c, 0).shape, elemType: DT.BOOL }],
   IsInf: (c) => [{ shape: input(c, 0).shape, elemType: DT.BOOL }],
-  Einsum: () => gap('Einsum shapes are not inferred'),
 };
 
 function argReduce(c: InferContext): Value[] {
