@@ -1,6 +1,7 @@
 // ONNX import: import + plan time for a generated 10^4-node model, per backend,
 // and arena / lower bound (with and without in-place) for every model the ONNX tests plan.
 import { importOnnx } from '../dist/index.mjs';
+import { CASES } from '../test/onnx-cases.mjs';
 import { ALL_MODELS, MODEL_OPTIONS, generatedModel } from '../test/onnx-zoo.mjs';
 import { fmt, printTable, timeMedian } from './harness.mjs';
 
@@ -31,6 +32,8 @@ export async function run({ sessions }) {
     }
     quality.push(cells);
   }
+  const ratios = CASES.map((c) => tp.plan(importOnnx(c.model).graph).statistics.arenaOverLowerBound);
+  quality.push([`${CASES.length} one-operator models`, '1 each', '', '', '', '', `${fmt(Math.min(...ratios), 4)}..${fmt(Math.max(...ratios), 4)}`, '', '', '']);
   printTable(`ONNX models of the tests: arena / lower bound (backend ${tp === sessions.native ? 'native' : 'wasm'}, fast effort)`,
     ['model', 'nodes', 'ops', 'folded', 'views', 'peak MiB', 'arena / LB', 'peak MiB in-place', 'arena / LB in-place', 'in-place aliases'], quality);
 }

@@ -6,6 +6,7 @@ import { TensorplanError, importOnnx, parseGraph } from '../dist/index.mjs';
 import type { GraphDocument } from '../dist/index.mjs';
 import { BACKENDS, BOTH_BACKENDS, session } from './backends';
 import { T, ints, onnxModel, oneNode, weight } from './onnx-models.mjs';
+import { CASES } from './onnx-cases.mjs';
 import { ALL_MODELS, MODEL_OPTIONS, convNet, generatedModel, transformerBlock } from './onnx-zoo.mjs';
 
 const tensor = (g: GraphDocument, name: string) => {
@@ -18,65 +19,39 @@ const shapeOf = (model: Uint8Array, name = 'y', options = {}) => {
   return t.shape;
 };
 
-interface Case { op: string; model: Uint8Array; out: Record<string, number[]>; dtype?: string }
-
-const x4 = { x: [1, 3, 32, 32] };
-const CASES: Case[] = [
-  { op: 'Conv', model: oneNode('Conv', x4, { initializers: [weight('w', [8, 3, 3, 3])], extraInputs: ['w'], attrs: { pads: [1, 1, 1, 1], strides: [2, 2] } }), out: { y: [1, 8, 16, 16] } },
-  { op: 'Conv (auto_pad SAME_UPPER, dilation)', model: oneNode('Conv', x4, { initializers: [weight('w', [4, 3, 5, 5])], extraInputs: ['w'], attrs: { auto_pad: 'SAME_UPPER', strides: [3, 3] } }), out: { y: [1, 4, 11, 11] } },
-  { op: 'Conv (grouped, dilated)', model: oneNode('Conv', { x: [2, 4, 20, 20] }, { initializers: [weight('w', [4, 1, 3, 3])], extraInputs: ['w'], attrs: { group: 4, dilations: [2, 2] } }), out: { y: [2, 4, 16, 16] } },
-  { op: 'ConvTranspose', model: oneNode('ConvTranspose', { x: [1, 8, 16, 16] }, { initializers: [weight('w', [8, 4, 4, 4])], extraInputs: ['w'], attrs: { strides: [2, 2], pads: [1, 1, 1, 1] } }), out: { y: [1, 4, 32, 32] } },
-  { op: 'MatMul (batched, broadcast)', model: oneNode('MatMul', { a: [2, 1, 5, 7], b: [3, 7, 4] }), out: { y: [2, 3, 5, 4] } },
-  { op: 'MatMul (vector)', model: oneNode('MatMul', { a: [7], b: [2, 7, 4] }), out: { y: [2, 4] } },
-  { op: 'Gemm (transB)', model: oneNode('Gemm', { a: [6, 10] }, { initializers: [weight('b', [12, 10]), weight('c', [12])], extraInputs: ['b', 'c'], attrs: { transB: 1 } }), out: { y: [6, 12] } },
-  { op: 'Add (broadcast)', model: oneNode('Add', { a: [4, 1, 6], b: [5, 1] }), out: { y: [4, 5, 6] } },
-  { op: 'Where', model: oneNode('Where', { c: [3, 1], a: [1, 4], b: [1] }, { types: { c: T.BOOL } }), out: { y: [3, 4] } },
-  { op: 'Equal', model: oneNode('Equal', { a: [2, 3], b: [3] }), out: { y: [2, 3] }, dtype: 'bool' },
-  { op: 'Relu', model: oneNode('Relu', { a: [2, 3] }), out: { y: [2, 3] } },
-  { op: 'Reshape (0 and -1)', model: oneNode('Reshape', { x: [2, 3, 4] }, { initializers: [ints('s', [0, -1])], extraInputs: ['s'] }), out: { y: [2, 12] } },
-  { op: 'Transpose', model: oneNode('Transpose', { x: [2, 3, 4] }, { attrs: { perm: [2, 0, 1] } }), out: { y: [4, 2, 3] } },
-  { op: 'Transpose (default reverses)', model: oneNode('Transpose', { x: [2, 3, 4] }), out: { y: [4, 3, 2] } },
-  { op: 'Concat', model: oneNode('Concat', { a: [2, 3], b: [2, 5] }, { attrs: { axis: -1 } }), out: { y: [2, 8] } },
-  { op: 'Split (sizes)', model: oneNode('Split', { x: [10, 4] }, { initializers: [ints('s', [3, 7])], extraInputs: ['s'], outputs: ['y0', 'y1'] }), out: { y0: [3, 4], y1: [7, 4] } },
-  { op: 'Split (equal, opset 11 attr)', model: oneNode('Split', { x: [4, 9] }, { attrs: { axis: 1 }, outputs: ['y0', 'y1', 'y2'], opset: 11 }), out: { y0: [4, 3], y2: [4, 3] } },
-  { op: 'Slice (negative, steps)', model: oneNode('Slice', { x: [10, 20] }, { initializers: [ints('st', [1, -1]), ints('en', [8, 0]), ints('ax', [0, 1]), ints('sp', [2, -3])], extraInputs: ['st', 'en', 'ax', 'sp'] }), out: { y: [4, 7] } },
-  { op: 'Slice (opset 9 attrs, clamped)', model: oneNode('Slice', { x: [10, 20] }, { attrs: { starts: [2], ends: [1000], axes: [1] }, opset: 9 }), out: { y: [10, 18] } },
-  { op: 'Squeeze', model: oneNode('Squeeze', { x: [1, 3, 1, 5] }, { initializers: [ints('ax', [0])], extraInputs: ['ax'] }), out: { y: [3, 1, 5] } },
-  { op: 'Squeeze (all ones)', model: oneNode('Squeeze', { x: [1, 3, 1, 5] }), out: { y: [3, 5] } },
-  { op: 'Unsqueeze', model: oneNode('Unsqueeze', { x: [3, 5] }, { initializers: [ints('ax', [0, -1])], extraInputs: ['ax'] }), out: { y: [1, 3, 5, 1] } },
-  { op: 'Unsqueeze (opset 11 attr)', model: oneNode('Unsqueeze', { x: [3, 5] }, { attrs: { axes: [1] }, opset: 11 }), out: { y: [3, 1, 5] } },
-  { op: 'Flatten', model: oneNode('Flatten', { x: [2, 3, 4, 5] }, { attrs: { axis: 2 } }), out: { y: [6, 20] } },
-  { op: 'MaxPool (ceil, indices)', model: oneNode('MaxPool', { x: [1, 2, 7, 7] }, { attrs: { kernel_shape: [2, 2], strides: [2, 2], ceil_mode: 1 }, outputs: ['y', 'i'] }), out: { y: [1, 2, 4, 4], i: [1, 2, 4, 4] } },
-  { op: 'AveragePool', model: oneNode('AveragePool', { x: [1, 2, 7, 7] }, { attrs: { kernel_shape: [3, 3], pads: [1, 1, 1, 1] } }), out: { y: [1, 2, 7, 7] } },
-  { op: 'GlobalAveragePool', model: oneNode('GlobalAveragePool', { x: [2, 8, 7, 9] }), out: { y: [2, 8, 1, 1] } },
-  { op: 'Resize (scales)', model: oneNode('Resize', { x: [1, 3, 10, 10] }, { initializers: [{ name: 'sc', dims: [4], floats: [1, 1, 2, 2.5] }], extraInputs: ['', 'sc'] }), out: { y: [1, 3, 20, 25] } },
-  { op: 'Resize (sizes)', model: oneNode('Resize', { x: [1, 3, 10, 10] }, { initializers: [ints('sz', [1, 3, 7, 9])], extraInputs: ['', '', 'sz'] }), out: { y: [1, 3, 7, 9] } },
-  { op: 'Softmax', model: oneNode('Softmax', { x: [4, 10] }), out: { y: [4, 10] } },
-  { op: 'LayerNormalization (stats)', model: oneNode('LayerNormalization', { x: [2, 5, 8] }, { initializers: [weight('g', [8])], extraInputs: ['g'], outputs: ['y', 'm', 'r'] }), out: { y: [2, 5, 8], m: [2, 5, 1], r: [2, 5, 1] } },
-  { op: 'BatchNormalization', model: oneNode('BatchNormalization', { x: [2, 4, 5, 5] }, { initializers: ['s', 'b', 'm', 'v'].map((n) => weight(n, [4])), extraInputs: ['s', 'b', 'm', 'v'] }), out: { y: [2, 4, 5, 5] } },
-  { op: 'Cast', model: oneNode('Cast', { x: [3, 4] }, { attrs: { to: T.FLOAT16 } }), out: { y: [3, 4] }, dtype: 'fp16' },
-  { op: 'Gather', model: oneNode('Gather', { x: [10, 6], i: [2, 3] }, { attrs: { axis: 0 }, types: { i: T.INT64 } }), out: { y: [2, 3, 6] } },
-  { op: 'LSTM (bidirectional)', model: oneNode('LSTM', { x: [7, 2, 5] }, { initializers: [weight('w', [2, 32, 5]), weight('r', [2, 32, 8])], extraInputs: ['w', 'r'], attrs: { hidden_size: 8, direction: 'bidirectional' }, outputs: ['y', 'h', 'c'] }), out: { y: [7, 2, 2, 8], h: [2, 2, 8], c: [2, 2, 8] } },
-  { op: 'GRU (batch-first)', model: oneNode('GRU', { x: [3, 9, 5] }, { initializers: [weight('w', [1, 18, 5]), weight('r', [1, 18, 6])], extraInputs: ['w', 'r'], attrs: { hidden_size: 6, layout: 1 }, outputs: ['y', 'h'] }), out: { y: [3, 9, 1, 6], h: [3, 1, 6] } },
-  { op: 'Pad', model: oneNode('Pad', { x: [1, 3, 8, 8] }, { initializers: [ints('p', [0, 0, 1, 2, 0, 0, 3, 4])], extraInputs: ['p'] }), out: { y: [1, 3, 12, 14] } },
-  { op: 'ReduceMean (keepdims)', model: oneNode('ReduceMean', { x: [2, 3, 4] }, { attrs: { axes: [1] } }), out: { y: [2, 1, 4] } },
-  { op: 'ReduceSum (axes input, no keepdims)', model: oneNode('ReduceSum', { x: [2, 3, 4] }, { initializers: [ints('ax', [0, 2])], extraInputs: ['ax'], attrs: { keepdims: 0 } }), out: { y: [3] } },
-  { op: 'ArgMax', model: oneNode('ArgMax', { x: [2, 3, 4] }, { attrs: { axis: 2, keepdims: 0 } }), out: { y: [2, 3] }, dtype: 'int64' },
-  { op: 'QuantizeLinear', model: oneNode('QuantizeLinear', { x: [4, 4] }, { initializers: [weight('s', []), { name: 'z', dims: [], type: T.INT8, raw: new Uint8Array(1) }], extraInputs: ['s', 'z'] }), out: { y: [4, 4] }, dtype: 'int8' },
-  { op: 'DequantizeLinear', model: oneNode('DequantizeLinear', { x: [4, 4] }, { types: { x: T.INT8 }, initializers: [weight('s', [])], extraInputs: ['s'] }), out: { y: [4, 4] }, dtype: 'fp32' },
-  { op: 'Expand', model: oneNode('Expand', { x: [3, 1] }, { initializers: [ints('s', [2, 1, 4])], extraInputs: ['s'] }), out: { y: [2, 3, 4] } },
-  { op: 'Tile', model: oneNode('Tile', { x: [3, 2] }, { initializers: [ints('r', [2, 3])], extraInputs: ['r'] }), out: { y: [6, 6] } },
-  { op: 'TopK', model: oneNode('TopK', { x: [5, 10] }, { initializers: [ints('k', [3])], extraInputs: ['k'], outputs: ['v', 'i'] }), out: { v: [5, 3], i: [5, 3] } },
-  { op: 'DepthToSpace', model: oneNode('DepthToSpace', { x: [1, 8, 3, 3] }, { attrs: { blocksize: 2 } }), out: { y: [1, 2, 6, 6] } },
-];
-
 describe('ONNX import: shape inference per operator', () => {
-  it.each(CASES.map((c) => [c.op, c] as const))('%s', (_name, c) => {
+  it.each(CASES.map((c) => [c.op, c] as const))('%s', (_name, c: { model: Uint8Array; out: Record<string, number[]>; dtype?: string; op: string }) => {
     const { graph } = importOnnx(c.model);
     for (const [name, shape] of Object.entries(c.out)) expect(tensor(graph, name).shape, name).toEqual(shape);
     if (c.dtype) expect(tensor(graph, Object.keys(c.out)[0]).dtype).toBe(c.dtype);
     expect(graph.ops).toHaveLength(1);
     expect(graph.ops[0].op).toBe(c.op.split(' ')[0]);
+  });
+
+  const UNARY = ['Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Neg', 'Abs', 'Sqrt', 'Reciprocal', 'Erf', 'Gelu', 'LeakyRelu', 'Elu', 'Selu',
+    'HardSigmoid', 'HardSwish', 'Softplus', 'Softsign', 'Clip', 'Sin', 'Cos', 'Floor', 'Ceil', 'Round', 'Sign', 'Mish', 'Celu',
+    'Softmax', 'LogSoftmax', 'Hardmax', 'InstanceNormalization', 'LRN', 'Dropout', 'Identity', 'Trilu', 'CumSum'];
+  it.each(UNARY)('%s keeps shape and type', (op) => {
+    const t = tensor(importOnnx(oneNode(op, { x: [2, 3, 5, 7] }, { types: { x: T.FLOAT16 } })).graph, 'y');
+    expect(t).toMatchObject({ shape: [2, 3, 5, 7], dtype: 'fp16' });
+  });
+
+  const BINARY = ['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Sum', 'Mean', 'Mod'];
+  const COMPARE = ['Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'And', 'Or', 'Xor'];
+  it.each([...BINARY, ...COMPARE])('%s broadcasts its inputs', (op) => {
+    const t = tensor(importOnnx(oneNode(op, { a: [3, 1, 5], b: [4, 1] }, { types: { a: T.INT32, b: T.INT32 } })).graph, 'y');
+    expect(t).toMatchObject({ shape: [3, 4, 5], dtype: COMPARE.includes(op) ? 'bool' : 'int32' });
+  });
+
+  const REDUCE = ['ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceProd', 'ReduceL1', 'ReduceL2', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceSumSquare'];
+  it.each(REDUCE)('%s: axes as attribute (opset 17) and as input (opset 18)', (op) => {
+    expect(shapeOf(oneNode(op, { x: [2, 3, 4] }, { attrs: { axes: [-1], keepdims: 0 } }))).toEqual([2, 3]);
+    expect(shapeOf(oneNode(op, { x: [2, 3, 4] }, { opset: 18, initializers: [ints('ax', [0])], extraInputs: ['ax'] }))).toEqual([1, 3, 4]);
+    expect(shapeOf(oneNode(op, { x: [2, 3, 4] }, { opset: 18 }))).toEqual([1, 1, 1]);
+  });
+
+  it.each(['GlobalMaxPool', 'GlobalLpPool'])('%s reduces every spatial dimension to 1', (op) => {
+    expect(shapeOf(oneNode(op, { x: [2, 3, 9, 4, 5] }))).toEqual([2, 3, 1, 1, 1]);
   });
 
   it('MatMul output shape follows numpy broadcasting for any batch shapes', () => {
@@ -248,6 +223,48 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
       const order = plan.schedule;
       expect(order.indexOf('reads_view')).toBeLessThan(order.indexOf('overwrites'));
     }
+  });
+});
+
+describe.each(BACKENDS)('ONNX in-place on random chains (%s)', (backend) => {
+  const tp = session(backend);
+  it('every in-place graph plans validly and never has a higher peak than without', () => {
+    const ops = ['Relu', 'Reshape', 'Add', 'Sigmoid', 'Flatten', 'Mul', 'Tanh'];
+    fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom(...ops), fc.nat(), fc.boolean()), { minLength: 1, maxLength: 14 }), (steps) => {
+      const nodes = [];
+      const live = ['x'];
+      steps.forEach(([op, pick, output], k) => {
+        const a = live[pick % live.length], b = live[(pick * 7 + 3) % live.length];
+        const inputs = op === 'Reshape' ? [a, 'shape'] : op === 'Add' || op === 'Mul' ? [a, b] : [a];
+        nodes.push({ op, inputs, outputs: [`t${k}`], name: `n${k}` });
+        live.push(`t${k}`);
+        if (output) live.shift();
+      });
+      const model = onnxModel({
+        nodes, inputs: [{ name: 'x', shape: [4, 16] }], initializers: [ints('shape', [4, 16])],
+        outputs: [{ name: live[live.length - 1] }, ...(live.length > 1 ? [{ name: live[0] }] : [])].filter((o, i, all) => all.findIndex((p) => p.name === o.name) === i),
+      });
+      const off = tp.plan(importOnnx(model).graph);
+      const onGraph = importOnnx(model, { inPlace: true }).graph;
+      const on = tp.plan(onGraph);
+      expect(tp.validate(on)).toEqual([]);
+      expect(on.statistics.peakBytes).toBeLessThanOrEqual(off.statistics.peakBytes);
+      // No op reads a tensor after an op overwrote its storage, in the planned order.
+      const step = new Map(on.schedule.map((name, i) => [name, i]));
+      const writerOf = new Map(onGraph.ops.flatMap((o) => o.outputs.map((t) => [t, o.name] as const)));
+      for (const alias of onGraph.aliases ?? []) {
+        if (alias.kind !== 'inPlace') continue;
+        const overwrite = step.get(writerOf.get(alias.output)!)!;
+        const base = (t: string): string => { const v = (onGraph.aliases ?? []).find((x) => x.kind === 'view' && x.tensor === t); return v && v.kind === 'view' ? base(v.base) : t; };
+        const sameStorage = onGraph.tensors.map((t) => t.name).filter((t) => base(t) === base(alias.input) && t !== alias.output);
+        for (const o of onGraph.ops) {
+          if (o.name === writerOf.get(alias.output) || !o.inputs.some((t) => sameStorage.includes(t))) continue;
+          const pre = o.inputs.filter((t) => sameStorage.includes(t) && step.get(writerOf.get(t) ?? '') !== undefined && step.get(writerOf.get(t)!)! >= overwrite);
+          if (pre.length === o.inputs.filter((t) => sameStorage.includes(t)).length) continue; // reads only values written after the overwrite
+          expect(step.get(o.name)!, `${o.name} reads ${alias.input}'s storage`).toBeLessThan(overwrite);
+        }
+      }
+    }), { numRuns: 60 });
   });
 });
 
