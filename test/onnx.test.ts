@@ -1,5 +1,6 @@
 // ONNX import: shape inference per operator, views, folding, If inlining,
 // in-place, errors, and planning the imported graphs on every backend.
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TensorplanError, importOnnx, parseGraph } from '../dist/index.mjs';
@@ -293,6 +294,24 @@ describe('ONNX import: errors', () => {
     expect(() => importOnnx(missing)).toThrow(/reads "ghost", which no earlier node/);
     expect(() => importOnnx(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0x02]), { source: 'bad.onnx' })).toThrow(TensorplanError);
     expect(() => importOnnx(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0x02]), { source: 'bad.onnx' })).toThrow(/bad\.onnx: not a readable ONNX file/);
+  });
+});
+
+describe('ONNX import: a file written by the onnx package itself', () => {
+  // test/fixtures/make-onnx-fixture.py wrote it with onnx.helper (raw_data initializers, BOOL Constant, If).
+  const bytes = readFileSync(new URL('./fixtures/official-writer.onnx', import.meta.url));
+  it('decodes, binds N, inlines the If and infers Conv -> Reshape -> Relu -> Gemm', () => {
+    const r = importOnnx(bytes, { dims: { N: 5 } });
+    expect(r.producer).toBe('onnx-helper');
+    expect(r.opset).toBe(17);
+    expect(r.inlinedIfs).toBe(1);
+    expect(r.graph.ops.map((o) => o.op)).toEqual(['Conv', 'Reshape', 'Relu', 'Gemm']);
+    // Conv: floor((8 + 2 - 3) / 2) + 1 = 4; Reshape [0, -1] keeps N and flattens 4*4*4.
+    expect(tensor(r.graph, 'c').shape).toEqual([5, 4, 4, 4]);
+    expect(tensor(r.graph, 'f').shape).toEqual([5, 64]);
+    expect(tensor(r.graph, 'y').shape).toEqual([5, 10]);
+    expect(r.graph.persistent).toEqual(['W', 'B', 'shape', 'Wfc']);
+    expect(r.graph.aliases).toEqual([{ kind: 'view', tensor: 'f', base: 'c' }]);
   });
 });
 
