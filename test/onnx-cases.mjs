@@ -50,4 +50,7 @@ export const CASES = [
   { op: 'Tile', model: oneNode('Tile', { x: [3, 2] }, { initializers: [ints('r', [2, 3])], extraInputs: ['r'] }), out: { y: [6, 6] } },
   { op: 'TopK', model: oneNode('TopK', { x: [5, 10] }, { initializers: [ints('k', [3])], extraInputs: ['k'], outputs: ['v', 'i'] }), out: { v: [5, 3], i: [5, 3] } },
   { op: 'DepthToSpace', model: oneNode('DepthToSpace', { x: [1, 8, 3, 3] }, { attrs: { blocksize: 2 } }), out: { y: [1, 2, 6, 6] } },
+  { op: 'Einsum (batched matmul)', model: oneNode('Einsum', { a: [2, 3, 4], b: [2, 4, 5] }, { attrs: { equation: 'bij,bjk->bik' } }), out: { y: [2, 3, 5] } },
+  { op: 'Einsum (implicit output, ellipsis)', model: oneNode('Einsum', { a: [7, 2, 3], b: [3, 4] }, { attrs: { equation: '...ij,jk' } }), out: { y: [7, 2, 4] } },
+  { op: 'OneHot', model: oneNode('OneHot', { i: [3, 4] }, { types: { i: T.INT64 }, initializers: [ints('depth', [10], []), { name: 'vals', dims: [2], floats: [0, 1] }], extraInputs: ['depth', 'vals'], attrs: { axis: 1 } }), out: { y: [3, 10, 4] } },
 ];

@@ -462,7 +462,51 @@ const RULES: Record<string, Rule> = {
   },
   IsNaN: (c) => [{ shape: input(c, 0).shape, elemType: DT.BOOL }],
   IsInf: (c) => [{ shape: input(c, 0).shape, elemType: DT.BOOL }],
+  Einsum: (c) => einsum(c),
+  OneHot: (c) => {
+    const idx = input(c, 0);
+    const depth = constInput(c, 1, 'depth')?.[0] ?? gap('the depth input is missing');
+    const rank = idx.shape.length + 1;
+    const axis = normAxis(attrInt(c, 'axis', -1), rank);
+    const shape = [...idx.shape.slice(0, axis), depth, ...idx.shape.slice(axis)];
+    return [{ shape, elemType: input(c, 2).elemType }];
+  },
 };
+
+/** Einsum: letters bind dimensions; `...` broadcasts; without `->` the output is the letters used once, sorted. */
+function einsum(c: InferContext): Value[] {
+  const eq = (attr(c, 'equation')?.s ?? gap('the equation attribute is missing')).replace(/\s+/g, '');
+  const [lhs, rhs] = eq.split('->');
+  const terms = lhs.split(',');
+  if (terms.length !== c.inputs.length) gap(`the equation "${eq}" names ${terms.length} operands, the node has ${c.inputs.length}`);
+  const dims = new Map<string, number>();
+  const count = new Map<string, number>();
+  const ellipses: number[][] = [];
+  terms.forEach((term, k) => {
+    const shape = input(c, k).shape;
+    const letters = term.replace('...', '');
+    const ellRank = term.includes('...') ? shape.length - letters.length : 0;
+    if (ellRank < 0 || (!term.includes('...') && letters.length !== shape.length)) gap(`operand ${k} "${term}" does not match its rank ${shape.length}`);
+    const start = term.indexOf('...');
+    let axis = 0;
+    for (let i = 0; i < term.length; ++i) {
+      if (i === start) { ellipses.push(shape.slice(axis, axis + ellRank)); axis += ellRank; i += 2; continue; }
+      const l = term[i], d = shape[axis++];
+      const known = dims.get(l);
+      if (known !== undefined && known !== d && known !== 1 && d !== 1) gap(`"${l}" is ${known} in one operand and ${d} in another`);
+      dims.set(l, known === undefined || known === 1 ? d : known);
+      count.set(l, (count.get(l) ?? 0) + 1);
+    }
+  });
+  const ell = broadcastShapes(ellipses);
+  const out = rhs ?? `${ellipses.length ? '...' : ''}${[...count].filter(([, n]) => n === 1).map(([l]) => l).sort().join('')}`;
+  const shape: number[] = [];
+  for (let i = 0; i < out.length; ++i) {
+    if (out.startsWith('...', i)) { shape.push(...ell); i += 2; continue; }
+    shape.push(dims.get(out[i]) ?? gap(`output letter "${out[i]}" appears in no operand`));
+  }
+  return [{ shape, elemType: input(c, 0).elemType }];
+}
 
 function argReduce(c: InferContext): Value[] {
   const x = input(c, 0);
