@@ -148,7 +148,7 @@ export function quantized() {
 }
 
 /**
- * A generated model of about `nodes` nodes: a chain of residual blocks (MatMul, Add, Relu, Reshape,
+ * A generated model of `nodes` nodes: a chain of residual blocks (MatMul, Add, Relu, Reshape,
  * Transpose, Softmax, Concat, Slice) with varied widths, for scale.
  */
 export function generatedModel(nodes = 10_000, seed = 1) {
@@ -160,14 +160,15 @@ export function generatedModel(nodes = 10_000, seed = 1) {
   let k = 0;
   const push = (n) => { list.push({ ...n, name: `n${list.length}` }); };
   const recent = [];
-  while (list.length + 8 <= nodes) {
+  while (list.length + 9 <= nodes) {
     const w = `w${k}`;
     inits.push(weight(w, [width, width]));
     push({ op: 'MatMul', inputs: [x, w], outputs: [`m${k}`] });
     push({ op: 'Relu', inputs: [`m${k}`], outputs: [`r${k}`] });
     const skip = recent.length ? recent[Math.floor(random() * recent.length)] : x;
     push({ op: 'Add', inputs: [`r${k}`, skip], outputs: [`a${k}`] });
-    push({ op: 'Transpose', inputs: [`a${k}`], outputs: [`t${k}`], attrs: { perm: [1, 0] } });
+    push({ op: 'Reshape', inputs: [`a${k}`, 'flat'], outputs: [`f${k}`] });
+    push({ op: 'Transpose', inputs: [`f${k}`], outputs: [`t${k}`], attrs: { perm: [1, 0] } });
     push({ op: 'Softmax', inputs: [`t${k}`], outputs: [`s${k}`], attrs: { axis: -1 } });
     push({ op: 'Transpose', inputs: [`s${k}`], outputs: [`u${k}`], attrs: { perm: [1, 0] } });
     push({ op: 'Concat', inputs: [`u${k}`, `a${k}`], outputs: [`c${k}`], attrs: { axis: 1 } });
