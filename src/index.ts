@@ -62,3 +62,6 @@ export type { DiagnosticCode, PlanDiagnostic } from './plan/validate-plan.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
 export type { MinimallocCsv } from './minimalloc-csv.js';
 export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './place.js';
+export { importOnnx, VIEW_OPS } from './onnx/onnx-import.js';
+export type { OnnxImportOptions, OnnxImportResult } from './onnx/onnx-import.js';
+export { INFERRED_OPS } from './onnx/onnx-infer.js';

@@ -4,6 +4,7 @@ import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
+import { collectInput, importCommand } from './import-command.js';
 import { placeCommand } from './place-command.js';
 import { planCommand } from './plan-command.js';
 import { validateCommand } from './validate-command.js';
@@ -23,8 +24,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program
     .command('plan')
     .description('plan a graph: op order, offsets in one arena, validation, and what makes the peak')
-    .argument('<graph>', 'graph file (format tensorplan.graph, version 1)')
+    .argument('<graph>', 'graph file (format tensorplan.graph, version 1), or an ONNX model (.onnx)')
     .option('-o, --output <plan.json>', 'write the plan file')
+    .option('--input <name=DxD...>', 'ONNX: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); repeatable', collectInput)
+    .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
     .option('--report <report.html>', 'write a self-contained HTML memory report')
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
     .option('--time-limit <duration>', 'spend up to this long on exact search (e.g. 10s); default: stay fast')
@@ -35,6 +38,16 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));
+
+  program
+    .command('import')
+    .description('import an ONNX model as a graph file: shapes inferred, constants folded, views for reshapes')
+    .argument('<model>', 'ONNX model (.onnx)')
+    .option('-o, --output <graph.json>', 'write the graph file (default: print it)')
+    .option('--input <name=DxD...>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); repeatable', collectInput)
+    .option('--in-place', 'element-wise ops may overwrite an input that dies there')
+    .option('--json', 'print what the import found (and the graph, without -o) as JSON')
+    .action(async (file, options) => setExitCode(await importCommand(file, options)));
 
   program
     .command('place')

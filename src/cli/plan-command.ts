@@ -3,13 +3,15 @@ import { dirname, relative, resolve } from 'node:path';
 import Table from 'cli-table3';
 import { init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
 import type { BackendChoice, PlanDocument } from '../index.js';
-import { EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
+import { CliError, EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
 import { formatBytes } from './format.js';
 import { parseBytes, parseSeconds } from './parse-units.js';
 import { planProgressBar } from './progress.js';
 import { readJsonFile } from './read-input.js';
+import { importOnnxFile, importSummary, isOnnxPath } from './import-command.js';
+import type { OnnxCliOptions } from './import-command.js';
 
-export interface PlanCommandOptions {
+export interface PlanCommandOptions extends OnnxCliOptions {
   output?: string;
   report?: string;
   budget?: string;
@@ -78,9 +80,13 @@ function printSummary(file: string, plan: PlanDocument): void {
   }
 }
 
-/** `tensorplan plan GRAPH.json`: schedule, place, validate; summary, plan file and report. */
+/** `tensorplan plan GRAPH.json|MODEL.onnx`: schedule, place, validate; summary, plan file and report. */
 export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
-  const graph = parseGraph(await readJsonFile(file), file);
+  const onnx = isOnnxPath(file) ? await importOnnxFile(file, options) : undefined;
+  if (!onnx && (options.input?.length || options.inPlace)) {
+    throw new CliError('--input and --in-place apply to ONNX models (MODEL.onnx) only');
+  }
+  const graph = onnx ? onnx.graph : parseGraph(await readJsonFile(file), file);
   const budgetBytes = options.budget !== undefined ? parseBytes(options.budget, '--budget') : undefined;
   const timeLimitSeconds = options.timeLimit !== undefined ? parseSeconds(options.timeLimit, '--time-limit') : undefined;
   const tp = await init({ backend: options.backend ?? 'auto' });
@@ -92,7 +98,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
       budgetBytes,
       effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast',
       timeLimitSeconds,
-      graphPath: options.referenceGraph && options.output ? relative(dirname(resolve(options.output)), resolve(file)) : undefined,
+      graphPath: options.referenceGraph && options.output && !onnx ? relative(dirname(resolve(options.output)), resolve(file)) : undefined,
       onProgress: progress.onProgress,
     });
   } finally {
@@ -112,6 +118,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   if (options.json) {
     console.log(JSON.stringify({ ...jsonSummary(plan), ...(fusion ? { fusion: { ops: fusionOps, ...fusion } } : {}) }, null, 2));
   } else {
+    if (onnx) console.log(importSummary(file, onnx));
     printSummary(file, plan);
     if (fusion) {
       const why = [fusion.createsCycle && 'it would create a cycle', fusion.raisesPeak && `the peak would rise from ${formatBytes(fusion.peakBeforeBytes)} to ${formatBytes(fusion.peakAfterBytes)}`,

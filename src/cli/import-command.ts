@@ -1,0 +1,75 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { importOnnx } from '../index.js';
+import type { GraphDocument, OnnxImportResult } from '../index.js';
+import { CliError, EXIT_OK } from './exit-codes.js';
+
+/** Options shared by `import` and `plan MODEL.onnx`. */
+export interface OnnxCliOptions {
+  /** `--input NAME=DxDx...` (repeatable): a graph input's shape, or a symbolic dimension's value. */
+  input?: string[];
+  /** `--in-place`: element-wise ops may overwrite an input that dies there. */
+  inPlace?: boolean;
+}
+
+export interface ImportCommandOptions extends OnnxCliOptions {
+  output?: string;
+  json?: boolean;
+}
+
+/** Collects repeated `--input` values (commander's variadic-by-repetition helper). */
+export function collectInput(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `x=1x3x640x640` -> ['x', [1, 3, 640, 640]]; `batch=4` -> ['batch', [4]]. */
+export function parseInputSpec(spec: string): [string, number[]] {
+  const eq = spec.lastIndexOf('=');
+  const name = spec.slice(0, eq), dims = spec.slice(eq + 1);
+  if (eq <= 0 || !/^\d+(x\d+)*$/.test(dims)) {
+    throw new CliError(`--input ${spec}: expected NAME=DxDx... (e.g. images=1x3x640x640) or SYMBOL=N (e.g. batch=4)`);
+  }
+  return [name, dims.split('x').map(Number)];
+}
+
+/** True when the path names an ONNX model rather than a graph file. */
+export const isOnnxPath = (file: string) => /\.onnx$/i.test(file);
+
+/** Reads an .onnx file and imports it with the CLI's options. */
+export async function importOnnxFile(file: string, options: OnnxCliOptions): Promise<OnnxImportResult> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const bindings: Record<string, number[]> = {};
+  for (const spec of options.input ?? []) {
+    const [name, dims] = parseInputSpec(spec);
+    bindings[name] = dims;
+  }
+  return importOnnx(bytes, { bindings, inPlace: options.inPlace ?? false, source: file });
+}
+
+/** A one-line summary of an import. */
+export function importSummary(file: string, r: OnnxImportResult, graph: GraphDocument = r.graph): string {
+  return `imported ${file} (opset ${r.opset}${r.producer ? `, from ${r.producer}` : ''}): ${r.nodes} nodes -> ${graph.ops.length} ops, `
+    + `${r.folded} folded into constants, ${graph.persistent?.length ?? 0} persistent tensors, ${r.views} views, ${r.inPlace} in place`
+    + (r.inlinedIfs ? `, ${r.inlinedIfs} If inlined` : '');
+}
+
+/** `tensorplan import MODEL.onnx -o GRAPH.json`: writes the graph file. */
+export async function importCommand(file: string, options: ImportCommandOptions): Promise<number> {
+  const r = await importOnnxFile(file, options);
+  const text = JSON.stringify(r.graph, null, 2) + '\n';
+  if (options.output) await writeFile(options.output, text);
+  if (options.json) {
+    const { graph, ...facts } = r;
+    console.log(JSON.stringify({ ...facts, ops: graph.ops.length, tensors: graph.tensors.length, ...(options.output ? {} : { graph }) }, null, 2));
+  } else if (options.output) {
+    console.log(importSummary(file, r));
+    console.log(`graph written to ${options.output}`);
+  } else {
+    process.stdout.write(text);
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,562 @@
+// Shape (and, for small shape-like constants, value) inference for the common
+// ONNX operator set. Each rule maps input values to output values; a rule that
+// cannot decide throws InferenceGap with the reason.
+import { DT } from './onnx-model.js';
+import type { OnnxAttribute, OnnxNode } from './onnx-model.js';
+
+/** What the importer knows about a value: shape, element type, and the elements of small constants. */
+export interface Value {
+  shape: number[];
+  elemType: number;
+  /** Elements (row-major), known for small constants and shape computations. */
+  data?: number[];
+}
+
+/** Raised when a rule cannot infer an output (the importer then falls back to shapes in the file). */
+export class InferenceGap extends Error {}
+
+/** Everything a rule sees. */
+export interface InferContext {
+  node: OnnxNode;
+  /** Inputs in node order; undefined for an omitted optional input (""). */
+  inputs: (Value | undefined)[];
+  /** Opset of the node's domain. */
+  opset: number;
+}
+
+type Rule = (c: InferContext) => Value[];
+
+const numel = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
+const gap = (why: string): never => { throw new InferenceGap(why); };
+
+function attr(c: InferContext, name: string): OnnxAttribute | undefined { return c.node.attributes.get(name); }
+const attrInt = (c: InferContext, name: string, fallback: number) => attr(c, name)?.i ?? fallback;
+const attrInts = (c: InferContext, name: string): number[] | undefined => {
+  const a = attr(c, name);
+  return a && a.ints.length ? a.ints : undefined;
+};
+const attrFloats = (c: InferContext, name: string): number[] | undefined => {
+  const a = attr(c, name);
+  return a && a.floats.length ? a.floats : undefined;
+};
+const attrStr = (c: InferContext, name: string, fallback: string) => attr(c, name)?.s ?? fallback;
+
+function input(c: InferContext, k: number): Value {
+  const v = c.inputs[k];
+  if (!v) return gap(`input ${k} is missing`);
+  return v;
+}
+/** The elements of a constant input (shape, axes, pads...), or undefined when the input is omitted. */
+function constInput(c: InferContext, k: number, what: string): number[] | undefined {
+  const v = c.inputs[k];
+  if (!v) return undefined;
+  if (!v.data) return gap(`its ${what} (input ${k}, "${c.node.inputs[k]}") is not a constant known at import time`);
+  return v.data;
+}
+const normAxis = (axis: number, rank: number, _c?: InferContext) => {
+  const a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) gap(`axis ${axis} is out of range for rank ${rank}`);
+  return a;
+};
+
+/** numpy-style broadcasting of several shapes. */
+export function broadcastShapes(shapes: number[][]): number[] {
+  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const out: number[] = [];
+  for (let k = 0; k < rank; ++k) {
+    let d = 1;
+    for (const s of shapes) {
+      const e = s[s.length - rank + k] ?? 1;
+      if (e === 1) continue;
+      if (d !== 1 && d !== e) gap(`shapes [${shapes.map((x) => x.join(',')).join('] and [')}] do not broadcast`);
+      d = e;
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+/** Element-wise over broadcast inputs, when every input's elements are known. */
+function broadcastData(values: Value[], shape: number[], f: (xs: number[]) => number): number[] | undefined {
+  if (!values.every((v) => v.data) || numel(shape) > 4096) return undefined;
+  const n = numel(shape);
+  const out: number[] = [];
+  for (let i = 0; i < n; ++i) {
+    const xs = values.map((v) => {
+      let idx = 0, stride = 1, rem = i;
+      const coords: number[] = [];
+      for (let k = shape.length - 1; k >= 0; --k) { coords[k] = rem % shape[k]; rem = Math.floor(rem / shape[k]); }
+      for (let k = v.shape.length - 1; k >= 0; --k) {
+        const c = coords[shape.length - v.shape.length + k];
+        idx += (v.shape[k] === 1 ? 0 : c) * stride;
+        stride *= v.shape[k];
+      }
+      return v.data![idx];
+    });
+    out.push(f(xs));
+  }
+  return out;
+}
+
+const isInt = (t: number) => t !== DT.FLOAT && t !== DT.DOUBLE && t !== DT.FLOAT16 && t !== 16;
+
+const BINARY_FN: Partial<Record<string, (a: number, b: number) => number>> = {
+  Add: (a, b) => a + b, Sub: (a, b) => a - b, Mul: (a, b) => a * b,
+  Div: (a, b) => a / b, Max: Math.max, Min: Math.min, Pow: (a, b) => a ** b, Mod: (a, b) => a % b,
+};
+const COMPARE_FN: Record<string, (a: number, b: number) => number> = {
+  Equal: (a, b) => +(a === b), Less: (a, b) => +(a < b), Greater: (a, b) => +(a > b),
+  LessOrEqual: (a, b) => +(a <= b), GreaterOrEqual: (a, b) => +(a >= b),
+  And: (a, b) => +(!!a && !!b), Or: (a, b) => +(!!a || !!b), Xor: (a, b) => +(!!a !== !!b),
+};
+const UNARY_FN: Partial<Record<string, (a: number) => number>> = {
+  Neg: (a) => -a, Abs: Math.abs, Floor: Math.floor, Ceil: Math.ceil, Relu: (a) => Math.max(0, a), Sqrt: Math.sqrt,
+  Identity: (a) => a, Sign: Math.sign, Not: (a) => +!a, Reciprocal: (a) => 1 / a, Round: Math.round,
+};
+
+/** Element-wise ops with one input and an output of the same shape and type. */
+export const UNARY_OPS = [
+  'Relu', 'Sigmoid', 'Tanh', 'Exp', 'Log', 'Neg', 'Abs', 'Sqrt', 'Reciprocal', 'Erf', 'Gelu', 'LeakyRelu', 'Elu', 'Selu',
+  'HardSigmoid', 'HardSwish', 'Softplus', 'Softsign', 'Clip', 'Sin', 'Cos', 'Tan', 'Asin', 'Acos', 'Atan', 'Sinh', 'Cosh',
+  'Floor', 'Ceil', 'Round', 'Sign', 'Not', 'Mish', 'ThresholdedRelu', 'Celu', 'Shrink', 'Swish', 'FastGelu', 'QuickGelu',
+  'BitwiseNot', 'Trilu', 'CumSum',
+];
+/** Element-wise ops with broadcasting inputs and an output of the first input's type. */
+export const BINARY_OPS = ['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Sum', 'Mean', 'Mod', 'PRelu', 'BitShift', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor'];
+/** Element-wise comparisons and logic: broadcasting, bool output. */
+export const COMPARE_OPS = ['Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'And', 'Or', 'Xor'];
+/** Ops that keep shape and type of input 0 (normalizations, softmax). */
+export const SAME_SHAPE_OPS = [
+  'Softmax', 'LogSoftmax', 'Hardmax', 'InstanceNormalization', 'GroupNormalization', 'LRN', 'LpNormalization',
+  'MeanVarianceNormalization', 'ScatterND', 'ScatterElements', 'Scatter', 'ReverseSequence', 'SimplifiedLayerNormalization',
+];
+
+function convLike(c: InferContext, x: Value, kernel: number[], outChannels: number, transpose: boolean): number[] {
+  const spatial = x.shape.length - 2;
+  if (spatial < 1) gap(`input rank ${x.shape.length} is below 3`);
+  const strides = attrInts(c, 'strides') ?? new Array(spatial).fill(1);
+  const dil = attrInts(c, 'dilations') ?? new Array(spatial).fill(1);
+  let pads = attrInts(c, 'pads') ?? new Array(2 * spatial).fill(0);
+  const autoPad = attrStr(c, 'auto_pad', 'NOTSET');
+  const out = [x.shape[0], outChannels];
+  if (transpose) {
+    const outPad = attrInts(c, 'output_padding') ?? new Array(spatial).fill(0);
+    const given = attrInts(c, 'output_shape');
+    for (let k = 0; k < spatial; ++k) {
+      if (given) { out.push(given[given.length - spatial + k]); continue; }
+      const full = strides[k] * (x.shape[k + 2] - 1) + outPad[k] + (kernel[k] - 1) * dil[k] + 1;
+      out.push(autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER' ? x.shape[k + 2] * strides[k] : full - pads[k] - pads[k + spatial]);
+    }
+    return out;
+  }
+  const ceilMode = attrInt(c, 'ceil_mode', 0) === 1;
+  for (let k = 0; k < spatial; ++k) {
+    const len = x.shape[k + 2];
+    const eff = (kernel[k] - 1) * dil[k] + 1;
+    if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') out.push(Math.ceil(len / strides[k]));
+    else if (autoPad === 'VALID') out.push(Math.floor((len - eff) / strides[k]) + 1);
+    else {
+      if (pads.length !== 2 * spatial) pads = new Array(2 * spatial).fill(0);
+      const span = len + pads[k] + pads[k + spatial] - eff;
+      let o = (ceilMode ? Math.ceil(span / strides[k]) : Math.floor(span / strides[k])) + 1;
+      // With ceil_mode the last window must start inside the input or its left padding.
+      if (ceilMode && (o - 1) * strides[k] >= len + pads[k]) o -= 1;
+      out.push(o);
+    }
+  }
+  if (out.slice(2).some((d) => d <= 0)) gap(`the output would have spatial size [${out.slice(2).join(',')}]`);
+  return out;
+}
+
+function conv(c: InferContext, xIndex: number, wIndex: number, elemType?: number): Value[] {
+  const x = input(c, xIndex), w = input(c, wIndex);
+  const kernel = attrInts(c, 'kernel_shape') ?? w.shape.slice(2);
+  return [{ shape: convLike(c, x, kernel, w.shape[0], false), elemType: elemType ?? x.elemType }];
+}
+
+function pool(c: InferContext): Value[] {
+  const x = input(c, 0);
+  const kernel = attrInts(c, 'kernel_shape') ?? gap('kernel_shape is missing');
+  const shape = convLike(c, x, kernel, x.shape[1], false);
+  const out: Value[] = [{ shape, elemType: x.elemType }];
+  if (c.node.outputs.length > 1) out.push({ shape, elemType: DT.INT64 });
+  return out;
+}
+
+function matmulShape(a: number[], b: number[]): number[] {
+  if (a.length === 0 || b.length === 0) gap('MatMul of a scalar');
+  const a2 = a.length === 1 ? [1, a[0]] : a, b2 = b.length === 1 ? [b[0], 1] : b;
+  const k1 = a2[a2.length - 1], k2 = b2[b2.length - 2];
+  if (k1 !== k2) gap(`inner dimensions differ: [${a.join(',')}] x [${b.join(',')}]`);
+  const batch = broadcastShapes([a2.slice(0, -2), b2.slice(0, -2)]);
+  const out = [...batch, a2[a2.length - 2], b2[b2.length - 1]];
+  if (a.length === 1) out.splice(out.length - 2, 1);
+  if (b.length === 1) out.splice(out.length - 1, 1);
+  return out;
+}
+
+function reduce(c: InferContext, axesFromInput: boolean, elemType?: number): Value[] {
+  const x = input(c, 0);
+  const rank = x.shape.length;
+  const axes = axesFromInput ? constInput(c, 1, 'axes') : attrInts(c, 'axes');
+  const keep = attrInt(c, 'keepdims', 1) === 1;
+  const noop = attrInt(c, 'noop_with_empty_axes', 0) === 1;
+  if ((!axes || axes.length === 0) && noop) return [{ ...x, data: undefined }];
+  const set = new Set((axes && axes.length ? axes : x.shape.map((_, k) => k)).map((a) => normAxis(a, rank, c)));
+  const shape: number[] = [];
+  x.shape.forEach((d, k) => { if (!set.has(k)) shape.push(d); else if (keep) shape.push(1); });
+  const out: Value = { shape, elemType: elemType ?? x.elemType };
+  if (c.node.opType === 'ReduceProd' && x.data && set.size === rank) out.data = [x.data.reduce((a, b) => a * b, 1)];
+  if (c.node.opType === 'ReduceSum' && x.data && set.size === rank) out.data = [x.data.reduce((a, b) => a + b, 0)];
+  return [out];
+}
+
+function rnn(c: InferContext, gates: number, withCell: boolean): Value[] {
+  const x = input(c, 0), w = input(c, 1);
+  const hidden = attr(c, 'hidden_size')?.i ?? w.shape[1] / gates;
+  const dirs = attrStr(c, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
+  const layout = attrInt(c, 'layout', 0);
+  const [seq, batch] = layout === 0 ? [x.shape[0], x.shape[1]] : [x.shape[1], x.shape[0]];
+  const y = layout === 0 ? [seq, dirs, batch, hidden] : [batch, seq, dirs, hidden];
+  const h = layout === 0 ? [dirs, batch, hidden] : [batch, dirs, hidden];
+  const out: Value[] = [{ shape: y, elemType: x.elemType }, { shape: h, elemType: x.elemType }];
+  if (withCell) out.push({ shape: h, elemType: x.elemType });
+  return out;
+}
+
+function sliceShape(c: InferContext, x: Value, starts: number[], ends: number[], axes: number[] | undefined, steps: number[] | undefined): Value {
+  const shape = [...x.shape];
+  const rank = shape.length;
+  const ax = axes ?? starts.map((_, k) => k);
+  const begin = new Array(rank).fill(0), step = new Array(rank).fill(1);
+  ax.forEach((a0, k) => {
+    const a = normAxis(a0, rank, c);
+    const d = x.shape[a], s = steps?.[k] ?? 1;
+    if (s === 0) gap('a slice step is 0');
+    let b = starts[k], e = ends[k];
+    b = b < 0 ? b + d : b; e = e < 0 ? e + d : e;
+    if (s > 0) { b = Math.min(Math.max(b, 0), d); e = Math.min(Math.max(e, 0), d); shape[a] = Math.max(0, Math.ceil((e - b) / s)); }
+    else { b = Math.min(Math.max(b, -1), d - 1); e = Math.min(Math.max(e, -1), d - 1); shape[a] = Math.max(0, Math.ceil((b - e) / -s)); }
+    begin[a] = b; step[a] = s;
+  });
+  const out: Value = { shape, elemType: x.elemType };
+  if (x.data && rank === 1) out.data = Array.from({ length: shape[0] }, (_, i) => x.data![begin[0] + i * step[0]]);
+  return out;
+}
+
+const RULES: Record<string, Rule> = {
+  Conv: (c) => conv(c, 0, 1),
+  ConvInteger: (c) => conv(c, 0, 1, DT.INT32),
+  QLinearConv: (c) => conv(c, 0, 3, input(c, 7).elemType),
+  ConvTranspose: (c) => {
+    const x = input(c, 0), w = input(c, 1);
+    const kernel = attrInts(c, 'kernel_shape') ?? w.shape.slice(2);
+    return [{ shape: convLike(c, x, kernel, w.shape[1] * attrInt(c, 'group', 1), true), elemType: x.elemType }];
+  },
+  MaxPool: pool, AveragePool: pool, LpPool: pool,
+  GlobalAveragePool: (c) => { const x = input(c, 0); return [{ shape: [...x.shape.slice(0, 2), ...x.shape.slice(2).map(() => 1)], elemType: x.elemType }]; },
+  MatMul: (c) => [{ shape: matmulShape(input(c, 0).shape, input(c, 1).shape), elemType: input(c, 0).elemType }],
+  MatMulInteger: (c) => [{ shape: matmulShape(input(c, 0).shape, input(c, 1).shape), elemType: DT.INT32 }],
+  QLinearMatMul: (c) => [{ shape: matmulShape(input(c, 0).shape, input(c, 3).shape), elemType: input(c, 7).elemType }],
+  Gemm: (c) => {
+    const a = input(c, 0), b = input(c, 1);
+    if (a.shape.length !== 2 || b.shape.length !== 2) gap('Gemm needs 2-D A and B');
+    const m = attrInt(c, 'transA', 0) ? a.shape[1] : a.shape[0];
+    const n = attrInt(c, 'transB', 0) ? b.shape[0] : b.shape[1];
+    return [{ shape: [m, n], elemType: a.elemType }];
+  },
+  Where: (c) => {
+    const [cond, x, y] = [input(c, 0), input(c, 1), input(c, 2)];
+    const shape = broadcastShapes([cond.shape, x.shape, y.shape]);
+    return [{ shape, elemType: x.elemType, data: broadcastData([cond, x, y], shape, ([p, a, b]) => (p ? a : b)) }];
+  },
+  Reshape: (c) => {
+    const x = input(c, 0);
+    const target = c.opset >= 5 ? constInput(c, 1, 'shape') ?? gap('the shape input is missing') : attrInts(c, 'shape') ?? gap('shape is missing');
+    const allowZero = attrInt(c, 'allowzero', 0) === 1;
+    const shape = target.map((d, k) => (d === 0 && !allowZero ? x.shape[k] : d));
+    const minus = shape.indexOf(-1);
+    if (minus >= 0) {
+      const rest = numel(shape.filter((_, k) => k !== minus));
+      if (rest === 0 || numel(x.shape) % rest !== 0) gap(`cannot reshape [${x.shape.join(',')}] to [${target.join(',')}]`);
+      shape[minus] = numel(x.shape) / rest;
+    }
+    if (numel(shape) !== numel(x.shape)) gap(`cannot reshape [${x.shape.join(',')}] (${numel(x.shape)} elements) to [${target.join(',')}]`);
+    return [{ shape, elemType: x.elemType, data: x.data }];
+  },
+  Flatten: (c) => {
+    const x = input(c, 0);
+    const axis = attrInt(c, 'axis', 1);
+    const a = axis < 0 ? axis + x.shape.length : axis;
+    return [{ shape: [numel(x.shape.slice(0, a)), numel(x.shape.slice(a))], elemType: x.elemType, data: x.data }];
+  },
+  Squeeze: (c) => {
+    const x = input(c, 0);
+    const axes = c.opset >= 13 ? constInput(c, 1, 'axes') : attrInts(c, 'axes');
+    const rank = x.shape.length;
+    const set = new Set(axes ? axes.map((a) => normAxis(a, rank, c)) : x.shape.flatMap((d, k) => (d === 1 ? [k] : [])));
+    for (const a of set) if (x.shape[a] !== 1) gap(`cannot squeeze axis ${a} of size ${x.shape[a]}`);
+    return [{ shape: x.shape.filter((_, k) => !set.has(k)), elemType: x.elemType, data: x.data }];
+  },
+  Unsqueeze: (c) => {
+    const x = input(c, 0);
+    const axes = (c.opset >= 13 ? constInput(c, 1, 'axes') : attrInts(c, 'axes')) ?? gap('axes are missing');
+    const rank = x.shape.length + axes.length;
+    const set = new Set(axes.map((a) => normAxis(a, rank, c)));
+    const shape: number[] = [];
+    let k = 0;
+    for (let r = 0; r < rank; ++r) shape.push(set.has(r) ? 1 : x.shape[k++]);
+    return [{ shape, elemType: x.elemType, data: x.data }];
+  },
+  Transpose: (c) => {
+    const x = input(c, 0);
+    const perm = attrInts(c, 'perm') ?? x.shape.map((_, k) => x.shape.length - 1 - k);
+    return [{ shape: perm.map((p) => x.shape[p]), elemType: x.elemType }];
+  },
+  Concat: (c) => {
+    const xs = c.inputs.filter((v): v is Value => !!v && !(v.shape.length === 1 && v.shape[0] === 0 && c.inputs.length > 1));
+    if (xs.length === 0) return [{ ...input(c, 0) }];
+    const rank = xs[0].shape.length;
+    const axis = normAxis(attrInt(c, 'axis', 0), rank, c);
+    const shape = [...xs[0].shape];
+    shape[axis] = xs.reduce((s, v) => s + v.shape[axis], 0);
+    const data = rank === 1 && xs.every((v) => v.data) ? xs.flatMap((v) => v.data!) : undefined;
+    return [{ shape, elemType: xs[0].elemType, data }];
+  },
+  Split: (c) => {
+    const x = input(c, 0);
+    const axis = normAxis(attrInt(c, 'axis', 0), x.shape.length, c);
+    const count = c.node.outputs.length;
+    let parts = c.opset >= 13 ? constInput(c, 1, 'split') : attrInts(c, 'split');
+    if (!parts) {
+      const d = x.shape[axis];
+      const n = attr(c, 'num_outputs')?.i ?? count;
+      const each = Math.ceil(d / n);
+      parts = Array.from({ length: n }, (_, k) => Math.max(0, Math.min(each, d - k * each)));
+    }
+    if (parts.reduce((a, b) => a + b, 0) !== x.shape[axis]) gap(`split sizes [${parts.join(',')}] do not add up to ${x.shape[axis]}`);
+    return parts.map((p) => { const shape = [...x.shape]; shape[axis] = p; return { shape, elemType: x.elemType }; });
+  },
+  Slice: (c) => {
+    const x = input(c, 0);
+    if (c.opset < 10) {
+      return [sliceShape(c, x, attrInts(c, 'starts') ?? gap('starts are missing'), attrInts(c, 'ends') ?? gap('ends are missing'), attrInts(c, 'axes'), undefined)];
+    }
+    return [sliceShape(c, x, constInput(c, 1, 'starts')!, constInput(c, 2, 'ends')!, constInput(c, 3, 'axes'), constInput(c, 4, 'steps'))];
+  },
+  Resize: (c) => {
+    const x = input(c, 0);
+    if (attr(c, 'axes')) gap('the axes attribute is not supported');
+    const scales = c.opset >= 11 ? constInput(c, 2, 'scales') : constInput(c, 1, 'scales');
+    const sizes = c.opset >= 11 ? constInput(c, 3, 'sizes') : undefined;
+    if (sizes && sizes.length) return [{ shape: [...sizes], elemType: x.elemType }];
+    if (!scales || !scales.length) return gap('neither scales nor sizes are given');
+    return [{ shape: x.shape.map((d, k) => Math.floor(d * scales[k])), elemType: x.elemType }];
+  },
+  Upsample: (c) => {
+    const x = input(c, 0);
+    const scales = constInput(c, 1, 'scales') ?? attrFloats(c, 'scales') ?? gap('scales are missing');
+    return [{ shape: x.shape.map((d, k) => Math.floor(d * scales[k])), elemType: x.elemType }];
+  },
+  LayerNormalization: (c) => {
+    const x = input(c, 0);
+    const axis = normAxis(attrInt(c, 'axis', -1), x.shape.length, c);
+    const stat = { shape: x.shape.map((d, k) => (k < axis ? d : 1)), elemType: attrInt(c, 'stash_type', DT.FLOAT) };
+    return [{ shape: x.shape, elemType: x.elemType }, stat, stat];
+  },
+  BatchNormalization: (c) => {
+    const x = input(c, 0);
+    const ch = { shape: [x.shape[1]], elemType: input(c, 3).elemType };
+    return [{ shape: x.shape, elemType: x.elemType }, ch, ch, ch, ch];
+  },
+  Dropout: (c) => { const x = input(c, 0); return [{ shape: x.shape, elemType: x.elemType, data: x.data }, { shape: x.shape, elemType: DT.BOOL }]; },
+  Cast: (c) => {
+    const x = input(c, 0);
+    const to = attr(c, 'to')?.i ?? gap('the "to" attribute is missing');
+    return [{ shape: x.shape, elemType: to, data: x.data && (isInt(to) ? x.data.map(Math.trunc) : x.data) }];
+  },
+  CastLike: (c) => { const x = input(c, 0); return [{ shape: x.shape, elemType: input(c, 1).elemType, data: x.data }]; },
+  Shape: (c) => {
+    const x = input(c, 0);
+    const rank = x.shape.length;
+    const clamp = (v: number) => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
+    const dims = x.shape.slice(clamp(attrInt(c, 'start', 0)), clamp(attrInt(c, 'end', rank)));
+    return [{ shape: [dims.length], elemType: DT.INT64, data: dims }];
+  },
+  Size: (c) => [{ shape: [], elemType: DT.INT64, data: [numel(input(c, 0).shape)] }],
+  Gather: (c) => {
+    const x = input(c, 0), idx = input(c, 1);
+    const axis = normAxis(attrInt(c, 'axis', 0), x.shape.length, c);
+    const shape = [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)];
+    let data: number[] | undefined;
+    if (x.data && idx.data && x.shape.length === 1) data = idx.data.map((i) => x.data![i < 0 ? i + x.shape[0] : i]);
+    return [{ shape, elemType: x.elemType, data }];
+  },
+  GatherElements: (c) => [{ shape: input(c, 1).shape, elemType: input(c, 0).elemType }],
+  GatherND: (c) => {
+    const x = input(c, 0), idx = input(c, 1);
+    const b = attrInt(c, 'batch_dims', 0);
+    const last = idx.shape[idx.shape.length - 1];
+    return [{ shape: [...idx.shape.slice(0, -1), ...x.shape.slice(b + last)], elemType: x.elemType }];
+  },
+  Expand: (c) => {
+    const x = input(c, 0);
+    const target = constInput(c, 1, 'shape') ?? gap('the shape input is missing');
+    const shape = broadcastShapes([x.shape, target]);
+    return [{ shape, elemType: x.elemType, data: broadcastData([x], shape, ([a]) => a) }];
+  },
+  Tile: (c) => {
+    const x = input(c, 0);
+    const reps = constInput(c, 1, 'repeats') ?? gap('repeats are missing');
+    return [{ shape: x.shape.map((d, k) => d * reps[k]), elemType: x.elemType }];
+  },
+  ConstantOfShape: (c) => {
+    const shape = constInput(c, 0, 'shape') ?? gap('the shape input is missing');
+    const t = attr(c, 'value')?.t;
+    const elemType = t?.dataType ?? DT.FLOAT;
+    const fill = t?.values?.[0] ?? 0;
+    return [{ shape: [...shape], elemType, data: numel(shape) <= 4096 ? new Array(numel(shape)).fill(fill) : undefined }];
+  },
+  Range: (c) => {
+    const [s, l, d] = [0, 1, 2].map((k) => constInput(c, k, ['start', 'limit', 'delta'][k])![0]);
+    const n = Math.max(0, Math.ceil((l - s) / d));
+    return [{ shape: [n], elemType: input(c, 0).elemType, data: n <= 4096 ? Array.from({ length: n }, (_, i) => s + i * d) : undefined }];
+  },
+  Pad: (c) => {
+    const x = input(c, 0);
+    const rank = x.shape.length;
+    const pads = (c.opset >= 11 ? constInput(c, 1, 'pads') : attrInts(c, 'pads')) ?? gap('pads are missing');
+    const axes = c.opset >= 18 ? constInput(c, 3, 'axes') : undefined;
+    const ax = (axes ?? x.shape.map((_, k) => k)).map((a) => normAxis(a, rank, c));
+    const shape = [...x.shape];
+    ax.forEach((a, k) => { shape[a] += pads[k] + pads[k + ax.length]; });
+    return [{ shape, elemType: x.elemType }];
+  },
+  ReduceSum: (c) => reduce(c, c.opset >= 13),
+  ArgMax: (c) => argReduce(c), ArgMin: (c) => argReduce(c),
+  TopK: (c) => {
+    const x = input(c, 0);
+    const k = c.opset >= 10 ? constInput(c, 1, 'K')![0] : attrInt(c, 'k', 0);
+    const axis = normAxis(attrInt(c, 'axis', -1), x.shape.length, c);
+    const shape = [...x.shape]; shape[axis] = k;
+    return [{ shape, elemType: x.elemType }, { shape, elemType: DT.INT64 }];
+  },
+  QuantizeLinear: (c) => {
+    const x = input(c, 0);
+    const zp = c.inputs[2];
+    const elemType = zp?.elemType ?? attr(c, 'output_dtype')?.i ?? DT.UINT8;
+    return [{ shape: x.shape, elemType: elemType || DT.UINT8 }];
+  },
+  DequantizeLinear: (c) => [{ shape: input(c, 0).shape, elemType: attr(c, 'output_dtype')?.i || input(c, 1).elemType }],
+  DynamicQuantizeLinear: (c) => [{ shape: input(c, 0).shape, elemType: DT.UINT8 }, { shape: [], elemType: DT.FLOAT }, { shape: [], elemType: DT.UINT8 }],
+  LSTM: (c) => rnn(c, 4, true),
+  GRU: (c) => rnn(c, 3, false),
+  RNN: (c) => rnn(c, 1, false),
+  DepthToSpace: (c) => {
+    const x = input(c, 0), b = attrInt(c, 'blocksize', 1);
+    return [{ shape: [x.shape[0], x.shape[1] / (b * b), x.shape[2] * b, x.shape[3] * b], elemType: x.elemType }];
+  },
+  SpaceToDepth: (c) => {
+    const x = input(c, 0), b = attrInt(c, 'blocksize', 1);
+    return [{ shape: [x.shape[0], x.shape[1] * b * b, x.shape[2] / b, x.shape[3] / b], elemType: x.elemType }];
+  },
+  IsNaN: (c) => [{ shape: input(c, 0).shape, elemType: DT.BOOL }],
+  IsInf: (c) => [{ shape: input(c, 0).shape, elemType: DT.BOOL }],
+  Einsum: (c) => einsum(c),
+  OneHot: (c) => {
+    const idx = input(c, 0);
+    const depth = constInput(c, 1, 'depth')?.[0] ?? gap('the depth input is missing');
+    const rank = idx.shape.length + 1;
+    const axis = normAxis(attrInt(c, 'axis', -1), rank);
+    const shape = [...idx.shape.slice(0, axis), depth, ...idx.shape.slice(axis)];
+    return [{ shape, elemType: input(c, 2).elemType }];
+  },
+};
+
+/** Einsum: letters bind dimensions; `...` broadcasts; without `->` the output is the letters used once, sorted. */
+function einsum(c: InferContext): Value[] {
+  const eq = (attr(c, 'equation')?.s ?? gap('the equation attribute is missing')).replace(/\s+/g, '');
+  const [lhs, rhs] = eq.split('->');
+  const terms = lhs.split(',');
+  if (terms.length !== c.inputs.length) gap(`the equation "${eq}" names ${terms.length} operands, the node has ${c.inputs.length}`);
+  const dims = new Map<string, number>();
+  const count = new Map<string, number>();
+  const ellipses: number[][] = [];
+  terms.forEach((term, k) => {
+    const shape = input(c, k).shape;
+    const letters = term.replace('...', '');
+    const ellRank = term.includes('...') ? shape.length - letters.length : 0;
+    if (ellRank < 0 || (!term.includes('...') && letters.length !== shape.length)) gap(`operand ${k} "${term}" does not match its rank ${shape.length}`);
+    const start = term.indexOf('...');
+    let axis = 0;
+    for (let i = 0; i < term.length; ++i) {
+      if (i === start) { ellipses.push(shape.slice(axis, axis + ellRank)); axis += ellRank; i += 2; continue; }
+      const l = term[i], d = shape[axis++];
+      const known = dims.get(l);
+      if (known !== undefined && known !== d && known !== 1 && d !== 1) gap(`"${l}" is ${known} in one operand and ${d} in another`);
+      dims.set(l, known === undefined || known === 1 ? d : known);
+      count.set(l, (count.get(l) ?? 0) + 1);
+    }
+  });
+  const ell = broadcastShapes(ellipses);
+  const out = rhs ?? `${ellipses.length ? '...' : ''}${[...count].filter(([, n]) => n === 1).map(([l]) => l).sort().join('')}`;
+  const shape: number[] = [];
+  for (let i = 0; i < out.length; ++i) {
+    if (out.startsWith('...', i)) { shape.push(...ell); i += 2; continue; }
+    shape.push(dims.get(out[i]) ?? gap(`output letter "${out[i]}" appears in no operand`));
+  }
+  return [{ shape, elemType: input(c, 0).elemType }];
+}
+
+function argReduce(c: InferContext): Value[] {
+  const x = input(c, 0);
+  const axis = normAxis(attrInt(c, 'axis', 0), x.shape.length, c);
+  const keep = attrInt(c, 'keepdims', 1) === 1;
+  return [{ shape: keep ? x.shape.map((d, k) => (k === axis ? 1 : d)) : x.shape.filter((_, k) => k !== axis), elemType: DT.INT64 }];
+}
+
+for (const op of ['GlobalMaxPool', 'GlobalLpPool']) RULES[op] = RULES.GlobalAveragePool;
+for (const op of ['ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceProd', 'ReduceL1', 'ReduceL2', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceSumSquare']) {
+  RULES[op] = (c) => reduce(c, c.opset >= 18);
+}
+for (const op of UNARY_OPS) {
+  RULES[op] = (c) => {
+    const x = input(c, 0);
+    const f: ((a: number) => number) | undefined = UNARY_FN[op];
+    return [{ shape: x.shape, elemType: x.elemType, data: f && x.data ? x.data.map(f) : undefined }];
+  };
+}
+RULES.Identity = (c) => { const x = input(c, 0); return [{ ...x }]; };
+for (const op of BINARY_OPS) {
+  RULES[op] = (c) => {
+    const xs = c.inputs.filter((v): v is Value => !!v);
+    const shape = op === 'PRelu' ? xs[0].shape : broadcastShapes(xs.map((v) => v.shape));
+    const f: ((a: number, b: number) => number) | undefined = BINARY_FN[op];
+    let data = f && xs.length === 2 ? broadcastData(xs, shape, ([a, b]) => f(a, b)) : undefined;
+    if (data && op === 'Div' && isInt(xs[0].elemType)) data = data.map(Math.trunc);
+    return [{ shape, elemType: xs[0].elemType, data }];
+  };
+}
+for (const op of COMPARE_OPS) {
+  RULES[op] = (c) => {
+    const a = input(c, 0), b = input(c, 1);
+    const shape = broadcastShapes([a.shape, b.shape]);
+    return [{ shape, elemType: DT.BOOL, data: broadcastData([a, b], shape, ([x, y]) => COMPARE_FN[op](x, y)) }];
+  };
+}
+for (const op of SAME_SHAPE_OPS) RULES[op] = (c) => [{ shape: input(c, 0).shape, elemType: input(c, 0).elemType }];
+
+/** Operator types (default domain) whose output shapes the importer infers. */
+export const INFERRED_OPS: readonly string[] = Object.keys(RULES).sort();
+
+/** Infers a node's outputs, or throws InferenceGap (no rule, or a rule that cannot decide). */
+export function inferNode(c: InferContext): Value[] {
+  const rule = c.node.domain === '' || c.node.domain === 'ai.onnx' || c.node.domain === 'com.microsoft' ? RULES[c.node.opType] : undefined;
+  if (!rule) throw new InferenceGap('no shape rule for this operator');
+  const out = rule(c);
+  for (const v of out) {
+    if (v.shape.some((d) => !Number.isInteger(d) || d < 0)) gap(`inferred an invalid shape [${v.shape.join(',')}]`);
+    if (v.data === undefined) delete v.data;
+  }
+  return out;
+}
