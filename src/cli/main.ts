@@ -23,13 +23,14 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program
     .command('plan')
     .description('plan a graph: op order, offsets in one arena, validation, and what makes the peak')
-    .argument('<graph>', 'graph file (format tensorplan.graph, version 1)')
+    .argument('<graph>', 'graph file (format tensorplan.graph, version 1) or layer spec (format tensorplan.layers, version 1)')
     .option('-o, --output <plan.json>', 'write the plan file')
     .option('--report <report.html>', 'write a self-contained HTML memory report')
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
     .option('--time-limit <duration>', 'spend up to this long on exact search (e.g. 10s); default: stay fast')
     .option('--baselines', 'also measure the Inductor/XLA scheduling and greedy placement baselines')
     .option('--reference-graph', 'store the graph as a path relative to the plan file instead of embedding it')
+    .option('--compare <key=value...>', 'layer specs: also plan these alternatives (recipe=mxfp8, weightGradients=bulk, recompute=on, tp=8, sp=on, attention=unfused, any.dotted.path=JSON) and print byte deltas')
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));

@@ -8,6 +8,9 @@ import { formatBytes } from './format.js';
 import { parseBytes, parseSeconds } from './parse-units.js';
 import { planProgressBar } from './progress.js';
 import { readJsonFile } from './read-input.js';
+import { CliError } from './exit-codes.js';
+import { checkLayerInput, comparisonJson, isLayerSpec, planAlternatives, printComparison, printLayerSummary } from './layers-plan.js';
+import type { LayerGraph, LayerSpec } from '../index.js';
 
 export interface PlanCommandOptions {
   output?: string;
@@ -18,6 +21,8 @@ export interface PlanCommandOptions {
   json?: boolean;
   referenceGraph?: boolean;
   backend?: BackendChoice;
+  /** Layer specs only: alternatives `key=value` to plan and compare. */
+  compare?: string[];
 }
 
 /** The statistics `--json` prints. */
@@ -78,10 +83,20 @@ function printSummary(file: string, plan: PlanDocument): void {
 
 /** `tensorplan plan GRAPH.json`: schedule, place, validate; summary, plan file and report. */
 export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
-  const graph = parseGraph(await readJsonFile(file), file);
+  const input = await readJsonFile(file);
+  const alternatives = options.compare ?? [];
+  let spec: LayerSpec | undefined;
+  if (isLayerSpec(input)) {
+    spec = checkLayerInput(input, file, alternatives);
+  } else if (alternatives.length > 0) {
+    throw new CliError('--compare needs a layer spec (format tensorplan.layers), not a graph file');
+  }
   const budgetBytes = options.budget !== undefined ? parseBytes(options.budget, '--budget') : undefined;
   const timeLimitSeconds = options.timeLimit !== undefined ? parseSeconds(options.timeLimit, '--time-limit') : undefined;
   const tp = await init({ backend: options.backend ?? 'auto' });
+  let layers: LayerGraph | undefined;
+  if (spec) layers = tp.layerGraph(spec);
+  const graph = layers ? layers.graph : parseGraph(input, file);
   const progress = planProgressBar();
   let plan: PlanDocument;
   try {
@@ -100,10 +115,20 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   if (options.report) {
     await writeFile(options.report, renderReport(planReportData(plan, graph.name ?? file), loadEchartsSource()));
   }
+  const layerSummary = layers ? tp.layerPlanSummary(layers, plan) : undefined;
+  const comparison = spec && layerSummary && alternatives.length > 0
+    ? planAlternatives(tp, spec, layerSummary, alternatives, { effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast', timeLimitSeconds })
+    : undefined;
   if (options.json) {
-    console.log(JSON.stringify(jsonSummary(plan), null, 2));
+    console.log(JSON.stringify({
+      ...jsonSummary(plan),
+      ...(layerSummary ? { layers: { ...layerSummary, peakByLayerAndRole: layerSummary.peakByLayerAndRole.slice(0, 50) } } : {}),
+      ...(comparison ? { comparison: comparisonJson(comparison) } : {}),
+    }, null, 2));
   } else {
     printSummary(file, plan);
+    if (layerSummary) printLayerSummary(layerSummary);
+    if (comparison) printComparison(comparison);
     if (options.output) console.log(`plan written to ${options.output}`);
     if (options.report) console.log(`report written to ${options.report}`);
   }
