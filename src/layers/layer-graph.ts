@@ -178,6 +178,7 @@ class Gen {
   op(name: string, type: string, inputs: (string | undefined)[], outputs: string[], workspaceBytes = 0): string {
     const full = this.prefix + name;
     const ins = [...new Set(inputs.filter((x): x is string => x !== undefined))];
+    outputs = [...new Set(outputs)];
     this.b.op(full, type, ins, outputs, {
       ...(workspaceBytes > 0 ? { workspaceBytes } : {}),
       ...(this.after.length > 0 ? { after: [...this.after] } : {}),
