@@ -65,6 +65,7 @@ export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './p
 export { parseLayerSpec } from './layers/layer-spec.js';
 export { LAYER_SPEC_SCHEMA_V1 } from './layers/layer-schema.js';
 export { LayerSpecBuilder } from './layers/layer-builder.js';
+export type { LayerEntryFields } from './layers/layer-builder.js';
 export { applyAlternative, compareLayerSpecs } from './layers/layer-compare.js';
 export type {
   Activation, AttentionLayer, AttentionSettings, GroupedLinearLayer, LayerCommon, LayerEntry, LayerNormLinearLayer, LayerNormMlpLayer,

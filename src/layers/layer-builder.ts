@@ -1,7 +1,8 @@
 import type { LayerEntry, LayerSpec, ModelDims, RecipeSpec } from './layer-spec.js';
 import { parseLayerSpec } from './layer-spec.js';
 
-type Entry<K extends LayerEntry['kind']> = Omit<Extract<LayerEntry, { kind: K }>, 'kind'>;
+/** The fields of a layer entry of kind `K`, without `kind` (what the builder methods take). */
+export type LayerEntryFields<K extends LayerEntry['kind']> = Omit<Extract<LayerEntry, { kind: K }>, 'kind'>;
 
 /**
  * Builds a layer spec in code; `build()` checks it exactly as a spec file is checked.
@@ -52,37 +53,37 @@ export class LayerSpecBuilder {
   }
 
   /** Appends a TE Linear. */
-  linear(entry: Entry<'linear'>): this {
+  linear(entry: LayerEntryFields<'linear'>): this {
     return this.add({ kind: 'linear', ...entry });
   }
 
   /** Appends a TE LayerNormLinear. */
-  layernormLinear(entry: Entry<'layernormLinear'>): this {
+  layernormLinear(entry: LayerEntryFields<'layernormLinear'>): this {
     return this.add({ kind: 'layernormLinear', ...entry });
   }
 
   /** Appends a TE LayerNormMLP. */
-  layernormMLP(entry: Entry<'layernormMLP'> = {}): this {
+  layernormMLP(entry: LayerEntryFields<'layernormMLP'> = {}): this {
     return this.add({ kind: 'layernormMLP', ...entry });
   }
 
   /** Appends multi-head attention with its input norm. */
-  attention(entry: Entry<'attention'> = {}): this {
+  attention(entry: LayerEntryFields<'attention'> = {}): this {
     return this.add({ kind: 'attention', ...entry });
   }
 
   /** Appends TE TransformerLayers. */
-  transformer(entry: Entry<'transformer'> = {}): this {
+  transformer(entry: LayerEntryFields<'transformer'> = {}): this {
     return this.add({ kind: 'transformer', ...entry });
   }
 
   /** Appends a MoE block. */
-  moe(entry: Entry<'moe'>): this {
+  moe(entry: LayerEntryFields<'moe'>): this {
     return this.add({ kind: 'moe', ...entry });
   }
 
   /** Appends a TE GroupedLinear. */
-  groupedLinear(entry: Entry<'groupedLinear'>): this {
+  groupedLinear(entry: LayerEntryFields<'groupedLinear'>): this {
     return this.add({ kind: 'groupedLinear', ...entry });
   }
 
