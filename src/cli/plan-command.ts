@@ -88,6 +88,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   let spec: LayerSpec | undefined;
   if (isLayerSpec(input)) {
     spec = checkLayerInput(input, file, alternatives);
+    if (options.referenceGraph) throw new CliError('--reference-graph needs a graph file: a plan of a layer spec embeds its generated graph');
   } else if (alternatives.length > 0) {
     throw new CliError('--compare needs a layer spec (format tensorplan.layers), not a graph file');
   }

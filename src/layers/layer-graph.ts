@@ -734,12 +734,7 @@ function moeBlock(g: Gen, x: Act, normalization: Normalization, act: Activation,
   const fc1 = groupedLinear(g, 'fc1', { name: permuted, rows: routed, cols: h }, splits, gated ? 2 * ffnL : ffnL, 'experts');
   const a = activation(g, 'act', fc1.y, act, false);
   // GroupedLinear takes the high-precision activation and split-quantizes it itself.
-  let aOut = a.y;
-  if (!aOut.name) {
-    // Fused act+cast is not used in front of a grouped GEMM: keep the activation in high precision.
-    invalid('internal: grouped activation must be high precision');
-  }
-  const fc2 = groupedLinear(g, 'fc2', aOut, splits, h, 'experts');
+  const fc2 = groupedLinear(g, 'fc2', a.y, splits, h, 'experts');
   const unpermuted = g.hp('moe.unpermuted', rowsFull, h, 'moe', 'activation');
   g.op('moe.unpermute', 'moe_unpermute', [fc2.y.name, rowIdMap, probs], [unpermuted]);
   let y: Act = { name: unpermuted, rows: rowsFull, cols: h };
@@ -755,7 +750,6 @@ function moeBlock(g: Gen, x: Act, normalization: Normalization, act: Activation,
       y = { name: ar, rows: rowsFull, cols: h };
     }
   }
-  aOut = y;
   const bwd: Bwd = (dy) => {
     let dFull = dy;
     if (g.sp) {
@@ -767,10 +761,7 @@ function moeBlock(g: Gen, x: Act, normalization: Normalization, act: Activation,
     const dProbs = g.t('router.grad_probs', { shape: [rowsFull, moe.topK], dtype: 'fp32' }, 'router', 'gradient');
     g.op('moe.unpermute_bwd', 'moe_unpermute_bwd', [dFull.name, rowIdMap, probs, fc2.y.name], [dExpertOut, dProbs]);
     const dAct = fc2.bwd({ name: dExpertOut, rows: routed, cols: h });
-    let dFc1 = a.bwd(dAct);
-    if (!dFc1.name) invalid('internal: grouped gradient must be high precision');
-    const dPermuted = fc1.bwd(dFc1);
-    dFc1 = dPermuted;
+    const dPermuted = fc1.bwd(a.bwd(dAct));
     const dTokens = g.hp('moe.grad_permute', rowsFull, h, 'moe', 'gradient');
     g.op('moe.permute_bwd', 'moe_permute_bwd', [dPermuted.name, rowIdMap], [dTokens]);
     const dLogits = g.hp('router.grad_logits', rowsFull, moe.experts, 'router', 'gradient', 'fp32');
