@@ -76,6 +76,24 @@ describe.each(BACKENDS)('saved tensors of Linear per recipe (%s)', (backend) => 
     for (const buffer of Object.keys(weight)) expect(dgrad.inputs).toContain(`L0.linear.weight_q.${buffer.slice(1)}`);
   });
 
+  it('primary quantized weights (fp8_model_params) are persistent buffers; no per-step copy is saved', () => {
+    const lg = tp.layerGraph({ ...linearSpec('mxfp8'), quantizedWeights: 'primary' });
+    const persistent = lg.graph.persistent!.filter((n) => lg.tensors[n].role === 'weight');
+    // W [256, 128] MXFP8: data 32768 B per usage, rowwise scale (256, roundup(4,4)) 1024 B, columnwise (roundup(8,4), 128) 1024 B.
+    expect(persistent.map((n) => [lg.tensors[n].buffer, lg.graph.tensors.find((t) => t.name === n)!.bytes])).toEqual([
+      ['_rowwise_data', 32768], ['_rowwise_scale_inv', 1024], ['_columnwise_data', 32768], ['_columnwise_scale_inv', 1024],
+    ]);
+    expect(lg.graph.ops.some((op) => op.name.endsWith('weight_cast'))).toBe(false);
+    expect(savedBuffers(lg, 'weight_q')).toEqual({});
+    expect(lg.graph.ops.find((op) => op.name === 'L0.linear.dgrad')!.inputs).toContain('L0.linear.weight.columnwise_data');
+    // Master weights and optimizer state keep the logical shape in fp32.
+    expect(lg.graph.tensors.find((t) => t.name === 'L0.linear.weight.master')).toMatchObject({ shape: [256, 128], dtype: 'fp32' });
+    const perStep = tp.plan(tp.layerGraph(linearSpec('mxfp8')).graph).statistics.peakBytes;
+    const plan = tp.plan(lg.graph);
+    expect(tp.validate(plan)).toEqual([]);
+    expect(plan.statistics.peakBytes).toBeLessThan(perStep);
+  });
+
   it('gradients use E5M2 (HYBRID) for FP8 per-tensor and never get saved', () => {
     const lg = tp.layerGraph(linearSpec('fp8_delayed'));
     const grads = lg.graph.tensors.filter((t) => t.name.startsWith('L0.linear.grad_out.'));

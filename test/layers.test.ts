@@ -64,6 +64,7 @@ describe('layer spec format', () => {
     expect(applyAlternative(spec, 'recipe=mxfp8').recipe).toBe('mxfp8');
     expect(applyAlternative(spec, 'recipe=inputs:mxfp8,weights:nvfp4').recipe).toEqual({ inputs: 'mxfp8', weights: 'nvfp4' });
     expect(applyAlternative(spec, 'recompute=on').layers[0].recompute).toBe(true);
+    expect(applyAlternative(spec, 'quantizedWeights=primary').quantizedWeights).toBe('primary');
     expect(applyAlternative(spec, 'tp=2').parallel).toEqual({ tp: 2 });
     expect(applyAlternative(spec, 'attention=unfused').layers[0]).toMatchObject({ attention: { fused: false } });
     expect(applyAlternative(spec, 'model.microBatch=4').model.microBatch).toBe(4);
@@ -211,8 +212,9 @@ describe.each(BACKENDS)('layer graphs (%s)', (backend) => {
     fc.assert(fc.property(
       fc.array(entry, { minLength: 1, maxLength: 3 }), fc.constantFrom(...RECIPES), fc.constantFrom(1, 2),
       fc.boolean(), fc.constantFrom('separate' as const, 'bulk' as const, 'packed' as const), fc.constantFrom('hopper' as const, 'blackwell' as const),
-      (layers, recipe, tpSize, sp, weightGradients, arch) => {
-        const spec = tiny(layers, { recipe, parallel: { tp: tpSize, sequenceParallel: sp }, weightGradients, arch });
+      fc.constantFrom('perStep' as const, 'primary' as const),
+      (layers, recipe, tpSize, sp, weightGradients, arch, quantizedWeights) => {
+        const spec = tiny(layers, { recipe, parallel: { tp: tpSize, sequenceParallel: sp }, weightGradients, arch, quantizedWeights });
         const { summary } = planAndValidate(tp, spec);
         expect(summary.arenaBytes).toBeGreaterThanOrEqual(summary.peakBytes);
       }), { numRuns: 12, seed: 8 });

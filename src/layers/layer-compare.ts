@@ -34,7 +34,7 @@ const onOff = (value: string, key: string): boolean => {
 /**
  * Applies one alternative `key=value` to a spec and returns the new spec.
  * Keys: `recipe` (a recipe name, or `inputs:mxfp8,weights:mxfp8,...`),
- * `weightGradients` (separate|bulk|packed), `recompute` (on|off, every layer),
+ * `weightGradients` (separate|bulk|packed), `quantizedWeights` (perStep|primary), `recompute` (on|off, every layer),
  * `tp` (a number), `sp` (on|off), `arch` (hopper|blackwell), `attention`
  * (fused|unfused), `microBatch`, `sequence`, or any dotted path of the spec
  * with a JSON value (`layers.0.repeat=4`).
@@ -58,6 +58,9 @@ export function applyAlternative(spec: LayerSpec, alternative: string): LayerSpe
       } else {
         next.recipe = value as LayerSpec['recipe'];
       }
+      return next;
+    case 'quantizedWeights':
+      next.quantizedWeights = value as LayerSpec['quantizedWeights'];
       return next;
     case 'weightGradients':
       next.weightGradients = value as LayerSpec['weightGradients'];

@@ -206,6 +206,12 @@ class Gen {
     this.params.add(name);
     this.t(name, { shape, dtype: this.dtype }, module, 'weight', true);
     this.b.persistent(name);
+    this.optimizerState(name, module, shape);
+    return name;
+  }
+
+  /** fp32 master weight and optimizer states of a parameter. */
+  optimizerState(name: string, module: string, shape: number[]): void {
     if (this.master) {
       this.t(`${name}.master`, { shape, dtype: 'fp32' }, module, 'masterWeight', true);
       this.b.persistent(`${name}.master`);
@@ -215,7 +221,45 @@ class Gen {
       this.t(state, { shape, dtype: 'fp32' }, module, 'optimizerState', true);
       this.b.persistent(state);
     }
-    return name;
+  }
+
+  private readonly primary = new Map<string, { fprop: string[]; dgrad: string[] }>();
+
+  /**
+   * The operands a GEMM reads for a weight: the weight itself (no weight
+   * recipe), a quantized copy cast every step (`perStep`, default), or the
+   * persistent quantized weight itself (`primary`, TE fp8_model_params).
+   */
+  gemmWeight(module: string, shape: number[]): { fprop: string[]; dgrad: string[] } {
+    const recipe = this.roles.weights;
+    if (recipe !== 'none' && this.spec.quantizedWeights === 'primary') {
+      const base = `${this.layer}.${module}.weight`;
+      const cached = this.primary.get(base);
+      if (cached) return cached;
+      let spec;
+      try {
+        spec = this.spec2(this.format(shape, recipe, ['rowwise', 'columnwise'], false));
+      } catch (error) {
+        invalid(`${base}: ${(error as Error).message}`);
+      }
+      if (spec.quantizable) {
+        const buffers = spec.buffers.map((buf) => {
+          const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'weight', true, { buffer: buf.name, recipe });
+          this.b.persistent(name);
+          return { tensor: name, name: buf.name, usages: buf.usages };
+        });
+        this.optimizerState(base, module, shape);
+        const q: QT = { buffers, shape };
+        const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise') };
+        this.primary.set(base, operands);
+        return operands;
+      }
+    }
+    const weight = this.param(module, shape);
+    const wq = this.quantized(`${module}.weight_q`, shape, recipe, ['rowwise', 'columnwise'], module, 'quantizedWeight');
+    if (!wq) return { fprop: [weight], dgrad: [weight] };
+    this.op(`${module}.weight_cast`, 'quantize', [weight], all(wq));
+    return { fprop: use(wq, 'rowwise'), dgrad: use(wq, 'columnwise') };
   }
 
   /** A weight gradient, a graph output; `unit` groups those that are bulk-allocated together. */
@@ -325,7 +369,6 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
   const { module, x, out } = a;
   const inF = x.cols;
   const m = `${module}`;
-  const weight = g.param(module, [out, inF]);
   const bias = a.bias ? g.param(`${module}.bias`, [out]) : undefined;
   const gatherInput = g.sp && a.parallel === 'column';
   const rowsFull = gatherInput ? x.rows * g.tp : x.rows;
@@ -364,15 +407,8 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
     }
   }
 
-  // Weight: quantized copy per step (rowwise for fprop, columnwise for dgrad).
-  let fpropW = [weight];
-  let dgradW = [weight];
-  const wq = g.quantized(`${m}.weight_q`, [out, inF], g.roles.weights, ['rowwise', 'columnwise'], module, 'quantizedWeight');
-  if (wq) {
-    g.op(`${m}.weight_cast`, 'quantize', [weight], all(wq));
-    fpropW = use(wq, 'rowwise');
-    dgradW = use(wq, 'columnwise');
-  }
+  // Weight: rowwise for fprop, columnwise for dgrad.
+  const { fprop: fpropW, dgrad: dgradW } = g.gemmWeight(module, [out, inF]);
 
   let y = g.hp(`${m}.out`, rowsFull, out, module, 'activation');
   g.op(`${m}.fprop`, 'gemm', [...fpropIn, ...fpropW, bias], [y]);
@@ -625,7 +661,6 @@ function splitEven(total: number, parts: number, multiple: number): number[] {
 function groupedLinear(g: Gen, module: string, x: Act, splits: number[], out: number, unit: string): { y: Act; bwd: Bwd } {
   if (!x.name) invalid(`${module}: grouped input must be high precision`);
   const inF = x.cols;
-  const weights = splits.map((_, e) => g.param(`${module}.e${e}`, [out, inF]));
   const members = splits.map((rows) => [rows, inF]);
   const splitQuant = (name: string, recipe: Recipe, rowsBy: number[][], role: LayerTensorRole, gradient: boolean, mod: string) => {
     if (recipe === 'none') return undefined;
@@ -666,25 +701,13 @@ function groupedLinear(g: Gen, module: string, x: Act, splits: number[], out: nu
   } else {
     savedIn = [g.view(`${module}.saved_input`, x.name, module, 'activation', { shape: [x.rows, inF], dtype: g.dtype })];
   }
-  let fpropW = weights;
-  let dgradW = weights;
-  if (g.roles.weights !== 'none') {
-    const wr: string[] = [];
-    const wc: string[] = [];
-    weights.forEach((w, e) => {
-      const q = g.quantized(`${module}.e${e}.weight_q`, [out, inF], g.roles.weights, ['rowwise', 'columnwise'], module, 'quantizedWeight');
-      if (q) {
-        g.op(`${module}.e${e}.weight_cast`, 'quantize', [w], all(q));
-        wr.push(...use(q, 'rowwise'));
-        wc.push(...use(q, 'columnwise'));
-      } else {
-        wr.push(w);
-        wc.push(w);
-      }
-    });
-    fpropW = wr;
-    dgradW = wc;
-  }
+  const fpropW: string[] = [];
+  const dgradW: string[] = [];
+  splits.forEach((_, e) => {
+    const w = g.gemmWeight(`${module}.e${e}`, [out, inF]);
+    fpropW.push(...w.fprop);
+    dgradW.push(...w.dgrad);
+  });
   const y = g.hp(`${module}.out`, x.rows, out, module, 'activation');
   g.op(`${module}.fprop`, 'grouped_gemm', [...fpropIn, ...fpropW], [y]);
   const bwd: Bwd = (dy) => {

@@ -140,6 +140,12 @@ export interface LayerSpec {
    * packed buffer per layer without padding (`'packed'`, TE's grouped wgrad buffer).
    */
   weightGradients?: 'separate' | 'bulk' | 'packed';
+  /**
+   * Quantized weights: a copy cast from the high-precision weight every step
+   * and kept for backward (`'perStep'`, default), or the persistent weight is
+   * itself quantized (`'primary'`, TE `fp8_model_params`; no per-step copy).
+   */
+  quantizedWeights?: 'perStep' | 'primary';
   /** Dtype of weight gradients (default: the model dtype). */
   weightGradientDtype?: 'bf16' | 'fp16' | 'fp32';
   /** Optimizer state, persistent: fp32 master weights (default true unless the model is fp32) and fp32 states per parameter (default 2: Adam). */
