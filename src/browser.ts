@@ -25,3 +25,15 @@ export { SCHEDULE_METHODS } from './schedule.js';
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
+export { parseLayerSpec } from './layers/layer-spec.js';
+export { LAYER_SPEC_SCHEMA_V1 } from './layers/layer-schema.js';
+export { LayerSpecBuilder } from './layers/layer-builder.js';
+export type { LayerEntryFields } from './layers/layer-builder.js';
+export { applyAlternative, compareLayerSpecs } from './layers/layer-compare.js';
+export type {
+  Activation, AttentionLayer, AttentionSettings, GroupedLinearLayer, LayerCommon, LayerEntry, LayerNormLinearLayer, LayerNormMlpLayer,
+  LayerSpec, LinearLayer, ModelDims, MoeLayer, MoeSettings, Normalization, RecipeSpec, RoleRecipe, TransformerLayerSpec,
+} from './layers/layer-spec.js';
+export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
+export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
+export type { LayerComparison, LayerComparisonRow } from './layers/layer-compare.js';

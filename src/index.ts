@@ -65,3 +65,15 @@ export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './p
 export { importOnnx, VIEW_OPS } from './onnx/onnx-import.js';
 export type { OnnxImportOptions, OnnxImportResult } from './onnx/onnx-import.js';
 export { INFERRED_OPS } from './onnx/onnx-infer.js';
+export { parseLayerSpec } from './layers/layer-spec.js';
+export { LAYER_SPEC_SCHEMA_V1 } from './layers/layer-schema.js';
+export { LayerSpecBuilder } from './layers/layer-builder.js';
+export type { LayerEntryFields } from './layers/layer-builder.js';
+export { applyAlternative, compareLayerSpecs } from './layers/layer-compare.js';
+export type {
+  Activation, AttentionLayer, AttentionSettings, GroupedLinearLayer, LayerCommon, LayerEntry, LayerNormLinearLayer, LayerNormMlpLayer,
+  LayerSpec, LinearLayer, ModelDims, MoeLayer, MoeSettings, Normalization, RecipeSpec, RoleRecipe, TransformerLayerSpec,
+} from './layers/layer-spec.js';
+export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
+export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
+export type { LayerComparison, LayerComparisonRow } from './layers/layer-compare.js';

@@ -7,6 +7,9 @@ import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './
 import type { PlanDocument } from './plan/plan-document.js';
 import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
 import { TensorplanError } from './errors.js';
+import { type LayerGraph, layerGraph } from './layers/layer-graph.js';
+import type { LayerSpec } from './layers/layer-spec.js';
+import { type LayerPlanSummary, layerPlanSummary } from './layers/layer-summary.js';
 import {
   type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
   type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
@@ -200,5 +203,27 @@ export class Tensorplan {
    */
   place(buffers: readonly PlaceBuffer[], options?: PlaceOptions): PlaceResult {
     return place(this.core, buffers, options);
+  }
+
+  /**
+   * Turns a layer spec (TE-style Linear, LayerNormLinear, LayerNormMLP,
+   * attention, TransformerLayer, MoE; recipes; TP/SP) into one joint
+   * forward+backward training graph with every saved tensor, alias and
+   * quantized buffer. Plan it with `tp.plan(lg.graph)`.
+   *
+   * @example
+   * ```ts
+   * const lg = tp.layerGraph(spec);
+   * const plan = tp.plan(lg.graph);
+   * tp.layerPlanSummary(lg, plan).peakByLayerAndRole;
+   * ```
+   */
+  layerGraph(spec: LayerSpec | unknown): LayerGraph {
+    return layerGraph(this.core, spec);
+  }
+
+  /** Peak, arena and persistent bytes of a planned layer graph, with what is live at the peak by layer and role. */
+  layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary {
+    return layerPlanSummary(this.core, layers, plan);
   }
 }

@@ -24,7 +24,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program
     .command('plan')
     .description('plan a graph: op order, offsets in one arena, validation, and what makes the peak')
-    .argument('<graph>', 'graph file (format tensorplan.graph, version 1), or an ONNX model (.onnx)')
+    .argument('<graph>', 'graph file (format tensorplan.graph, version 1), layer spec (format tensorplan.layers, version 1) or ONNX model (.onnx)')
     .option('-o, --output <plan.json>', 'write the plan file')
     .option('--input <name=DxD...>', 'ONNX: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); repeatable', collectInput)
     .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
@@ -35,6 +35,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--reference-graph', 'store the graph as a path relative to the plan file instead of embedding it')
     .option('--check-fusion <ops>', 'judge running these ops (comma-separated) as one fused op: the peak may not rise')
     .option('--max-fused-read <size>', 'with --check-fusion: the most a fused op may read at once, e.g. 64MiB')
+    .option('--compare <key=value...>', 'layer specs: also plan these alternatives (recipe=mxfp8, weightGradients=bulk, recompute=on, tp=8, sp=on, attention=unfused, any.dotted.path=JSON) and print byte deltas')
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));

@@ -10,6 +10,8 @@ import { planProgressBar } from './progress.js';
 import { readJsonFile } from './read-input.js';
 import { importOnnxFile, importSummary, isOnnxPath } from './import-command.js';
 import type { OnnxCliOptions } from './import-command.js';
+import { checkLayerInput, comparisonJson, isLayerSpec, planAlternatives, printComparison, printLayerSummary } from './layers-plan.js';
+import type { LayerGraph, LayerSpec } from '../index.js';
 
 export interface PlanCommandOptions extends OnnxCliOptions {
   output?: string;
@@ -22,6 +24,8 @@ export interface PlanCommandOptions extends OnnxCliOptions {
   checkFusion?: string;
   maxFusedRead?: string;
   backend?: BackendChoice;
+  /** Layer specs only: alternatives `key=value` to plan and compare. */
+  compare?: string[];
 }
 
 /** The statistics `--json` prints. */
@@ -86,10 +90,21 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   if (!onnx && (options.input?.length || options.inPlace)) {
     throw new CliError('--input and --in-place apply to ONNX models (MODEL.onnx) only');
   }
-  const graph = onnx ? onnx.graph : parseGraph(await readJsonFile(file), file);
+  const input = onnx ? undefined : await readJsonFile(file);
+  const alternatives = options.compare ?? [];
+  let spec: LayerSpec | undefined;
+  if (input !== undefined && isLayerSpec(input)) {
+    spec = checkLayerInput(input, file, alternatives);
+    if (options.referenceGraph) throw new CliError('--reference-graph needs a graph file: a plan of a layer spec embeds its generated graph');
+  } else if (alternatives.length > 0) {
+    throw new CliError('--compare needs a layer spec (format tensorplan.layers), not a graph file');
+  }
   const budgetBytes = options.budget !== undefined ? parseBytes(options.budget, '--budget') : undefined;
   const timeLimitSeconds = options.timeLimit !== undefined ? parseSeconds(options.timeLimit, '--time-limit') : undefined;
   const tp = await init({ backend: options.backend ?? 'auto' });
+  let layers: LayerGraph | undefined;
+  if (spec) layers = tp.layerGraph(spec);
+  const graph = onnx ? onnx.graph : layers ? layers.graph : parseGraph(input, file);
   const progress = planProgressBar();
   let plan: PlanDocument;
   try {
@@ -115,8 +130,17 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   if (options.report) {
     await writeFile(options.report, renderReport(planReportData(plan, graph.name ?? file), loadEchartsSource()));
   }
+  const layerSummary = layers ? tp.layerPlanSummary(layers, plan) : undefined;
+  const comparison = spec && layerSummary && alternatives.length > 0
+    ? planAlternatives(tp, spec, layerSummary, alternatives, { effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast', timeLimitSeconds })
+    : undefined;
   if (options.json) {
-    console.log(JSON.stringify({ ...jsonSummary(plan), ...(fusion ? { fusion: { ops: fusionOps, ...fusion } } : {}) }, null, 2));
+    console.log(JSON.stringify({
+      ...jsonSummary(plan),
+      ...(fusion ? { fusion: { ops: fusionOps, ...fusion } } : {}),
+      ...(layerSummary ? { layers: { ...layerSummary, peakByLayerAndRole: layerSummary.peakByLayerAndRole.slice(0, 50) } } : {}),
+      ...(comparison ? { comparison: comparisonJson(comparison) } : {}),
+    }, null, 2));
   } else {
     if (onnx) console.log(importSummary(file, onnx));
     printSummary(file, plan);
@@ -125,6 +149,8 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
         fusion.readsTooLarge && `the fused op would read ${formatBytes(fusion.readBytes)} at once`].filter(Boolean).join('; ');
       console.log(`fusion of ${fusionOps!.join(', ')}: ${fusion.accepted ? `accepted (peak ${formatBytes(fusion.peakBeforeBytes)} -> ${formatBytes(fusion.peakAfterBytes)})` : `rejected: ${why}`}`);
     }
+    if (layerSummary) printLayerSummary(layerSummary);
+    if (comparison) printComparison(comparison);
     if (options.output) console.log(`plan written to ${options.output}`);
     if (options.report) console.log(`report written to ${options.report}`);
   }

@@ -1,0 +1,99 @@
+import type { LayerEntry, LayerSpec, ModelDims, RecipeSpec } from './layer-spec.js';
+import { parseLayerSpec } from './layer-spec.js';
+
+/** The fields of a layer entry of kind `K`, without `kind` (what the builder methods take). */
+export type LayerEntryFields<K extends LayerEntry['kind']> = Omit<Extract<LayerEntry, { kind: K }>, 'kind'>;
+
+/**
+ * Builds a layer spec in code; `build()` checks it exactly as a spec file is checked.
+ *
+ * @example
+ * ```ts
+ * const spec = new LayerSpecBuilder({ hidden: 4096, ffn: 14336, heads: 32, kvHeads: 8, sequence: 8192, microBatch: 1 })
+ *   .recipe('mxfp8').parallel(8, true).transformer({ repeat: 32, activation: 'swiglu', normalization: 'rmsnorm' })
+ *   .build();
+ * const plan = tp.plan(tp.layerGraph(spec).graph);
+ * ```
+ */
+export class LayerSpecBuilder {
+  private readonly spec: LayerSpec;
+
+  constructor(model: ModelDims, name?: string) {
+    this.spec = { format: 'tensorplan.layers', version: 1, ...(name !== undefined ? { name } : {}), model: { ...model }, layers: [] };
+  }
+
+  /** The recipe for every role, or per role. */
+  recipe(recipe: RecipeSpec): this {
+    this.spec.recipe = recipe;
+    return this;
+  }
+
+  /** Target GPU class. */
+  arch(arch: 'hopper' | 'blackwell'): this {
+    this.spec.arch = arch;
+    return this;
+  }
+
+  /** Tensor-parallel size and sequence parallelism. */
+  parallel(tp: number, sequenceParallel = false): this {
+    this.spec.parallel = { tp, sequenceParallel };
+    return this;
+  }
+
+  /** How weight gradients are allocated. */
+  weightGradients(mode: 'separate' | 'bulk' | 'packed'): this {
+    this.spec.weightGradients = mode;
+    return this;
+  }
+
+  /** Persistent optimizer state. */
+  optimizer(options: { masterWeights?: boolean; statesPerParameter?: number }): this {
+    this.spec.optimizer = { ...options };
+    return this;
+  }
+
+  /** Appends a TE Linear. */
+  linear(entry: LayerEntryFields<'linear'>): this {
+    return this.add({ kind: 'linear', ...entry });
+  }
+
+  /** Appends a TE LayerNormLinear. */
+  layernormLinear(entry: LayerEntryFields<'layernormLinear'>): this {
+    return this.add({ kind: 'layernormLinear', ...entry });
+  }
+
+  /** Appends a TE LayerNormMLP. */
+  layernormMLP(entry: LayerEntryFields<'layernormMLP'> = {}): this {
+    return this.add({ kind: 'layernormMLP', ...entry });
+  }
+
+  /** Appends multi-head attention with its input norm. */
+  attention(entry: LayerEntryFields<'attention'> = {}): this {
+    return this.add({ kind: 'attention', ...entry });
+  }
+
+  /** Appends TE TransformerLayers. */
+  transformer(entry: LayerEntryFields<'transformer'> = {}): this {
+    return this.add({ kind: 'transformer', ...entry });
+  }
+
+  /** Appends a MoE block. */
+  moe(entry: LayerEntryFields<'moe'>): this {
+    return this.add({ kind: 'moe', ...entry });
+  }
+
+  /** Appends a TE GroupedLinear. */
+  groupedLinear(entry: LayerEntryFields<'groupedLinear'>): this {
+    return this.add({ kind: 'groupedLinear', ...entry });
+  }
+
+  /** The checked spec; throws a TensorplanError naming the first problem. */
+  build(): LayerSpec {
+    return parseLayerSpec(structuredClone(this.spec), this.spec.name ?? 'layer spec');
+  }
+
+  private add(entry: LayerEntry): this {
+    this.spec.layers.push(entry);
+    return this;
+  }
+}
