@@ -25,3 +25,4 @@ export { SCHEDULE_METHODS } from './schedule.js';
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
+export { OP_SET_V1 } from './op-set.js';

@@ -62,3 +62,7 @@ export type { DiagnosticCode, PlanDiagnostic } from './plan/validate-plan.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
 export type { MinimallocCsv } from './minimalloc-csv.js';
 export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './place.js';
+export { OP_SET_V1 } from './op-set.js';
+export type { OpName } from './op-set.js';
+export type { OpAttributeValue } from './graph/graph-document.js';
+export type { ExecuteReferenceOptions, ExecutionResult, TensorBytes } from './execute.js';

@@ -7,6 +7,7 @@ import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './
 import type { PlanDocument } from './plan/plan-document.js';
 import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
 import { TensorplanError } from './errors.js';
+import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute.js';
 import {
   type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
   type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
@@ -200,5 +201,18 @@ export class Tensorplan {
    */
   place(buffers: readonly PlaceBuffer[], options?: PlaceOptions): PlaceResult {
     return place(this.core, buffers, options);
+  }
+
+  /**
+   * Runs a plan with the reference kernels of op set v1 (docs/op-set.md) in
+   * one arena of `plan.arenaBytes`, every storage at its planned offset, and
+   * returns the graph outputs and the lifecycle trace (check it with
+   * `verifyTrace`). `{ memory: 'separate' }` gives every storage its own
+   * allocation instead: the planner's oracle. Pass `graph` when the plan
+   * refers to its graph by path.
+   */
+  executeReference(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, options?: ExecuteReferenceOptions,
+    graph?: GraphDocument): ExecutionResult {
+    return executeReference(this.core, plan, inputs, options, graph);
   }
 }

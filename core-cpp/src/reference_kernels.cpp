@@ -453,7 +453,7 @@ Status spec_of(const Checker& c, const std::vector<double>& a, const TensorRef& 
                QuantizeParams* params) {
   TP_RETURN_IF_ERROR(c.attrs(a, 1, 7));
   int32_t format[6] = {logical.dtype, 0, 1, 0, 0, static_cast<int32_t>(DType::kFloat8E4M3)};
-  const double defaults[5] = {1, 0, 0, static_cast<double>(DType::kFloat8E4M3), 0};
+  const double defaults[5] = {3, 0, 0, static_cast<double>(DType::kFloat8E4M3), 0};
   for (size_t i = 0; i < 5; ++i) {
     const double v = i < a.size() ? a[i] : (i == 0 ? 0 : defaults[i]);
     if (v != std::floor(v) || v < -1e9 || v > 1e9) return c.fail("attribute " + std::to_string(i) + " = " + format_number(v) + ": must be an integer");
