@@ -26,3 +26,4 @@ export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
 export { OP_SET_V1 } from './op-set.js';
+export { DeviceArena } from './cuda-execute.js';

@@ -66,3 +66,5 @@ export { OP_SET_V1 } from './op-set.js';
 export type { OpName } from './op-set.js';
 export type { OpAttributeValue } from './graph/graph-document.js';
 export type { ExecuteReferenceOptions, ExecutionResult, TensorBytes } from './execute.js';
+export { DeviceArena } from './cuda-execute.js';
+export type { DeviceExecutionResult, ExecuteOptions } from './cuda-execute.js';

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensorplan/c_api.h"
+#include "tensorplan/execute_abi.h"
 #include "tensorplan/graph_abi.h"
 #include "tensorplan/graph_validate.h"
 #include "tensorplan/reference_executor.h"
@@ -63,78 +64,79 @@ Status decode_semantics(const PlanningGraph& pg, const int32_t* tensor_dtype, in
 }
 
 }  // namespace
+
+Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics* sem, ExecRequest* req) {
+  Graph graph;
+  TP_RETURN_IF_ERROR(decode_graph_abi(graph_i32, graph_i32_count, graph_f64, graph_f64_count, names, names_length,
+                                      name_offsets, name_offsets_count, &graph));
+  TP_RETURN_IF_ERROR(build_planning_graph(graph, pg));
+  TP_RETURN_IF_ERROR(decode_semantics(*pg, tensor_dtype, tensor_dtype_count, shape_offsets, shape_offsets_count,
+                                      shape_dims, shape_dims_count, op_codes, op_codes_count, attribute_offsets,
+                                      attribute_offsets_count, attributes, attributes_count, sem));
+  TP_RETURN_IF_ERROR(check_array_arg(order, order_count, "order"));
+  req->order.assign(order, order + order_count);
+  if (mode != 0 && mode != 1) return Status::invalid("mode = " + std::to_string(mode) + ": expected 0 (arena) or 1 (separate)");
+  req->mode = static_cast<ExecMode>(mode);
+  TP_RETURN_IF_ERROR(to_byte_count(arena_bytes, "arena_bytes", &req->arena_bytes));
+  TP_RETURN_IF_ERROR(check_array_arg(storage_tensor, storage_count, "storage_tensor"));
+  TP_RETURN_IF_ERROR(check_array_arg(storage_offset, storage_count, "storage_offset"));
+  const int32_t T = static_cast<int32_t>(pg->graph.tensors.size());
+  req->storage_offset.assign(static_cast<size_t>(pg->storage_count()), -1);
+  for (int32_t k = 0; k < storage_count; ++k) {
+    const int32_t t = storage_tensor[k];
+    if (t < 0 || t >= T) return Status::invalid("storage_tensor[" + std::to_string(k) + "] = " + std::to_string(t) + ": no such tensor");
+    int64_t off = 0;
+    TP_RETURN_IF_ERROR(to_byte_count(storage_offset[k], "storage_offset[" + std::to_string(k) + "]", &off));
+    req->storage_offset[static_cast<size_t>(pg->storage.tensor_storage[static_cast<size_t>(t)])] = off;
+  }
+  TP_RETURN_IF_ERROR(check_array_arg(input_tensors, input_count, "input_tensors"));
+  TP_RETURN_IF_ERROR(check_array_arg(input_offsets, input_count == 0 ? 0 : input_count + 1, "input_offsets"));
+  TP_RETURN_IF_ERROR(check_array_arg(input_data, input_data_length, "input_data"));
+  for (int32_t k = 0; k < input_count; ++k) {
+    int64_t begin = 0, end = 0;
+    TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k], "input_offsets[" + std::to_string(k) + "]", &begin));
+    TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k + 1], "input_offsets[" + std::to_string(k + 1) + "]", &end));
+    if (end < begin || end > input_data_length) return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] out of range");
+    req->input_tensors.push_back(input_tensors[k]);
+    req->input_bytes.emplace_back(input_data + begin, input_data + end);
+  }
+  return Status::ok();
+}
+
+void encode_exec_result(const ExecResult& res, ResultBuilder* result) {
+  std::vector<uint8_t> data;
+  std::vector<double> offsets{0};
+  for (const auto& o : res.outputs) {
+    data.insert(data.end(), o.begin(), o.end());
+    offsets.push_back(static_cast<double>(data.size()));
+  }
+  std::vector<int32_t> steps, tensors, kinds;
+  for (const TraceEvent& e : res.trace) {
+    steps.push_back(e.step);
+    tensors.push_back(e.tensor);
+    kinds.push_back(e.birth ? 0 : 1);
+  }
+  result->add(data);
+  result->add(offsets);
+  result->add(steps);
+  result->add(tensors);
+  result->add(kinds);
+  result->add(std::vector<double>{static_cast<double>(res.stats.allocations), static_cast<double>(res.stats.peak_bytes)});
+}
+
 }  // namespace tp
 
-extern "C" tp_status tp_execute_reference(
-    const int32_t* graph_i32, int32_t graph_i32_count, const double* graph_f64, int32_t graph_f64_count,
-    const uint8_t* names, int32_t names_length, const int32_t* name_offsets, int32_t name_offsets_count,
-    const int32_t* order, int32_t order_count, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
-    const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims, int32_t shape_dims_count,
-    const int32_t* op_codes, int32_t op_codes_count, const int32_t* attribute_offsets, int32_t attribute_offsets_count,
-    const double* attributes, int32_t attributes_count, const int32_t* storage_tensor, const double* storage_offset,
-    int32_t storage_count, double arena_bytes, int32_t mode, const int32_t* input_tensors,
-    const double* input_offsets, int32_t input_count, const uint8_t* input_data, int32_t input_data_length,
-    tp_result** out) {
+extern "C" tp_status tp_execute_reference(TP_EXECUTE_ABI_PARAMS, tp_result** out) {
   using namespace tp;
   ResultBuilder result;
   auto run = [&]() -> Status {
-    Graph graph;
-    TP_RETURN_IF_ERROR(decode_graph_abi(graph_i32, graph_i32_count, graph_f64, graph_f64_count, names, names_length,
-                                        name_offsets, name_offsets_count, &graph));
     PlanningGraph pg;
-    TP_RETURN_IF_ERROR(build_planning_graph(graph, &pg));
     OpSemantics sem;
-    TP_RETURN_IF_ERROR(decode_semantics(pg, tensor_dtype, tensor_dtype_count, shape_offsets, shape_offsets_count,
-                                        shape_dims, shape_dims_count, op_codes, op_codes_count, attribute_offsets,
-                                        attribute_offsets_count, attributes, attributes_count, &sem));
     ExecRequest req;
-    TP_RETURN_IF_ERROR(check_array_arg(order, order_count, "order"));
-    req.order.assign(order, order + order_count);
-    if (mode != 0 && mode != 1) return Status::invalid("mode = " + std::to_string(mode) + ": expected 0 (arena) or 1 (separate)");
-    req.mode = static_cast<ExecMode>(mode);
-    TP_RETURN_IF_ERROR(to_byte_count(arena_bytes, "arena_bytes", &req.arena_bytes));
-    TP_RETURN_IF_ERROR(check_array_arg(storage_tensor, storage_count, "storage_tensor"));
-    TP_RETURN_IF_ERROR(check_array_arg(storage_offset, storage_count, "storage_offset"));
-    const int32_t T = static_cast<int32_t>(graph.tensors.size());
-    req.storage_offset.assign(static_cast<size_t>(pg.storage_count()), -1);
-    for (int32_t k = 0; k < storage_count; ++k) {
-      const int32_t t = storage_tensor[k];
-      if (t < 0 || t >= T) return Status::invalid("storage_tensor[" + std::to_string(k) + "] = " + std::to_string(t) + ": no such tensor");
-      int64_t off = 0;
-      TP_RETURN_IF_ERROR(to_byte_count(storage_offset[k], "storage_offset[" + std::to_string(k) + "]", &off));
-      req.storage_offset[static_cast<size_t>(pg.storage.tensor_storage[static_cast<size_t>(t)])] = off;
-    }
-    TP_RETURN_IF_ERROR(check_array_arg(input_tensors, input_count, "input_tensors"));
-    TP_RETURN_IF_ERROR(check_array_arg(input_offsets, input_count == 0 ? 0 : input_count + 1, "input_offsets"));
-    TP_RETURN_IF_ERROR(check_array_arg(input_data, input_data_length, "input_data"));
-    for (int32_t k = 0; k < input_count; ++k) {
-      int64_t begin = 0, end = 0;
-      TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k], "input_offsets[" + std::to_string(k) + "]", &begin));
-      TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k + 1], "input_offsets[" + std::to_string(k + 1) + "]", &end));
-      if (end < begin || end > input_data_length) return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] out of range");
-      req.input_tensors.push_back(input_tensors[k]);
-      req.input_bytes.emplace_back(input_data + begin, input_data + end);
-    }
+    TP_RETURN_IF_ERROR(decode_execute_abi(TP_EXECUTE_ABI_ARGS, &pg, &sem, &req));
     ExecResult res;
     TP_RETURN_IF_ERROR(execute_reference(pg, sem, req, &res));
-    std::vector<uint8_t> data;
-    std::vector<double> offsets{0};
-    for (const auto& o : res.outputs) {
-      data.insert(data.end(), o.begin(), o.end());
-      offsets.push_back(static_cast<double>(data.size()));
-    }
-    std::vector<int32_t> steps, tensors, kinds;
-    for (const TraceEvent& e : res.trace) {
-      steps.push_back(e.step);
-      tensors.push_back(e.tensor);
-      kinds.push_back(e.birth ? 0 : 1);
-    }
-    result.add(data);
-    result.add(offsets);
-    result.add(steps);
-    result.add(tensors);
-    result.add(kinds);
-    result.add(std::vector<double>{static_cast<double>(res.stats.allocations), static_cast<double>(res.stats.peak_bytes)});
+    encode_exec_result(res, &result);
     return Status::ok();
   };
   return finish_call(run(), &result, out);

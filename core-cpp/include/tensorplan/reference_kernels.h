@@ -30,6 +30,12 @@ struct TensorRef {
 Status run_reference_op(OpCode code, const std::vector<double>& attributes, const std::vector<TensorRef>& inputs,
                         const std::vector<TensorRef>& outputs, const std::string& label);
 
+// The checks of run_reference_op only (arity, dtypes, shapes, attributes),
+// never touching data: what another executor (CUDA) runs before launching.
+// (A thread-local flag for the duration of the call.)
+Status check_reference_op(OpCode code, const std::vector<double>& attributes, const std::vector<TensorRef>& inputs,
+                          const std::vector<TensorRef>& outputs, const std::string& label);
+
 // Scalar helpers shared with tests: gelu (tanh) and its derivative in fp32.
 float reference_gelu(float x);
 float reference_gelu_grad(float x);
