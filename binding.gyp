@@ -12,6 +12,7 @@
         "cuda/addon.cpp",
         "cuda/abi_marshal.cpp",
         "cuda/cuda_unavailable.cpp",
+        "cuda/cuda_executor_stub.cpp",
         "cuda/build/gen/abi_wrappers.gen.cpp"
       ],
       "include_dirs": [

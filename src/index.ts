@@ -77,3 +77,9 @@ export type {
 export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
 export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
 export type { LayerComparison, LayerComparisonRow } from './layers/layer-compare.js';
+export { OP_SET_V1 } from './op-set.js';
+export type { OpName } from './op-set.js';
+export type { OpAttributeValue } from './graph/graph-document.js';
+export type { ExecuteReferenceOptions, ExecutionResult, TensorBytes } from './execute.js';
+export { DeviceArena } from './cuda-execute.js';
+export type { DeviceExecutionResult, ExecuteOptions } from './cuda-execute.js';

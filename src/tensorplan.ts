@@ -10,6 +10,10 @@ import { TensorplanError } from './errors.js';
 import { type LayerGraph, layerGraph } from './layers/layer-graph.js';
 import type { LayerSpec } from './layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './layers/layer-summary.js';
+import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute.js';
+import {
+  DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes,
+} from './cuda-execute.js';
 import {
   type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
   type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
@@ -32,12 +36,14 @@ export class Tensorplan {
   /** Where the core was loaded from. */
   readonly source: string;
   private readonly core: CoreBinding;
+  private readonly addon: unknown;
 
   /** @internal Use `init()`. */
   constructor(loaded: LoadedBackend) {
     this.backend = loaded.name;
     this.source = loaded.source;
     this.core = loaded.core;
+    this.addon = loaded.addon;
   }
 
   /** Version of the loaded core. */
@@ -225,5 +231,57 @@ export class Tensorplan {
   /** Peak, arena and persistent bytes of a planned layer graph, with what is live at the peak by layer and role. */
   layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary {
     return layerPlanSummary(this.core, layers, plan);
+  }
+
+  /**
+   * Runs a plan with the reference kernels of op set v1 (docs/op-set.md) in
+   * one arena of `plan.arenaBytes`, every storage at its planned offset, and
+   * returns the graph outputs and the lifecycle trace (check it with
+   * `verifyTrace`). `{ memory: 'separate' }` gives every storage its own
+   * allocation instead: the planner's oracle. Pass `graph` when the plan
+   * refers to its graph by path.
+   */
+  executeReference(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, options?: ExecuteReferenceOptions,
+    graph?: GraphDocument): ExecutionResult {
+    return executeReference(this.core, plan, inputs, options, graph);
+  }
+
+  /**
+   * Executes a plan and resolves with the graph outputs and the lifecycle
+   * trace. On a `cuda` session the CUDA executor runs it on the GPU in one
+   * device allocation (or `options.arena`), on a worker thread: the event
+   * loop never blocks. Elsewhere (or with `executor: 'reference'`) the
+   * reference executor runs it. Naming `executor: 'cuda'` on another backend
+   * rejects with the reason.
+   */
+  async execute(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, options: ExecuteOptions = {}): Promise<DeviceExecutionResult> {
+    const executor = options.executor ?? (this.backend === 'cuda' ? 'cuda' : 'reference');
+    if (executor === 'reference') {
+      return { ...executeReference(this.core, plan, inputs, { memory: options.memory }, options.graph), executor };
+    }
+    if (executor !== 'cuda') throw new TensorplanError('INVALID_ARGUMENT', `executor = ${JSON.stringify(executor)}: expected "cuda" or "reference"`);
+    return { ...(await executeCuda(this.core, this.cudaAddon(), plan, inputs, options)), executor };
+  }
+
+  /** Allocates one device arena of `bytes` on the GPU (cuda sessions); free it with `dispose()`. */
+  createDeviceArena(bytes: number): DeviceArena {
+    return new DeviceArena(this.cudaAddon(), bytes);
+  }
+
+  /** Bytes of the single device allocation the CUDA executor makes for a plan: its arena, then its persistent tensors. */
+  planDeviceBytes(plan: PlanDocument, graph?: GraphDocument): number {
+    return planDeviceBytes(this.core, this.cudaAddon(), plan, graph);
+  }
+
+  /** cudaMalloc calls the CUDA executor made in this process (cuda sessions). */
+  deviceAllocationCount(): number {
+    return deviceAllocationCount(this.cudaAddon());
+  }
+
+  private cudaAddon(): unknown {
+    if (this.backend !== 'cuda' || !this.addon) {
+      throw new TensorplanError('UNSUPPORTED', `the CUDA executor needs a cuda session; this one runs on ${this.backend}`);
+    }
+    return this.addon;
   }
 }

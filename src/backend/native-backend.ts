@@ -51,7 +51,7 @@ export async function loadCudaBackend(): Promise<LoadedBackend> {
   if (!probe.compiled || probe.devices.length === 0) {
     throw new Error(probe.reason || 'no CUDA device is usable');
   }
-  return { name: 'cuda', core: nativeCoreBinding(addon), source: path, cuda: probe };
+  return { name: 'cuda', core: nativeCoreBinding(addon), source: path, cuda: probe, addon };
 }
 
 /** The loaded addon, for CUDA-only entry points (smoke test, executor). */

@@ -16,6 +16,8 @@ export interface LoadedBackend {
   readonly source: string;
   /** The CUDA probe, for backends built on the native addon. */
   readonly cuda?: CudaProbe;
+  /** @internal The addon's exports, for the CUDA executor (cuda backend only). */
+  readonly addon?: unknown;
 }
 
 /** A backend's availability as `info()` reports it. */

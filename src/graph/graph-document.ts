@@ -25,7 +25,16 @@ export interface GraphOp {
   workspaceBytes?: number;
   /** Ops that must run before this one although no tensor says so (control dependencies). */
   after?: string[];
+  /**
+   * What the executors need to run the op (op set v1, docs/op-set.md), e.g.
+   * `{ transposeB: true }` for a matmul or `{ recipe: 'mxfp8' }` for a quantize.
+   * The planner ignores it.
+   */
+  attributes?: Record<string, OpAttributeValue>;
 }
+
+/** One value of an op attribute. */
+export type OpAttributeValue = number | boolean | string | number[];
 
 /** `tensor` is `tensor.bytes` bytes at `offset` inside `base`'s storage (reshape, slice, a saved input). */
 export interface ViewAlias {

@@ -60,6 +60,13 @@ export const GRAPH_SCHEMA_V1 = {
         outputs: { $ref: '#/$defs/names' },
         workspaceBytes: { $ref: '#/$defs/byteCount' },
         after: { $ref: '#/$defs/names' },
+        attributes: {
+          type: 'object',
+          description: 'What the executors need to run the op (op set v1, docs/op-set.md), e.g. {"transposeB": true}. The planner ignores it.',
+          additionalProperties: {
+            anyOf: [{ type: 'number' }, { type: 'boolean' }, { type: 'string' }, { type: 'array', items: { type: 'number' } }],
+          },
+        },
         description: { type: 'string' },
       },
     },

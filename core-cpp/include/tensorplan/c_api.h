@@ -525,6 +525,45 @@ TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_co
                                   const double* workspace_offset, int32_t workspace_count,
                                   const double* stated, int32_t stated_count, tp_result** out);
 
+/* ==== execution (op set v1, docs/op-set.md) ============================== *
+ * Runs a plan with the reference kernels and records its lifecycle trace.
+ * Takes the graph as the tp_graph_* functions do and a schedule
+ * order[order_count]. Semantics (T tensors, N ops):
+ *   tensor_dtype[T]                 DType code, -1 = bytes only
+ *   shape_offsets[T+1], shape_dims  CSR: each tensor's shape (exact integers)
+ *   op_codes[N]                     op set v1 codes (op_set.h)
+ *   attribute_offsets[N+1], attributes  CSR: each op's f64 attributes
+ * Placement: storage k (identified by any of its tensors, storage_tensor[k])
+ * sits at storage_offset[k] in an arena of arena_bytes. mode 0 runs in that
+ * arena; mode 1 gives every storage its own allocation (the oracle) and
+ * ignores the placement. Inputs: tensor input_tensors[k] gets bytes
+ * input_data[input_offsets[k] .. input_offsets[k+1]) before step 0 (every
+ * graph input must be given; persistent tensors default to zeros).
+ * Result arrays, in order:
+ *   0 U8  outputs              bytes of every graph output, concatenated
+ *   1 F64 output_offsets[O+1]
+ *   2 I32 trace_steps[E]       lifecycle trace as tp_verify_trace takes it
+ *   3 I32 trace_tensors[E]
+ *   4 I32 trace_kinds[E]       0 alloc, 1 free
+ *   5 F64 stats[2]             {allocations made, peak bytes allocated}
+ */
+TP_API tp_status tp_execute_reference(const int32_t* graph_i32, int32_t graph_i32_count,
+                                      const double* graph_f64, int32_t graph_f64_count,
+                                      const uint8_t* names, int32_t names_length,
+                                      const int32_t* name_offsets, int32_t name_offsets_count,
+                                      const int32_t* order, int32_t order_count,
+                                      const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                                      const int32_t* shape_offsets, int32_t shape_offsets_count,
+                                      const double* shape_dims, int32_t shape_dims_count,
+                                      const int32_t* op_codes, int32_t op_codes_count,
+                                      const int32_t* attribute_offsets, int32_t attribute_offsets_count,
+                                      const double* attributes, int32_t attributes_count,
+                                      const int32_t* storage_tensor, const double* storage_offset,
+                                      int32_t storage_count, double arena_bytes, int32_t mode,
+                                      const int32_t* input_tensors, const double* input_offsets,
+                                      int32_t input_count, const uint8_t* input_data,
+                                      int32_t input_data_length, tp_result** out);
+
 #ifdef __cplusplus
 }
 #endif
