@@ -653,14 +653,9 @@ tp::Status execute_cuda(const tp::PlanningGraph& pg, const tp::OpSemantics& s, c
     if (!given[static_cast<size_t>(t)]) return tp::Status::invalid("graph input " + tp::tensor_label(g, t) + " has no bytes");
   }
 
-  std::vector<std::vector<int32_t>> born(static_cast<size_t>(steps)), dying(static_cast<size_t>(steps));
-  for (int32_t st = 0; st < S; ++st) {
-    const tp::Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
-    if (storage.persistent) continue;
-    const int32_t b = live.birth[static_cast<size_t>(st)], d = live.death[static_cast<size_t>(st)];
-    if (b >= 0 && !storage.graph_input) born[static_cast<size_t>(b)].push_back(st);
-    if (b >= 0 && d >= 0 && d < steps && !storage.graph_output) dying[static_cast<size_t>(d)].push_back(st);
-  }
+  const tp::StepLifecycle lifecycle = tp::step_lifecycle(pg, live);
+  const auto& born = lifecycle.born;
+  const auto& dying = lifecycle.dying;
   for (int32_t step = 0; step < steps; ++step) {
     for (int32_t st : born[static_cast<size_t>(step)]) {
       TP_RETURN_IF_ERROR(allocate(st));

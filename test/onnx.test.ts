@@ -229,7 +229,7 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
 
 describe.each(BACKENDS)('ONNX in-place on random chains (%s)', (backend) => {
   const tp = session(backend);
-  it('every in-place graph plans validly and never has a higher peak than without', () => {
+  it('every in-place graph plans validly, orders readers before overwrites, and never needs more storage bytes', () => {
     const ops = ['Relu', 'Reshape', 'Add', 'Sigmoid', 'Flatten', 'Mul', 'Tanh'];
     fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom(...ops), fc.nat(), fc.boolean()), { minLength: 1, maxLength: 14 }), (steps) => {
       const nodes = [];
@@ -249,7 +249,10 @@ describe.each(BACKENDS)('ONNX in-place on random chains (%s)', (backend) => {
       const onGraph = importOnnx(model, { inPlace: true }).graph;
       const on = tp.plan(onGraph);
       expect(tp.validate(on)).toEqual([]);
-      expect(on.statistics.peakBytes).toBeLessThanOrEqual(off.statistics.peakBytes);
+      // In-place merges storages, so the bytes to place never grow. (The peak may: in-place
+      // adds ordering constraints, so a lower peak is not guaranteed for every graph.)
+      const storageBytes = (p: typeof on) => p.storages.reduce((sum, s) => sum + s.bytes, 0);
+      expect(storageBytes(on)).toBeLessThanOrEqual(storageBytes(off));
       // No op reads a tensor after an op overwrote its storage, in the planned order.
       const step = new Map(on.schedule.map((name, i) => [name, i]));
       const writerOf = new Map(onGraph.ops.flatMap((o) => o.outputs.map((t) => [t, o.name] as const)));

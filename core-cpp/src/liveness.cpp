@@ -137,4 +137,19 @@ Status compute_liveness(const PlanningGraph& pg, const std::vector<int32_t>& ord
   return Status::ok();
 }
 
+StepLifecycle step_lifecycle(const PlanningGraph& pg, const Liveness& live) {
+  const int32_t steps = live.step_count;
+  StepLifecycle lifecycle;
+  lifecycle.born.resize(static_cast<size_t>(steps));
+  lifecycle.dying.resize(static_cast<size_t>(steps));
+  for (int32_t st = 0; st < pg.storage_count(); ++st) {
+    const Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
+    if (storage.persistent) continue;
+    const int32_t b = live.birth[static_cast<size_t>(st)], d = live.death[static_cast<size_t>(st)];
+    if (b >= 0 && !storage.graph_input) lifecycle.born[static_cast<size_t>(b)].push_back(st);
+    if (b >= 0 && d >= 0 && d < steps && !storage.graph_output) lifecycle.dying[static_cast<size_t>(d)].push_back(st);
+  }
+  return lifecycle;
+}
+
 }  // namespace tp

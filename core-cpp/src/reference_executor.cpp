@@ -159,14 +159,9 @@ Status execute_reference(const PlanningGraph& pg, const OpSemantics& s, const Ex
   }
 
   // Steps: births (cleared), the op, deaths.
-  std::vector<std::vector<int32_t>> born(static_cast<size_t>(steps)), dying(static_cast<size_t>(steps));
-  for (int32_t st = 0; st < S; ++st) {
-    const Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
-    if (storage.persistent) continue;
-    const int32_t b = live.birth[static_cast<size_t>(st)], d = live.death[static_cast<size_t>(st)];
-    if (b >= 0 && !storage.graph_input) born[static_cast<size_t>(b)].push_back(st);
-    if (b >= 0 && d >= 0 && d < steps && !storage.graph_output) dying[static_cast<size_t>(d)].push_back(st);
-  }
+  const StepLifecycle lifecycle = step_lifecycle(pg, live);
+  const auto& born = lifecycle.born;
+  const auto& dying = lifecycle.dying;
   for (int32_t step = 0; step < steps; ++step) {
     for (int32_t st : born[static_cast<size_t>(step)]) {
       allocate(st);

@@ -1,7 +1,6 @@
 import Table from 'cli-table3';
-import type { LayerComparison, LayerPlanSummary, LayerSpec, Tensorplan } from '../index.js';
+import type { LayerComparison, LayerPlanSummary, LayerSpec } from '../index.js';
 import { applyAlternative, parseLayerSpec } from '../index.js';
-import type { PlanOptions } from '../plan/make-plan.js';
 import { formatBytes } from './format.js';
 
 /** True when a parsed JSON document is a layer spec rather than a graph file. */
@@ -59,20 +58,3 @@ export function comparisonJson(comparison: LayerComparison) {
   }));
 }
 
-/** Plans the alternatives the same way as the base. */
-export function planAlternatives(tp: Tensorplan, spec: LayerSpec, base: LayerPlanSummary, alternatives: readonly string[],
-  options: PlanOptions): LayerComparison {
-  const rows: LayerComparison['rows'] = [{ label: 'base', summary: base, deltaPeakBytes: 0, deltaArenaBytes: 0, deltaPersistentBytes: 0, deltaTotalBytes: 0 }];
-  for (const alternative of alternatives) {
-    const lg = tp.layerGraph(applyAlternative(spec, alternative));
-    const summary = tp.layerPlanSummary(lg, tp.plan(lg.graph, options));
-    rows.push({
-      label: alternative, summary,
-      deltaPeakBytes: summary.peakBytes - base.peakBytes,
-      deltaArenaBytes: summary.arenaBytes - base.arenaBytes,
-      deltaPersistentBytes: summary.persistentBytes - base.persistentBytes,
-      deltaTotalBytes: summary.totalBytes - base.totalBytes,
-    });
-  }
-  return { rows };
-}

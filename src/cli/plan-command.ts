@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import Table from 'cli-table3';
-import { init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
+import { compareLayerSpecs, init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
 import type { BackendChoice, PlanDocument } from '../index.js';
 import { CliError, EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
 import { formatBytes } from './format.js';
@@ -10,7 +10,7 @@ import { planProgressBar } from './progress.js';
 import { readJsonFile } from './read-input.js';
 import { importOnnxFile, importSummary, isOnnxPath } from './import-command.js';
 import type { OnnxCliOptions } from './import-command.js';
-import { checkLayerInput, comparisonJson, isLayerSpec, planAlternatives, printComparison, printLayerSummary } from './layers-plan.js';
+import { checkLayerInput, comparisonJson, isLayerSpec, printComparison, printLayerSummary } from './layers-plan.js';
 import type { LayerGraph, LayerSpec } from '../index.js';
 
 export interface PlanCommandOptions extends OnnxCliOptions {
@@ -132,7 +132,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   }
   const layerSummary = layers ? tp.layerPlanSummary(layers, plan) : undefined;
   const comparison = spec && layerSummary && alternatives.length > 0
-    ? planAlternatives(tp, spec, layerSummary, alternatives, { effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast', timeLimitSeconds })
+    ? compareLayerSpecs(tp, spec, alternatives, { effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast', timeLimitSeconds }, layerSummary)
     : undefined;
   if (options.json) {
     console.log(JSON.stringify({

@@ -113,13 +113,17 @@ export function applyAlternative(spec: LayerSpec, alternative: string): LayerSpe
   }
 }
 
-/** Plans the base spec and every alternative (`key=value`, see {@link applyAlternative}); deltas are against the base. */
-export function compareLayerSpecs(tp: Tensorplan, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {}): LayerComparison {
+/**
+ * Plans the base spec and every alternative (`key=value`, see {@link applyAlternative}); deltas are
+ * against the base. Pass `base` when the base is already planned (with the same options).
+ */
+export function compareLayerSpecs(tp: Tensorplan, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {},
+  base?: LayerPlanSummary): LayerComparison {
   const planOne = (s: LayerSpec) => {
     const lg = tp.layerGraph(s);
     return tp.layerPlanSummary(lg, tp.plan(lg.graph, options));
   };
-  const base = planOne(spec);
+  base ??= planOne(spec);
   const rows: LayerComparisonRow[] = [{ label: 'base', summary: base, deltaPeakBytes: 0, deltaArenaBytes: 0, deltaPersistentBytes: 0, deltaTotalBytes: 0 }];
   for (const alternative of alternatives) {
     const summary = planOne(applyAlternative(spec, alternative));

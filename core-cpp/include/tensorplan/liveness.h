@@ -48,6 +48,16 @@ Status compute_liveness(const PlanningGraph& pg, const std::vector<int32_t>& ord
 // the schedulers: one pass, no allocation beyond two scratch arrays.
 int64_t schedule_peak(const PlanningGraph& pg, const std::vector<int32_t>& order);
 
+// What an executor does at each step of a schedule: allocate the `born`
+// storages before the op runs and free the `dying` ones after it. Graph
+// inputs exist before step 0, graph outputs survive the last step, and
+// persistent storages live outside the arena, so none of those appear. Every
+// executor walks this one list, so they all emit the same lifecycle trace.
+struct StepLifecycle {
+  std::vector<std::vector<int32_t>> born, dying;  // per step, storage indices
+};
+StepLifecycle step_lifecycle(const PlanningGraph& pg, const Liveness& live);
+
 }  // namespace tp
 
 #endif  // TENSORPLAN_LIVENESS_H
