@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LayerEntry, LayerSpec } from '../dist/index.mjs';
-import { BACKENDS, session } from './backends';
+import { BACKENDS, BOTH_BACKENDS, session } from './backends';
 
 type Dtype = 'fp32' | 'bf16';
 
@@ -52,7 +52,8 @@ function encode(values: Float64Array, dtype: Dtype): Uint8Array {
   if (dtype === 'fp32') return new Uint8Array(Float32Array.from(values).buffer);
   return new Uint8Array(Uint16Array.from(values, toBf16).buffer);
 }
-function decode(bytes: Uint8Array, dtype: Dtype): Float64Array {
+function decode(bytes: Uint8Array, dtype: string | undefined): Float64Array {
+  if (dtype !== 'fp32' && dtype !== 'bf16') throw new Error(`unexpected dtype ${dtype}`);
   const copy = Uint8Array.from(bytes).buffer;
   if (dtype === 'fp32') return Float64Array.from(new Float32Array(copy));
   return Float64Array.from(new Uint16Array(copy), fromBf16);
@@ -190,9 +191,18 @@ const CASES: { name: string; spec: LayerSpec }[] = [
     { kind: 'layernormMLP', normalization: 'rmsnorm', activation: 'gelu', recompute: true, repeat: 2 },
     { kind: 'layernormLinear', outFeatures: 8, normalization: 'rmsnorm' },
   ], { weightGradients: 'bulk' }) },
+  { name: 'column- and row-parallel Linear at TP=1, packed weight gradients (fp32)', spec: spec('fp32', [
+    { kind: 'linear', outFeatures: 32, parallel: 'column' },
+    { kind: 'linear', outFeatures: 16, parallel: 'row' },
+    { kind: 'layernormLinear', outFeatures: 16, normalization: 'rmsnorm', parallel: 'column' },
+  ], { weightGradients: 'packed', parallel: { tp: 1 } }) },
   { name: 'LayerNormMLP, RMSNorm + GELU (bf16, recipe bf16)', spec: {
     ...spec('bf16', [{ kind: 'layernormMLP', normalization: 'rmsnorm', activation: 'gelu' }]), recipe: 'bf16',
   } },
+  { name: 'Linear and LayerNormMLP (bf16 activations, fp32 weight gradients)', spec: spec('bf16', [
+    { kind: 'linear', outFeatures: 16 },
+    { kind: 'layernormMLP', normalization: 'rmsnorm', activation: 'relu' },
+  ], { weightGradientDtype: 'fp32' }) },
 ];
 
 /** Seeded inputs and weights, already rounded to the graph's dtype. */
@@ -229,6 +239,8 @@ describe.each(BACKENDS)('layer graphs executed (%s backend)', (backend) => {
     it(`${name}: forward equals the direct computation; gradients equal finite differences`, () => {
       const { lg, plan, x, params, arena, separate, dtype } = run(s, 7);
       const tol = TOL[dtype];
+      const dtypeOf = new Map(lg.graph.tensors.map((t) => [t.name, t.dtype]));
+      const read = (name: string) => decode(arena.outputs[name], dtypeOf.get(name));
 
       // (c) the planned arena and one allocation per storage give the same bytes; (d) the trace verifies.
       expect(Object.keys(arena.outputs).sort()).toEqual([...lg.graph.outputs!].sort());
@@ -254,12 +266,13 @@ describe.each(BACKENDS)('layer graphs executed (%s backend)', (backend) => {
       const loss = () => directForward(s, x, params).loss;
       const checked: string[] = [];
       const fdInput = finiteDifferences(x, loss);
-      expect(relativeError(decode(arena.outputs[inputGrad[0]], dtype), fdInput)).toBeLessThanOrEqual(tol.gradient);
+      expect(relativeError(read(inputGrad[0]), fdInput)).toBeLessThanOrEqual(tol.gradient);
       for (const [p, values] of params) {
         const wgrad = p.replace(/\.weight$/, '.wgrad');
         expect(arena.outputs[wgrad], wgrad).toBeDefined();
         const fd = finiteDifferences(values, loss);
-        expect(relativeError(decode(arena.outputs[wgrad], dtype), fd), wgrad).toBeLessThanOrEqual(tol.gradient);
+        expect(dtypeOf.get(wgrad)).toBe(s.weightGradientDtype ?? dtype);
+        expect(relativeError(read(wgrad), fd), wgrad).toBeLessThanOrEqual(tol.gradient);
         checked.push(wgrad);
       }
       // Every output was checked: the weight gradients the direct model knows, and the input gradient.
@@ -302,5 +315,33 @@ describe.each(BACKENDS)('layer graphs executed (%s backend)', (backend) => {
     const lg = tp.layerGraph(s);
     const plan = tp.plan(lg.graph);
     expect(() => tp.executeReference(plan, { input: new Uint8Array(8 * 16 * 4) })).toThrow(/fused_attention.*not an op of op set v1/);
+  });
+});
+
+describe.runIf(BOTH_BACKENDS)('layer graphs executed: WASM and native parity', () => {
+  it('the same plan gives the same output bytes on both backends (GELU within fp32 rounding)', () => {
+    for (const { name, spec: s } of CASES) {
+      const wasm = session('wasm');
+      const native = session('native');
+      const lg = wasm.layerGraph(s);
+      const plan = wasm.plan(lg.graph);
+      const nativePlan = native.plan(native.layerGraph(s).graph);
+      expect([nativePlan.schedule, nativePlan.storages, nativePlan.arenaBytes], name).toEqual([plan.schedule, plan.storages, plan.arenaBytes]);
+      const { x, params } = randomInputs(s, 11);
+      const dtype = s.model.dtype as Dtype;
+      const inputs: Record<string, Uint8Array> = { input: encode(x, dtype) };
+      for (const [p, values] of params) inputs[p] = encode(values, dtype);
+      const a = wasm.executeReference(plan, inputs);
+      const b = native.executeReference(plan, inputs);
+      expect(b.trace, name).toEqual(a.trace);
+      // exp/tanh may differ in the last bit between the two C libraries (docs/op-set.md).
+      const usesTanh = lg.graph.ops.some((op) => op.op === 'gelu');
+      const dtypeOf = new Map(lg.graph.tensors.map((t) => [t.name, t.dtype]));
+      for (const out of lg.graph.outputs!) {
+        if (!usesTanh) expect(b.outputs[out], `${name}: ${out}`).toEqual(a.outputs[out]);
+        else expect(relativeError(decode(b.outputs[out], dtypeOf.get(out)), decode(a.outputs[out], dtypeOf.get(out))), `${name}: ${out}`)
+          .toBeLessThanOrEqual(TOL[dtype].forward);
+      }
+    }
   });
 });
