@@ -597,7 +597,7 @@ function coreAttention(g: Gen, module: string, qkv: Act, settings: AttentionSett
     const dkk = g.hp(`${module}.grad_k_full`, T, hl * d, module, 'gradient');
     g.op(`${module}.grad_av_probs`, 'bmm', [dy.name, vv], [dprobs]);
     g.op(`${module}.grad_av_v`, 'bmm', [probs, dy.name], [dvv]);
-    g.op(`${module}.softmax_bwd`, 'softmax_bwd', [probs, dprobs], [dscores]);
+    g.op(`${module}.softmax_bwd`, 'softmax_backward', [dprobs, probs], [dscores]);
     g.b.inPlace(dscores, dprobs);
     g.op(`${module}.grad_qk_q`, 'bmm', [dscores, kk], [dq]);
     g.op(`${module}.grad_qk_k`, 'bmm', [dscores, q], [dkk]);
