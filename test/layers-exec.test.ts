@@ -313,11 +313,14 @@ describe.each(BACKENDS)('layer graphs executed (%s backend)', (backend) => {
     ), { numRuns: 15 });
   });
 
-  it('graphs with layers outside the fp32 path name the op they need, not a wrong result', () => {
+  it('graphs with layers outside the executed path fail with an error naming the op, not a wrong result', () => {
     const s = spec('fp32', [{ kind: 'attention', fused: true }]);
     const lg = tp.layerGraph(s);
     const plan = tp.plan(lg.graph);
     expect(() => tp.executeReference(plan, { input: new Uint8Array(8 * 16 * 4) })).toThrow(/fused_attention.*not an op of op set v1/);
+    // LayerNorm: the graph has γ but no β, and op set v1's layernorm takes x, γ, β.
+    const ln = tp.layerGraph(spec('fp32', [{ kind: 'layernormLinear', outFeatures: 16, normalization: 'layernorm' }]));
+    expect(() => tp.executeReference(tp.plan(ln.graph), { input: new Uint8Array(8 * 16 * 4) })).toThrow(/L0\.ln\.fwd.*expects 3 inputs, got 2/);
   });
 });
 
