@@ -3,7 +3,7 @@ import type { DType } from '../dtype.js';
 import { TensorplanError } from '../errors.js';
 import { type Recipe, type TensorFormat, splitQuantizeLayout, tensorSpecBuffers } from '../formats.js';
 import type { TensorSize } from '../graph/graph-builder.js';
-import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../graph/graph-document.js';
+import type { GraphAlias, GraphDocument, GraphOp, GraphTensor, OpAttributeValue } from '../graph/graph-document.js';
 import { parseGraph } from '../graph/parse-graph.js';
 import type {
   Activation, AttentionSettings, LayerEntry, LayerSpec, MoeSettings, Normalization, RoleRecipe,
@@ -175,12 +175,14 @@ class Gen {
     return this.t(name, { shape: [rows, cols], dtype }, module, role);
   }
 
-  op(name: string, type: string, inputs: (string | undefined)[], outputs: string[], workspaceBytes = 0): string {
+  op(name: string, type: string, inputs: (string | undefined)[], outputs: string[], workspaceBytes = 0,
+    attributes?: Record<string, OpAttributeValue>): string {
     const full = this.prefix + name;
     const ins = [...new Set(inputs.filter((x): x is string => x !== undefined))];
     outputs = [...new Set(outputs)];
     this.b.op(full, type, ins, outputs, {
       ...(workspaceBytes > 0 ? { workspaceBytes } : {}),
+      ...(attributes ? { attributes } : {}),
       ...(this.after.length > 0 ? { after: [...this.after] } : {}),
     });
     this.ops[full] = this.phase;
@@ -411,7 +413,10 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
   const { fprop: fpropW, dgrad: dgradW } = g.gemmWeight(module, [out, inF]);
 
   let y = g.hp(`${m}.out`, rowsFull, out, module, 'activation');
-  g.op(`${m}.fprop`, 'gemm', [...fpropIn, ...fpropW, bias], [y]);
+  // High precision without bias is op set v1's matmul (y = x · Wᵀ); the rest stays a TE GEMM.
+  const hpWeight = fpropW.length === 1 && fpropW[0] === `${g.layer}.${module}.weight`;
+  if (!bias && !xq && hpWeight) g.op(`${m}.fprop`, 'matmul', [...fpropIn, ...fpropW], [y], 0, { transposeB: true });
+  else g.op(`${m}.fprop`, 'gemm', [...fpropIn, ...fpropW, bias], [y]);
   let yRows = rowsFull;
   if (a.parallel === 'row' && g.tp > 1) {
     if (g.sp) {
@@ -443,7 +448,8 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
     const dgradIn = dq ? use(dq, 'rowwise') : [dyFull.name!];
     const wgradIn = dq ? use(dq, 'columnwise') : [dyFull.name!];
     let dx = g.hp(`${m}.grad_in`, rowsFull, inF, module, 'gradient');
-    g.op(`${m}.dgrad`, 'gemm', [...dgradIn, ...dgradW], [dx]);
+    if (!dq && hpWeight) g.op(`${m}.dgrad`, 'matmul', [...dgradIn, ...dgradW], [dx]);
+    else g.op(`${m}.dgrad`, 'gemm', [...dgradIn, ...dgradW], [dx]);
     // wgrad needs the full input: with SP it is gathered again in backward.
     let wIn = savedIn;
     if (gatherInput) {
@@ -461,7 +467,8 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
     const wg = g.wgrad(module, [out, inF], a.unit);
     const outs = [wg];
     if (bias) outs.push(g.wgrad(`${module}.bias`, [out], a.unit, false));
-    g.op(`${m}.wgrad`, 'gemm', [...wgradIn, ...wIn], outs);
+    if (!bias && !dq && !savedQ) g.op(`${m}.wgrad`, 'matmul', [...wgradIn, ...wIn], outs, 0, { transposeA: true });
+    else g.op(`${m}.wgrad`, 'gemm', [...wgradIn, ...wIn], outs);
     let dxRows = rowsFull;
     if (a.parallel === 'column' && g.tp > 1) {
       if (g.sp) {
@@ -503,7 +510,8 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
   const bwd: Bwd = (dy) => {
     const dx = g.hp(`${module}.grad_in`, x.rows, h, module, 'gradient');
     const dgamma = g.wgrad(module, [h], '', false);
-    g.op(`${module}.bwd`, `${kind}_bwd`, [dy.name, saved, ...stats, gamma], [dx, dgamma]);
+    // Op set v1 order: dy, x, gamma, [mean,] rstd.
+    g.op(`${module}.bwd`, `${kind}_backward`, [dy.name, saved, gamma, ...stats], [dx, dgamma]);
     return { name: dx, rows: x.rows, cols: h };
   };
   return { y, bwd };
@@ -525,14 +533,15 @@ function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast:
     g.op(`${module}.fwd`, kind, [x.name], [out]);
     y = { name: out, rows: x.rows, cols: outCols };
   }
+  const backwardOp = kind === 'gelu' || kind === 'relu' ? `${kind}_backward` : `d${kind}`;
   const bwd: Bwd = (dy) => {
     const dq = fusedCast ? g.quantized(`${module}.grad_in`, [x.rows, x.cols], g.roles.gradients, ['rowwise', 'columnwise'], module, 'quantizedGradient', true) : undefined;
     if (dq) {
-      g.op(`${module}.bwd`, `d${kind}`, [dy.name, saved], all(dq));
+      g.op(`${module}.bwd`, backwardOp, [dy.name, saved], all(dq));
       return { q: dq, rows: x.rows, cols: x.cols };
     }
     const dx = g.hp(`${module}.grad_in`, x.rows, x.cols, module, 'gradient');
-    g.op(`${module}.bwd`, `d${kind}`, [dy.name, saved], [dx]);
+    g.op(`${module}.bwd`, backwardOp, [dy.name, saved], [dx]);
     if (!gated && dy.name) g.b.inPlace(dx, dy.name);
     return { name: dx, rows: x.rows, cols: x.cols };
   };
@@ -588,7 +597,7 @@ function coreAttention(g: Gen, module: string, qkv: Act, settings: AttentionSett
     const dkk = g.hp(`${module}.grad_k_full`, T, hl * d, module, 'gradient');
     g.op(`${module}.grad_av_probs`, 'bmm', [dy.name, vv], [dprobs]);
     g.op(`${module}.grad_av_v`, 'bmm', [probs, dy.name], [dvv]);
-    g.op(`${module}.softmax_bwd`, 'softmax_bwd', [probs, dprobs], [dscores]);
+    g.op(`${module}.softmax_bwd`, 'softmax_backward', [dprobs, probs], [dscores]);
     g.b.inPlace(dscores, dprobs);
     g.op(`${module}.grad_qk_q`, 'bmm', [dscores, kk], [dq]);
     g.op(`${module}.grad_qk_k`, 'bmm', [dscores, q], [dkk]);
@@ -884,7 +893,8 @@ export function layerGraph(core: CoreBinding, input: LayerSpec | unknown): Layer
   g.prefix = '';
   g.phase = 'loss';
   const dy0 = g.t('loss.grad', { shape: [x.rows, x.cols], dtype: g.dtype }, 'loss', 'gradient', true);
-  g.op('loss', 'loss', [x.name], [dy0]);
+  // The loss is ½·Σ y² (op set v1: dL/dy = y is a copy), so the graph is executable end to end.
+  g.op('loss', 'copy', [x.name], [dy0]);
   let dy: Act = { name: dy0, rows: x.rows, cols: x.cols };
   let lastOp = 'loss';
   for (let i = stack.length - 1; i >= 0; i--) {
