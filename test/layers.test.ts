@@ -109,12 +109,14 @@ describe.each(BACKENDS)('layer graphs (%s)', (backend) => {
 
   it('weights, master weights and optimizer state are persistent and reported separately', () => {
     const { summary, lg } = planAndValidate(tp, tiny([{ kind: 'transformer' }]));
-    // Weights (bf16) per layer: qkv [256,128], proj [128,128], fc1 [256,128], fc2 [128,256], two norms [128] (+beta? no: gamma only).
+    // Weights (bf16) per layer: qkv [256,128], proj [128,128], fc1 [256,128], fc2 [128,256], and two
+    // LayerNorms with gamma and beta [128] each (TE's LayerNorm has a bias).
     const weights = lg.graph.persistent!.filter((n) => lg.tensors[n].role === 'weight');
-    expect(weights.sort()).toEqual(['L0.fc1.weight', 'L0.fc2.weight', 'L0.ln1.weight', 'L0.ln2.weight', 'L0.proj.weight', 'L0.qkv.weight']);
-    // Each bf16 weight rounded to 256 B: 65536 + 32768 + 65536 + 65536 + 256 + 256.
-    expect(summary.persistent.weights).toBe(65536 + 32768 + 65536 + 65536 + 256 + 256);
-    expect(summary.persistent.masterWeights).toBe(2 * (65536 + 32768 + 65536 + 65536) + 512 + 512);
+    expect(weights.sort()).toEqual(['L0.fc1.weight', 'L0.fc2.weight', 'L0.ln1.bias', 'L0.ln1.weight', 'L0.ln2.bias', 'L0.ln2.weight',
+      'L0.proj.weight', 'L0.qkv.weight']);
+    // Each bf16 weight rounded to 256 B: 65536 + 32768 + 65536 + 65536 + 4 x 256.
+    expect(summary.persistent.weights).toBe(65536 + 32768 + 65536 + 65536 + 4 * 256);
+    expect(summary.persistent.masterWeights).toBe(2 * (65536 + 32768 + 65536 + 65536) + 4 * 512);
     expect(summary.persistent.optimizerState).toBe(2 * summary.persistent.masterWeights);
     expect(summary.persistentBytes).toBe(summary.persistent.weights + summary.persistent.masterWeights + summary.persistent.optimizerState);
     expect(summary.totalBytes).toBe(summary.arenaBytes + summary.persistentBytes);

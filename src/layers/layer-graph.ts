@@ -202,8 +202,8 @@ class Gen {
   }
 
   /** A weight (and its master copy and optimizer states), created once per layer and module. */
-  param(module: string, shape: number[]): string {
-    const name = `${this.layer}.${module}.weight`;
+  param(module: string, shape: number[], suffix = 'weight'): string {
+    const name = `${this.layer}.${module}.${suffix}`;
     if (this.params.has(name)) return name;
     this.params.add(name);
     this.t(name, { shape, dtype: this.dtype }, module, 'weight', true);
@@ -265,11 +265,11 @@ class Gen {
   }
 
   /** A weight gradient, a graph output; `unit` groups those that are bulk-allocated together. */
-  wgrad(module: string, shape: number[], unit: string, gemm = true): string {
+  wgrad(module: string, shape: number[], unit: string, gemm = true, suffix = 'wgrad'): string {
     const mode = this.spec.weightGradients ?? 'separate';
     const grouped = gemm && mode !== 'separate';
     const alignment = mode === 'bulk' ? 256 : this.wgradDtype === 'fp32' ? 4 : 2;
-    const name = this.t(`${this.layer}.${module}.wgrad`, { shape, dtype: this.wgradDtype, ...(grouped ? { alignment } : {}) },
+    const name = this.t(`${this.layer}.${module}.${suffix}`, { shape, dtype: this.wgradDtype, ...(grouped ? { alignment } : {}) },
       module, 'weightGradient', true);
     this.b.output(name);
     if (grouped) {
@@ -493,6 +493,8 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
   if (!x.name) invalid(`${module}: norm input must be high precision`);
   const h = x.cols;
   const gamma = g.param(module, [h]);
+  // TE's LayerNorm has a bias (beta); RMSNorm has none.
+  const beta = kind === 'layernorm' ? [g.param(module, [h], 'bias')] : [];
   const saved = g.view(`${module}.saved_input`, x.name, module, 'activation', { shape: [x.rows, h], dtype: g.dtype });
   const stats: string[] = [];
   if (kind === 'layernorm') stats.push(g.t(`${module}.mu`, { shape: [x.rows], dtype: 'fp32' }, module, 'activation'));
@@ -500,18 +502,19 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
   let y: Act;
   const q = quantize ? g.quantized(`${module}.out`, [x.rows, h], g.roles.inputs, ['rowwise', 'columnwise'], module, 'quantizedActivation') : undefined;
   if (q) {
-    g.op(`${module}.fwd`, kind, [x.name, gamma], [...all(q), ...stats]);
+    g.op(`${module}.fwd`, kind, [x.name, gamma, ...beta], [...all(q), ...stats]);
     y = { q, rows: x.rows, cols: h };
   } else {
     const out = g.hp(`${module}.out`, x.rows, h, module, 'activation');
-    g.op(`${module}.fwd`, kind, [x.name, gamma], [out, ...stats]);
+    g.op(`${module}.fwd`, kind, [x.name, gamma, ...beta], [out, ...stats]);
     y = { name: out, rows: x.rows, cols: h };
   }
   const bwd: Bwd = (dy) => {
     const dx = g.hp(`${module}.grad_in`, x.rows, h, module, 'gradient');
     const dgamma = g.wgrad(module, [h], '', false);
-    // Op set v1 order: dy, x, gamma, [mean,] rstd.
-    g.op(`${module}.bwd`, `${kind}_backward`, [dy.name, saved, gamma, ...stats], [dx, dgamma]);
+    const dbeta = beta.length > 0 ? [g.wgrad(module, [h], '', false, 'bias_wgrad')] : [];
+    // Op set v1 order: dy, x, gamma, [mean,] rstd -> dx, dgamma[, dbeta].
+    g.op(`${module}.bwd`, `${kind}_backward`, [dy.name, saved, gamma, ...stats], [dx, dgamma, ...dbeta]);
     return { name: dx, rows: x.rows, cols: h };
   };
   return { y, bwd };
