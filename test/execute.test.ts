@@ -7,20 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { OP_SET_V1, TensorplanError, init } from '../dist/index.mjs';
 import type { GraphDocument, GraphOp, GraphTensor, PlanDocument } from '../dist/index.mjs';
 import { BACKENDS, BOTH_BACKENDS, session } from './backends';
+import { seededRandom as rng } from './seeded-random';
 
 type FloatDtype = 'fp32' | 'bf16' | 'fp16';
 
-/** A small deterministic PRNG (mulberry32), so a fast-check seed fixes a graph. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EXACT_OPS = ['add', 'mul', 'scale', 'relu', 'matmul', 'layernorm', 'rmsnorm', 'transpose', 'copy', 'amax', 'relu_backward', 'fill'];
 const ALL_OPS = [...EXACT_OPS, 'gelu', 'silu', 'softmax', 'gelu_backward', 'silu_backward', 'softmax_backward', 'grouped_matmul'];

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GraphDocument, LayerEntry, LayerSpec } from '../dist/index.mjs';
 import { BACKENDS, BOTH_BACKENDS, session } from './backends';
+import { seededRandom as rng } from './seeded-random';
 
 type Dtype = 'fp32' | 'bf16';
 
@@ -20,17 +21,6 @@ const TOL = {
   bf16: { forward: 2e-2, gradient: 5e-2 },
 };
 
-/** mulberry32: a seed fixes every input and weight. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);

@@ -1,6 +1,8 @@
 // Fusion check: peak and read limits, with total = total + x_i as the canonical case.
 #include <gtest/gtest.h>
 
+#include "planning_graph_for_tests.h"
+
 #include "tensorplan/fusion_check.h"
 #include "tensorplan/graph_validate.h"
 
@@ -9,13 +11,6 @@ namespace {
 using tp::Graph;
 
 constexpr int64_t kMiB = 1 << 20;
-
-tp::PlanningGraph planning(const Graph& g) {
-  tp::PlanningGraph pg;
-  tp::Status status = tp::build_planning_graph(g, &pg);
-  EXPECT_TRUE(status.is_ok()) << status.message();
-  return pg;
-}
 
 // seed -> init -> total_0; for i: p_i: seed -> x_i (1 MiB); add_i: (total_{i-1}, x_i) -> total_i.
 // Ops: init = 0, p_i = 2i - 1, add_i = 2i.

@@ -1,6 +1,8 @@
 // PLANNING.md §6 verify: traced births/deaths against the plan's expectations.
 #include <gtest/gtest.h>
 
+#include "planning_graph_for_tests.h"
+
 #include "tensorplan/graph_validate.h"
 #include "tensorplan/lifecycle_verify.h"
 
@@ -22,13 +24,6 @@ Graph graph3() {
   g.inputs = {x};
   g.outputs = {z, v};
   return g;
-}
-
-tp::PlanningGraph planning(const Graph& g) {
-  tp::PlanningGraph pg;
-  tp::Status status = tp::build_planning_graph(g, &pg);
-  EXPECT_TRUE(status.is_ok()) << status.message();
-  return pg;
 }
 
 // The trace an exact executor of order {a, b, c} records.

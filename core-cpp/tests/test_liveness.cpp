@@ -1,6 +1,8 @@
 // PLANNING.md §2: liveness, the step rule, alignment, aliases and attribution.
 #include <gtest/gtest.h>
 
+#include "planning_graph_for_tests.h"
+
 #include <numeric>
 #include <random>
 
@@ -10,13 +12,6 @@
 namespace {
 
 using tp::Graph;
-
-tp::PlanningGraph planning(const Graph& g) {
-  tp::PlanningGraph pg;
-  tp::Status status = tp::build_planning_graph(g, &pg);
-  EXPECT_TRUE(status.is_ok()) << status.message();
-  return pg;
-}
 
 tp::Liveness liveness(const tp::PlanningGraph& pg, const std::vector<int32_t>& order) {
   tp::Liveness live;

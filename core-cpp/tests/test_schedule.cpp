@@ -1,6 +1,8 @@
 // PLANNING.md §3: baselines, ours, and the exact search.
 #include <gtest/gtest.h>
 
+#include "planning_graph_for_tests.h"
+
 #include <chrono>
 #include <functional>
 #include <random>
@@ -15,13 +17,6 @@
 namespace {
 
 using tp::Graph;
-
-tp::PlanningGraph planning(const Graph& g) {
-  tp::PlanningGraph pg;
-  tp::Status status = tp::build_planning_graph(g, &pg);
-  EXPECT_TRUE(status.is_ok()) << status.message();
-  return pg;
-}
 
 // Random small DAG with random sizes and workspaces, and sometimes a view,
 // an in-place op or a group, so the search sees every alias kind.
