@@ -159,19 +159,9 @@ class CanonicalSearch {
     std::vector<int32_t> order(static_cast<size_t>(n_));
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const PlaceBuffer& x = buffers_[static_cast<size_t>(a)];
-      const PlaceBuffer& y = buffers_[static_cast<size_t>(b)];
-      for (const char* k = keys; *k != '\0'; ++k) {
-        if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower;
-        if (*k == 'A') {
-          const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
-          const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
-          if (ax != ay) return ax > ay;
-        }
-        if (*k == 'T' && heaviest[static_cast<size_t>(a)] != heaviest[static_cast<size_t>(b)]) {
-          return heaviest[static_cast<size_t>(a)] > heaviest[static_cast<size_t>(b)];
-        }
-      }
+      const int cmp = compare_by_keys(keys, buffers_[static_cast<size_t>(a)], buffers_[static_cast<size_t>(b)],
+                                      heaviest[static_cast<size_t>(a)], heaviest[static_cast<size_t>(b)]);
+      if (cmp != 0) return cmp < 0;
       return a < b;
     });
     pos_.assign(static_cast<size_t>(n_), 0);
@@ -419,6 +409,22 @@ class CanonicalSearch {
     return Step::kNotFound;
   }
 
+  // Orders two buffers by the heuristic's keys (W: longer lifetime first, A:
+  // larger area first, T: larger heaviest-section load first). -1 when x goes
+  // first, 1 when y does, 0 when the keys tie (callers break ties by index).
+  static int compare_by_keys(const char* keys, const PlaceBuffer& x, const PlaceBuffer& y, int64_t heavy_x, int64_t heavy_y) {
+    for (const char* k = keys; *k != '\0'; ++k) {
+      if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower ? -1 : 1;
+      if (*k == 'A') {
+        const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
+        const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
+        if (ax != ay) return ax > ay ? -1 : 1;
+      }
+      if (*k == 'T' && heavy_x != heavy_y) return heavy_x > heavy_y ? -1 : 1;
+    }
+    return 0;
+  }
+
   static const char* order_keys(int heuristic) {
     static const char* const kOrders[] = {"TWA", "TAW", "WAT"};
     return kOrders[heuristic % 3];
@@ -437,19 +443,9 @@ class CanonicalSearch {
       heaviest_now_[static_cast<size_t>(b)] = heaviest;
     }
     std::stable_sort(piece->begin(), piece->end(), [&](int32_t a, int32_t b) {
-      const PlaceBuffer& x = buffers_[static_cast<size_t>(a)];
-      const PlaceBuffer& y = buffers_[static_cast<size_t>(b)];
-      for (const char* k = keys; *k != '\0'; ++k) {
-        if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower;
-        if (*k == 'A') {
-          const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
-          const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
-          if (ax != ay) return ax > ay;
-        }
-        if (*k == 'T' && heaviest_now_[static_cast<size_t>(a)] != heaviest_now_[static_cast<size_t>(b)]) {
-          return heaviest_now_[static_cast<size_t>(a)] > heaviest_now_[static_cast<size_t>(b)];
-        }
-      }
+      const int cmp = compare_by_keys(keys, buffers_[static_cast<size_t>(a)], buffers_[static_cast<size_t>(b)],
+                                      heaviest_now_[static_cast<size_t>(a)], heaviest_now_[static_cast<size_t>(b)]);
+      if (cmp != 0) return cmp < 0;
       return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
     });
     for (size_t k = 0; k < piece->size(); ++k) pos_[static_cast<size_t>((*piece)[k])] = static_cast<int32_t>(k);
