@@ -5,7 +5,6 @@
 // for data movement and within fp32 rounding (FMA contraction) elsewhere.
 #include "cuda_executor.h"
 
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -15,7 +14,10 @@
 
 #include "tensorplan/dtype.h"
 #include "tensorplan/liveness.h"
+#include "tensorplan/numeric_formats.h"
 #include "tensorplan/reference_kernels.h"
+
+#include "quantize_kernels.h"
 
 namespace tpc {
 
@@ -45,32 +47,21 @@ cudaError_t device_malloc(void** p, int64_t bytes) {
 }
 
 // ---- element access: dtype codes of tp::DType (0 fp32, 1 fp16, 2 bf16) ----
+// The conversions are the core's own (numeric_formats.h), so NaN payloads and
+// rounding match the reference executor exactly.
 
 __device__ __forceinline__ float ld(const void* p, int dt, int64_t i) {
   if (dt == 0) return static_cast<const float*>(p)[i];
-  const unsigned short b = static_cast<const unsigned short*>(p)[i];
-  if (dt == 1) return __half2float(__ushort_as_half(b));
-  return __uint_as_float(static_cast<unsigned>(b) << 16);
+  const uint16_t b = static_cast<const uint16_t*>(p)[i];
+  return dt == 1 ? tp::fp16_to_float(b) : tp::bf16_to_float(b);
 }
 
-// RNE narrowing, the same arithmetic as tp::float_to_bf16 / float_to_fp16.
 __device__ __forceinline__ void st(void* p, int dt, int64_t i, float v) {
   if (dt == 0) {
     static_cast<float*>(p)[i] = v;
     return;
   }
-  unsigned short b;
-  if (dt == 1) {
-    b = __half_as_ushort(__float2half_rn(v));
-  } else {
-    const unsigned u = __float_as_uint(v);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {
-      b = static_cast<unsigned short>((u >> 16) | 0x40u);
-    } else {
-      b = static_cast<unsigned short>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-    }
-  }
-  static_cast<unsigned short*>(p)[i] = b;
+  static_cast<uint16_t*>(p)[i] = dt == 1 ? tp::float_to_fp16(v) : tp::float_to_bf16(v);
 }
 
 __device__ __forceinline__ float d_gelu(float x) {
@@ -288,30 +279,6 @@ int64_t numel(const tp::TensorRef& t) {
 int64_t rows_of(const tp::TensorRef& t) { return t.shape.empty() ? 1 : numel(t) / (t.shape.back() == 0 ? 1 : t.shape.back()); }
 int64_t cols_of(const tp::TensorRef& t) { return t.shape.empty() ? 1 : t.shape.back(); }
 
-// Runs an op on the host with the reference kernels, between device copies.
-tp::Status run_on_host(tp::OpCode code, const std::vector<double>& attrs, const std::vector<tp::TensorRef>& in,
-                       const std::vector<tp::TensorRef>& out, const std::string& label, cudaStream_t stream) {
-  std::vector<std::vector<uint8_t>> hin(in.size()), hout(out.size());
-  std::vector<tp::TensorRef> rin = in, rout = out;
-  for (size_t i = 0; i < in.size(); ++i) {
-    hin[i].resize(static_cast<size_t>(in[i].bytes));
-    TPC_CHECK(cudaMemcpyAsync(hin[i].data(), in[i].data, hin[i].size(), cudaMemcpyDeviceToHost, stream), label);
-    rin[i].data = hin[i].data();
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    hout[i].resize(static_cast<size_t>(out[i].bytes));
-    TPC_CHECK(cudaMemcpyAsync(hout[i].data(), out[i].data, hout[i].size(), cudaMemcpyDeviceToHost, stream), label);
-    rout[i].data = hout[i].data();
-  }
-  TPC_CHECK(cudaStreamSynchronize(stream), label);
-  TP_RETURN_IF_ERROR(tp::run_reference_op(code, attrs, rin, rout, label));
-  for (size_t i = 0; i < out.size(); ++i) {
-    TPC_CHECK(cudaMemcpyAsync(out[i].data, hout[i].data(), hout[i].size(), cudaMemcpyHostToDevice, stream), label);
-  }
-  TPC_CHECK(cudaStreamSynchronize(stream), label);  // the host buffers die here
-  return tp::Status::ok();
-}
-
 // Launches one op; shapes were checked by tp::check_reference_op.
 tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vector<tp::TensorRef>& in,
                   const std::vector<tp::TensorRef>& out, const std::string& label, cudaStream_t stream) {
@@ -467,8 +434,23 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       break;
     }
     case OpCode::kQuantize:
-    case OpCode::kDequantize:
-      return run_on_host(code, a, in, out, label, stream);
+    case OpCode::kDequantize: {
+      const bool forward = code == OpCode::kQuantize;
+      const tp::TensorRef& logical = forward ? in[0] : out[0];
+      tp::TensorSpec spec;
+      tp::QuantizeParams params;
+      TP_RETURN_IF_ERROR(tp::quantize_op_spec(a, logical, label, &spec, &params));
+      if (forward) {
+        std::vector<uint8_t*> buffers;
+        for (const tp::TensorRef& t : out) buffers.push_back(t.data);
+        TP_RETURN_IF_ERROR(quantize_on_device(spec, params, logical.data, buffers, stream));
+      } else {
+        std::vector<const uint8_t*> buffers;
+        for (const tp::TensorRef& t : in) buffers.push_back(t.data);
+        TP_RETURN_IF_ERROR(dequantize_on_device(spec, buffers, logical.data, stream));
+      }
+      break;
+    }
   }
   TPC_CHECK(cudaGetLastError(), label);
   return tp::Status::ok();

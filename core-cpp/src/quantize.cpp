@@ -25,13 +25,9 @@ float get_f32(const std::vector<uint8_t>& bytes, int64_t index) {
   return value;
 }
 
-uint8_t encode_fp8(DType format, float value) {
-  return format == DType::kFloat8E5M2 ? float_to_e5m2(value) : float_to_e4m3(value);
-}
+uint8_t encode_fp8(DType format, float value) { return tp::encode_fp8(format == DType::kFloat8E5M2, value); }
 
-float decode_fp8(DType format, uint8_t code) {
-  return format == DType::kFloat8E5M2 ? e5m2_to_float(code) : e4m3_to_float(code);
-}
+float decode_fp8(DType format, uint8_t code) { return tp::decode_fp8(format == DType::kFloat8E5M2, code); }
 
 // max |x| over `count` values `stride` apart; NaN is skipped like fmaxf does.
 float amax_of(const float* x, int64_t count, int64_t stride) {
@@ -67,25 +63,15 @@ std::vector<float> transpose(const std::vector<float>& x, int64_t m, int64_t k) 
   return t;
 }
 
-// Right-multiplies every 16-element chunk of every row of `rows` x `cols`
-// matrix `y` by the 16x16 `matrix`. Sums are exact in double (16 products of
-// bf16 values by +-1/4), then rounded to fp32 and, as the unfused TE path and
-// the PyTorch reference produce a bf16 tensor, to bf16.
-void apply_hadamard(std::vector<float>* y, int64_t rows, int64_t cols, const std::vector<float>& matrix,
-                    bool transpose_matrix, bool round_to_bf16) {
+// Right-multiplies every 16-element chunk of every row of a `rows` x `cols`
+// matrix by the NVFP4 Hadamard matrix (its transpose when `transpose_matrix`).
+void apply_hadamard(std::vector<float>* y, int64_t rows, int64_t cols, bool no_signs, bool transpose_matrix,
+                    bool round_to_bf16) {
   float chunk[16];
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c0 = 0; c0 + 16 <= cols; c0 += 16) {
       float* v = y->data() + r * cols + c0;
-      for (int j = 0; j < 16; ++j) {
-        double sum = 0;
-        for (int i = 0; i < 16; ++i) {
-          const float h = transpose_matrix ? matrix[static_cast<size_t>(j * 16 + i)] : matrix[static_cast<size_t>(i * 16 + j)];
-          sum += static_cast<double>(v[i]) * h;
-        }
-        chunk[j] = static_cast<float>(sum);
-        if (round_to_bf16) chunk[j] = bf16_to_float(float_to_bf16(chunk[j]));
-      }
+      nvfp4_hadamard16(v, chunk, transpose_matrix, no_signs, round_to_bf16);
       std::memcpy(v, chunk, sizeof chunk);
     }
   }
@@ -126,13 +112,12 @@ void quantize_fp8_per_tensor(const TensorSpec& spec, const std::vector<float>& x
 void mxfp8_blocks(const std::vector<float>& x, int64_t lines, int64_t len, int64_t line_stride, int64_t elem_stride,
                   DType format, std::vector<uint8_t>* q, std::vector<uint8_t>* scales, int64_t scale_line_stride,
                   int64_t scale_block_stride) {
-  const float max_rcp = 1.0f / fp8_max_of(format);
+  const float fp8_max = fp8_max_of(format);
   for (int64_t l = 0; l < lines; ++l) {
     for (int64_t b = 0; b < len / 32; ++b) {
       const int64_t first = l * line_stride + b * 32 * elem_stride;
       const float block_amax = amax_of(x.data() + first, 32, elem_stride);
-      const float v = block_amax * max_rcp;
-      const uint8_t e = float_to_e8m0_round_up(v);
+      const uint8_t e = mxfp8_block_scale(block_amax, fp8_max);
       const float multiplier = e8m0_reciprocal(e);
       (*scales)[static_cast<size_t>(l * scale_line_stride + b * scale_block_stride)] = e;
       for (int64_t i = 0; i < 32; ++i) {
@@ -148,7 +133,7 @@ void mxfp8_blocks(const std::vector<float>& x, int64_t lines, int64_t len, int64
 // down each column. Scale of (band b, column j) at scales[b * scale_stride + j].
 void mxfp8_columns(const std::vector<float>& x, int64_t m, int64_t k, DType format, std::vector<uint8_t>* q,
                    std::vector<uint8_t>* scales, int64_t scale_stride) {
-  const float max_rcp = 1.0f / fp8_max_of(format);
+  const float fp8_max = fp8_max_of(format);
   std::vector<float> amax(static_cast<size_t>(k)), multiplier(static_cast<size_t>(k));
   for (int64_t b = 0; b < m / 32; ++b) {
     std::fill(amax.begin(), amax.end(), 0.0f);
@@ -157,8 +142,7 @@ void mxfp8_columns(const std::vector<float>& x, int64_t m, int64_t k, DType form
       for (int64_t j = 0; j < k; ++j) amax[static_cast<size_t>(j)] = fmax_ignoring_nan(amax[static_cast<size_t>(j)], std::fabs(row[j]));
     }
     for (int64_t j = 0; j < k; ++j) {
-      const float v = amax[static_cast<size_t>(j)] * max_rcp;
-      const uint8_t e = float_to_e8m0_round_up(v);
+      const uint8_t e = mxfp8_block_scale(amax[static_cast<size_t>(j)], fp8_max);
       (*scales)[static_cast<size_t>(b * scale_stride + j)] = e;
       multiplier[static_cast<size_t>(j)] = e8m0_reciprocal(e);
     }
@@ -178,20 +162,15 @@ void mxfp8_columns(const std::vector<float>& x, int64_t m, int64_t k, DType form
 // (rows x cols/2) and compact E4M3 scales with `scale_stride` per row.
 void nvfp4_rows(const std::vector<float>& y, int64_t rows, int64_t cols, const std::vector<float>& global_amax,
                 std::vector<uint8_t>* data, std::vector<uint8_t>* scales, int64_t scale_stride) {
-  const float fp4_max_inv = 1.0f / kE2M1Max;
   data->assign(static_cast<size_t>(rows * cols / 2), 0);
   for (int64_t r = 0; r < rows; ++r) {
     const float s_enc = nvfp4_global_encode_scale(global_amax.size() == 1 ? global_amax[0] : global_amax[static_cast<size_t>(r)]);
-    const float s_dec = 1.0f / s_enc;
-    const float s_enc_over_6 = s_enc * fp4_max_inv;
     for (int64_t b = 0; b < cols / 16; ++b) {
       const float* block = y.data() + r * cols + b * 16;
       const float block_amax = amax_of(block, 16, 1);
-      const float s_dec_b = std::fmin(block_amax * s_enc_over_6, FLT_MAX);
-      const uint8_t scale_code = float_to_e4m3(s_dec_b);
-      (*scales)[static_cast<size_t>(r * scale_stride + b)] = scale_code;
-      const float denominator = e4m3_to_float(scale_code) * s_dec;
-      const float multiplier = std::fmin(1.0f / denominator, FLT_MAX);
+      const Nvfp4BlockScale scale = nvfp4_block_scale(block_amax, s_enc);
+      (*scales)[static_cast<size_t>(r * scale_stride + b)] = scale.code;
+      const float multiplier = scale.multiplier;
       for (int i = 0; i < 16; i += 2) {
         const uint8_t lo = float_to_e2m1(block[i] * multiplier);
         const uint8_t hi = float_to_e2m1(block[i + 1] * multiplier);
@@ -203,13 +182,11 @@ void nvfp4_rows(const std::vector<float>& y, int64_t rows, int64_t cols, const s
 
 void dequantize_nvfp4_rows(const std::vector<uint8_t>& data, const std::vector<uint8_t>& scales, int64_t scale_stride,
                            const std::vector<float>& global_amax, int64_t rows, int64_t cols, std::vector<float>* y) {
-  const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
   y->assign(static_cast<size_t>(rows * cols), 0.0f);
   for (int64_t r = 0; r < rows; ++r) {
     const float amax = global_amax.size() == 1 ? global_amax[0] : global_amax[static_cast<size_t>(r)];
     for (int64_t b = 0; b < cols / 16; ++b) {
-      const float scale = e4m3_to_float(scales[static_cast<size_t>(r * scale_stride + b)]);
-      const float final_scale = scale * amax * factor_inv;
+      const float final_scale = nvfp4_dequant_scale(scales[static_cast<size_t>(r * scale_stride + b)], amax);
       for (int i = 0; i < 16; ++i) {
         const int64_t at = r * cols + b * 16 + i;
         const uint8_t byte = data[static_cast<size_t>(at / 2)];
@@ -303,32 +280,10 @@ Status encode_output(DType dtype, const std::vector<float>& values, std::vector<
   return Status::ok();
 }
 
-float compute_scale_from_amax(float amax, float fp8_max, bool pow2, float epsilon, float value_for_inf) {
-  if (amax < epsilon) amax = epsilon;
-  if (std::isinf(amax) || amax == 0.0f || std::isnan(amax)) return 1.0f;
-  float scale = fp8_max / amax;
-  if (std::isinf(scale)) scale = value_for_inf;
-  if (pow2) scale = float_from_bits(float_bits(scale) & 0xFF800000u);
-  return scale;
-}
-
-float nvfp4_global_encode_scale(float global_amax) {
-  const float fp8_times_fp4 = 448.0f * kE2M1Max;
-  float scale = fp8_times_fp4 / global_amax;
-  scale = std::fmin(scale, FLT_MAX);  // fminf: inf -> FLT_MAX, NaN -> FLT_MAX
-  if (global_amax == 0.0f || scale == 0.0f) return 1.0f;
-  return scale;
-}
-
 std::vector<float> nvfp4_hadamard_matrix(bool no_signs) {
-  static const int kSigns[16] = {1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};
   std::vector<float> matrix(256);
   for (int i = 0; i < 16; ++i) {
-    for (int j = 0; j < 16; ++j) {
-      const int parity = __builtin_popcount(static_cast<unsigned>(i & j)) & 1;
-      const float h = parity ? -0.25f : 0.25f;
-      matrix[static_cast<size_t>(i * 16 + j)] = (no_signs ? 1 : kSigns[i]) * h;
-    }
+    for (int j = 0; j < 16; ++j) matrix[static_cast<size_t>(i * 16 + j)] = nvfp4_hadamard_entry(i, j, no_signs);
   }
   return matrix;
 }
@@ -432,7 +387,7 @@ Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_byte
           if (spec.dtype != DType::kBFloat16) {
             return Status::invalid(std::string("nvfp4 Hadamard transform needs bf16 input, dtype is ") + dtype_name(spec.dtype));
           }
-          apply_hadamard(&y, k, m, nvfp4_hadamard_matrix(options.nvfp4_hadamard_no_signs), false, true);
+          apply_hadamard(&y, k, m, options.nvfp4_hadamard_no_signs, false, true);
         }
         const std::vector<float> amax = {amax_of(y.data(), static_cast<int64_t>(y.size()), 1)};
         std::vector<uint8_t> data, scales(static_cast<size_t>(col_shape[0] * col_shape[1]), 0);
@@ -595,7 +550,7 @@ Status dequantize(const TensorSpec& spec, const std::vector<std::vector<uint8_t>
         x = std::move(y);
       } else {
         if (options.nvfp4_hadamard) {
-          apply_hadamard(&y, k, m, nvfp4_hadamard_matrix(options.nvfp4_hadamard_no_signs), true, false);
+          apply_hadamard(&y, k, m, options.nvfp4_hadamard_no_signs, true, false);
         }
         x = transpose(y, k, m);
       }

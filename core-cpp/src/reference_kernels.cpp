@@ -522,6 +522,13 @@ Status run_quantize(const Checker& c, bool forward, const std::vector<double>& a
 
 }  // namespace
 
+Status quantize_op_spec(const std::vector<double>& attributes, const TensorRef& logical, const std::string& label,
+                        TensorSpec* spec, QuantizeParams* params) {
+  const std::vector<TensorRef> none;
+  const Checker c(label, none, none);
+  return spec_of(c, attributes, logical, spec, params);
+}
+
 Status check_reference_op(OpCode code, const std::vector<double>& attributes, const std::vector<TensorRef>& inputs,
                           const std::vector<TensorRef>& outputs, const std::string& label) {
   g_check_only = true;

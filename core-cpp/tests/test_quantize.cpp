@@ -306,6 +306,9 @@ TEST(QuantizeVectors, Nvfp4HadamardIsOrthogonalAndRoundTrips) {
     }
   }
   const std::vector<float> h = tp::nvfp4_hadamard_matrix(false);
+  // TE's sign vector, row by row (column 0 of H is all +1).
+  const int signs[16] = {1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(h[static_cast<size_t>(i * 16)], 0.25f * static_cast<float>(signs[i])) << "row " << i;
   EXPECT_EQ(h[3 * 16 + 0], -0.25f);  // s_3 = -1
   EXPECT_EQ(h[0 * 16 + 1], 0.25f);
   EXPECT_EQ(h[1 * 16 + 1], -0.25f);  // H[1][1] = -1

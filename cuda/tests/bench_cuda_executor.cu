@@ -1,8 +1,9 @@
 // GPU benchmark of the CUDA executor (issue 7 item 6), run on a GPU machine:
 //   ./build-gpu/bench_cuda_executor
-// 1. quantize: achieved bandwidth (input + output bytes / time) of executing
-//    a one-op quantize plan, against a device-to-device copy of the same
-//    bytes measured in the same run (target >= 80%);
+// 1. quantize and dequantize kernels: achieved bandwidth (input + output
+//    bytes / time, CUDA events, device-resident buffers) of every recipe and
+//    usage, against a device-to-device copy measured in the same run
+//    (target >= 80%);
 // 2. a plan in its one arena vs the same plan with one cudaMalloc/cudaFree
 //    per storage (time ratio);
 // 3. matmul throughput (TFLOP/s) for fp32 and bf16 inputs.
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cuda_executor.h"
+#include "quantize_kernels.h"
 #include "tensorplan/dtype.h"
 #include "tensorplan/graph_validate.h"
 #include "tensorplan/plan_arena.h"
@@ -69,6 +71,30 @@ bool finish(Plan* p) {
   return true;
 }
 
+// Median milliseconds of `launch` (stream 0), timed with CUDA events.
+template <typename F>
+double device_ms(F launch, int reps = 20) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  launch();  // warm-up
+  cudaDeviceSynchronize();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(start, nullptr);
+    launch();
+    cudaEventRecord(stop, nullptr);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    t.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
 template <typename F>
 double median_ms(F f, int reps = 7) {
   std::vector<double> t;
@@ -103,46 +129,55 @@ int main() {
   cudaGetDeviceProperties(&prop, 0);
   std::printf("device: %s\n\n", prop.name);
 
-  // 1. quantize bandwidth vs a device-to-device copy of the same bytes.
+  // 1. quantize / dequantize kernel bandwidth vs a device-to-device copy,
+  // both timed with CUDA events on device-resident buffers (no host traffic).
   const int64_t M = 8192, K = 8192;
   void *src = nullptr, *dst = nullptr;
   const size_t copy_bytes = static_cast<size_t>(M * K * 2);
   cudaMalloc(&src, copy_bytes);
   cudaMalloc(&dst, copy_bytes);
-  const double copy_ms = median_ms([&] {
-    cudaMemcpy(dst, src, copy_bytes, cudaMemcpyDeviceToDevice);
-    cudaDeviceSynchronize();
-  });
+  const double copy_ms = device_ms([&] { cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, nullptr); });
   const double copy_gbs = 2.0 * copy_bytes / (copy_ms * 1e6);
-  std::printf("device-to-device copy: %.1f GB/s (read + write)\n", copy_gbs);
-  std::printf("%-14s %10s %10s %8s\n", "quantize", "GB/s", "vs copy", "target");
+  std::printf("device-to-device copy of %lld MB: %.1f GB/s (read + write)\n", static_cast<long long>(copy_bytes >> 20), copy_gbs);
+  std::printf("%-30s %10s %10s %10s %10s\n", "bf16 8192x8192 ->", "quant GB/s", "vs copy", "deq GB/s", "vs copy");
   for (int32_t recipe = 1; recipe <= 6; ++recipe) {
-    Plan p;
-    tp::TensorSpec spec;
-    spec.shape = {M, K};
-    spec.dtype = DType::kBFloat16;
-    spec.recipe = static_cast<tp::Recipe>(recipe);
-    spec.columnwise = false;
-    std::vector<tp::BufferSpec> buffers;
-    if (!tp::tensor_spec_buffers(spec, &buffers).is_ok()) continue;
-    const int32_t x = tensor(&p, "x", {M, K}, DType::kBFloat16);
-    std::vector<int32_t> outs;
-    int64_t out_bytes = 0;
-    for (const tp::BufferSpec& b : buffers) {
-      outs.push_back(tensor(&p, b.name, {}, DType::kUInt8, b.bytes));
-      out_bytes += b.bytes;
+    for (int usage = 1; usage <= 3; ++usage) {
+      tp::TensorSpec spec;
+      spec.shape = {M, K};
+      spec.dtype = DType::kBFloat16;
+      spec.recipe = static_cast<tp::Recipe>(recipe);
+      spec.rowwise = usage & 1;
+      spec.columnwise = usage & 2;
+      std::vector<tp::BufferSpec> buffers;
+      if (!tp::tensor_spec_buffers(spec, &buffers).is_ok()) continue;
+      std::vector<uint8_t*> outs;
+      int64_t out_bytes = 0;
+      for (const tp::BufferSpec& b : buffers) {
+        void* p = nullptr;
+        cudaMalloc(&p, static_cast<size_t>(b.bytes));
+        cudaMemset(p, 0, static_cast<size_t>(b.bytes));
+        outs.push_back(static_cast<uint8_t*>(p));
+        out_bytes += b.bytes;
+      }
+      const tp::QuantizeParams params;
+      tp::Status status = tpc::quantize_on_device(spec, params, src, outs, nullptr);
+      if (!status.is_ok()) {
+        std::printf("%s: %s\n", tp::recipe_name(spec.recipe), status.message().c_str());
+      } else {
+        const double q_ms = device_ms([&] { tpc::quantize_on_device(spec, params, src, outs, nullptr); });
+        std::vector<const uint8_t*> ins(outs.begin(), outs.end());
+        const double d_ms = device_ms([&] { tpc::dequantize_on_device(spec, ins, dst, nullptr); });
+        // The bytes a kernel must move at least: its input and its output once each.
+        const double bytes = static_cast<double>(copy_bytes + out_bytes);
+        const double q_gbs = bytes / (q_ms * 1e6), d_gbs = bytes / (d_ms * 1e6);
+        const std::string name = std::string(tp::recipe_name(spec.recipe)) + (usage == 1 ? " row" : usage == 2 ? " col" : " row+col");
+        std::printf("%-30s %10.1f %9.1f%% %10.1f %9.1f%%\n", name.c_str(), q_gbs, 100.0 * q_gbs / copy_gbs, d_gbs,
+                    100.0 * d_gbs / copy_gbs);
+      }
+      for (uint8_t* p : outs) cudaFree(p);
     }
-    op(&p, OpCode::kQuantize, {x}, outs, {static_cast<double>(recipe), 1});
-    p.graph.inputs = {x};
-    p.graph.outputs = outs;
-    if (!finish(&p)) continue;
-    tpc::DeviceArena* arena = nullptr;
-    if (!tpc::arena_create(tpc::plan_device_bytes(p.pg, p.req.arena_bytes), &arena).is_ok()) continue;
-    const double ms = run_ms(&p, arena, tp::ExecMode::kArena);  // includes input upload and output download
-    const double gbs = (M * K * 2.0 + out_bytes) / (ms * 1e6);
-    std::printf("%-14s %10.1f %9.1f%% %8s\n", tp::recipe_name(spec.recipe), gbs, 100.0 * gbs / copy_gbs, ">= 80%");
-    tpc::arena_destroy(arena);
   }
+  std::printf("(target: quantize >= 80%% of copy bandwidth)\n");
   cudaFree(src);
   cudaFree(dst);
 

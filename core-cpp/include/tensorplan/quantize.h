@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensorplan/quantize_math.h"
 #include "tensorplan/tensor_spec.h"
 
 namespace tp {
@@ -39,13 +40,8 @@ Status decode_input(DType dtype, const uint8_t* bytes, int64_t byte_count, int64
 // Converts fp32 values to raw bytes of `dtype` (RNE narrowing for bf16/fp16).
 Status encode_output(DType dtype, const std::vector<float>& values, std::vector<uint8_t>* out);
 
-// §4.3: scale from amax (epsilon floor, 0/inf/NaN -> 1, overflow ->
-// value_for_inf, optional round-down to a power of two).
-float compute_scale_from_amax(float amax, float fp8_max, bool pow2, float epsilon, float value_for_inf);
-
-// §4.6: S_enc = 448*6 / global_amax, clamped to FLT_MAX, 1 when amax is 0 or
-// the result 0.
-float nvfp4_global_encode_scale(float global_amax);
+// compute_scale_from_amax, nvfp4_global_encode_scale and the block scale
+// rules live in quantize_math.h, shared with the CUDA kernels.
 
 // The 16x16 NVFP4 Hadamard matrix diag(s)*H/4 (row-major), all signs +1 when
 // `no_signs`. Orthogonal: its inverse is its transpose.

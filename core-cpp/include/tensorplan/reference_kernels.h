@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensorplan/op_set.h"
+#include "tensorplan/quantize.h"
 #include "tensorplan/status.h"
 
 namespace tp {
@@ -35,6 +36,12 @@ Status run_reference_op(OpCode code, const std::vector<double>& attributes, cons
 // (A thread-local flag for the duration of the call.)
 Status check_reference_op(OpCode code, const std::vector<double>& attributes, const std::vector<TensorRef>& inputs,
                           const std::vector<TensorRef>& outputs, const std::string& label);
+
+// The format spec and parameters of a quantize / dequantize op: its
+// attributes (docs/op-set.md) applied to the logical tensor `logical`. The
+// CUDA quantize kernels take the same spec the reference quantizes with.
+Status quantize_op_spec(const std::vector<double>& attributes, const TensorRef& logical, const std::string& label,
+                        TensorSpec* spec, QuantizeParams* params);
 
 // Scalar helpers shared with tests: gelu (tanh) and its derivative in fp32.
 float reference_gelu(float x);

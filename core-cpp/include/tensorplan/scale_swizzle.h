@@ -8,12 +8,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensorplan/host_device.h"
 #include "tensorplan/status.h"
 
 namespace tp {
 
 // Position of S(i, j) in the swizzled buffer (cols = C).
-inline int64_t swizzled_scale_index(int64_t i, int64_t j, int64_t cols) {
+TP_HOST_DEVICE inline int64_t swizzled_scale_index(int64_t i, int64_t j, int64_t cols) {
   return ((i / 128) * (cols / 4) + j / 4) * 512 + (i % 32) * 16 + ((i % 128) / 32) * 4 + (j % 4);
 }
 

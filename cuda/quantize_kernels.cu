@@ -1,0 +1,652 @@
+// GPU quantize / dequantize (see quantize_kernels.h). Each recipe is the
+// reference's loop nest (core-cpp/src/quantize.cpp) spread over threads:
+// amaxes are maxima, so any reduction order gives the reference's value, and
+// every scale and code comes from the shared TP_HOST_DEVICE functions. Memory
+// access is arranged for coalescing: consecutive threads touch consecutive
+// elements on the read side, and transposed outputs go through shared memory.
+#include "quantize_kernels.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "tensorplan/dtype.h"
+#include "tensorplan/numeric_formats.h"
+#include "tensorplan/quantize_math.h"
+#include "tensorplan/recipe.h"
+#include "tensorplan/scale_swizzle.h"
+
+namespace tpc {
+
+namespace {
+
+using tp::DType;
+using tp::Recipe;
+
+tp::Status launch_status(const char* kernel) {
+  const cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return tp::Status::ok();
+  return tp::Status(TP_ERR_UNSUPPORTED, std::string(kernel) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+#define TPQ_CHECK(expr, what)                                                                          \
+  do {                                                                                                 \
+    const cudaError_t tpq_e_ = (expr);                                                                 \
+    if (tpq_e_ != cudaSuccess) {                                                                       \
+      return tp::Status(TP_ERR_UNSUPPORTED, std::string(what) + ": " + cudaGetErrorName(tpq_e_) + " (" + \
+                                                cudaGetErrorString(tpq_e_) + ")");                     \
+    }                                                                                                  \
+  } while (0)
+
+int grid_for(int64_t items, int threads) {
+  const int64_t blocks = (items + threads - 1) / threads;
+  return static_cast<int>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
+}
+
+#define TPQ_GRID_STRIDE(i, n) \
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+// The logical tensor's element i as fp32 (exact widening), dtype codes of tp::DType.
+__device__ __forceinline__ float load_logical(const void* p, int dtype, int64_t i) {
+  if (dtype == static_cast<int>(DType::kFloat32)) return static_cast<const float*>(p)[i];
+  const uint16_t b = static_cast<const uint16_t*>(p)[i];
+  return dtype == static_cast<int>(DType::kFloat16) ? tp::fp16_to_float(b) : tp::bf16_to_float(b);
+}
+
+__device__ __forceinline__ void store_logical(void* p, int dtype, int64_t i, float v) {
+  if (dtype == static_cast<int>(DType::kFloat32)) {
+    static_cast<float*>(p)[i] = v;
+  } else {
+    static_cast<uint16_t*>(p)[i] = dtype == static_cast<int>(DType::kFloat16) ? tp::float_to_fp16(v) : tp::float_to_bf16(v);
+  }
+}
+
+// Non-negative floats (amaxes never hold NaN: fmax_ignoring_nan drops it)
+// order like their bit patterns, so an integer atomicMax is a float max.
+__device__ __forceinline__ void atomic_max_nonnegative(float* at, float v) {
+  atomicMax(reinterpret_cast<unsigned int*>(at), tp::float_bits(v));
+}
+
+__device__ __forceinline__ float warp_max(float v, unsigned mask, int width) {
+  for (int offset = width / 2; offset > 0; offset /= 2) v = tp::fmax_ignoring_nan(v, __shfl_xor_sync(mask, v, offset, width));
+  return v;
+}
+
+// ---- amax --------------------------------------------------------------------
+
+// *out = max(*out, max |x|) over n elements; *out starts at zero.
+__global__ void amax_kernel(const void* x, int dtype, int64_t n, float* out) {
+  float a = 0.0f;
+  TPQ_GRID_STRIDE(i, n) { a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_logical(x, dtype, i))); }
+  a = warp_max(a, 0xffffffffu, 32);
+  __shared__ float warp_amax[32];
+  if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = a;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float block = 0.0f;
+    for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) block = tp::fmax_ignoring_nan(block, warp_amax[w]);
+    atomic_max_nonnegative(out, block);
+  }
+}
+
+// out[r] = max |x[r, :]|: one block per row (grid-stride over rows).
+__global__ void row_amax_kernel(const void* x, int dtype, int64_t rows, int64_t cols, float* out) {
+  __shared__ float warp_amax[32];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    float a = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_logical(x, dtype, r * cols + j)));
+    a = warp_max(a, 0xffffffffu, 32);
+    if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = a;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float row = 0.0f;
+      for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) row = tp::fmax_ignoring_nan(row, warp_amax[w]);
+      out[r] = row;
+    }
+    __syncthreads();
+  }
+}
+
+tp::Status tensor_amax(const void* x, int dtype, int64_t n, float* out, cudaStream_t stream) {
+  TPQ_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream), "amax (clear)");
+  amax_kernel<<<grid_for(n, 256) > 1024 ? 1024 : grid_for(n, 256), 256, 0, stream>>>(x, dtype, n, out);
+  return launch_status("amax_kernel");
+}
+
+// ---- per-tensor FP8 (delayed and current scaling) ----------------------------
+
+struct PerTensorCast {
+  const void* x;
+  int dtype;
+  int64_t m, k;
+  bool e5m2;
+  // Current scaling: scale from *amax; delayed: `delayed_scale`.
+  const float* amax;
+  float fp8_max, epsilon, delayed_scale;
+  bool pow2;
+  uint8_t* data;       // m x k codes, or null
+  uint8_t* transpose;  // k x m codes, or null
+};
+
+__device__ __forceinline__ float per_tensor_scale(const PerTensorCast& p) {
+  return p.amax ? tp::compute_scale_from_amax(*p.amax, p.fp8_max, p.pow2, p.epsilon, tp::kFloatMax) : p.delayed_scale;
+}
+
+// 32 x 32 tiles, 32 x 8 threads: reads and `data` writes run along rows;
+// `transpose` writes run along columns of x, staged in shared memory.
+__global__ void per_tensor_cast_kernel(PerTensorCast p) {
+  __shared__ uint8_t tile[32][33];
+  const float scale = per_tensor_scale(p);
+  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32, c0 = static_cast<int64_t>(blockIdx.x) * 32;
+  for (int dy = threadIdx.y; dy < 32; dy += 8) {
+    const int64_t r = r0 + dy, c = c0 + threadIdx.x;
+    if (r < p.m && c < p.k) {
+      const uint8_t code = tp::encode_fp8(p.e5m2, load_logical(p.x, p.dtype, r * p.k + c) * scale);
+      if (p.data) p.data[r * p.k + c] = code;
+      tile[dy][threadIdx.x] = code;
+    }
+  }
+  if (!p.transpose) return;
+  __syncthreads();
+  for (int dx = threadIdx.y; dx < 32; dx += 8) {
+    const int64_t c = c0 + dx, r = r0 + threadIdx.x;
+    if (r < p.m && c < p.k) p.transpose[c * p.m + r] = tile[threadIdx.x][dx];
+  }
+}
+
+// Runs after the cast: overwrites the amax parked in _scale_inv with 1/scale.
+__global__ void per_tensor_scale_inv_kernel(PerTensorCast p, float* scale_inv) {
+  *scale_inv = tp::divide_rn(1.0f, per_tensor_scale(p));
+}
+
+// ---- MXFP8 (blocks of 32) ----------------------------------------------------
+
+struct Mxfp8 {
+  const void* x;
+  int dtype;
+  int64_t m, k;
+  bool e5m2, swizzled;
+  float fp8_max;
+  uint8_t* data;
+  uint8_t* scales;
+  int64_t scale_rows, scale_cols;  // the compact scale matrix of this usage
+};
+
+// Rowwise: one warp per block of 32 consecutive elements (k % 32 == 0, so a
+// block never straddles rows and every warp runs the loop in lockstep).
+__global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
+  const int64_t n = p.m * p.k;
+  TPQ_GRID_STRIDE(i, n) {
+    const float v = load_logical(p.x, p.dtype, i);
+    const float block_amax = warp_max(tp::abs_bits(v), 0xffffffffu, 32);
+    const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
+    p.data[i] = tp::encode_fp8(p.e5m2, v * tp::e8m0_reciprocal(e));
+    if (threadIdx.x % 32 == 0) {
+      const int64_t row = i / p.k, block = (i % p.k) / 32;
+      p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = e;
+    }
+  }
+}
+
+// Columnwise: one thread per (32-row band, column); neighbouring threads read
+// neighbouring columns. Data keeps the logical layout.
+__global__ void mxfp8_columnwise_kernel(Mxfp8 p) {
+  const int64_t items = (p.m / 32) * p.k;
+  TPQ_GRID_STRIDE(item, items) {
+    const int64_t band = item / p.k, col = item % p.k;
+    const int64_t first = band * 32 * p.k + col;
+    float block_amax = 0.0f;
+    for (int r = 0; r < 32; ++r) block_amax = tp::fmax_ignoring_nan(block_amax, tp::abs_bits(load_logical(p.x, p.dtype, first + r * p.k)));
+    const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
+    const float multiplier = tp::e8m0_reciprocal(e);
+    for (int r = 0; r < 32; ++r) {
+      p.data[first + r * p.k] = tp::encode_fp8(p.e5m2, load_logical(p.x, p.dtype, first + r * p.k) * multiplier);
+    }
+    // The swizzled matrix is the compact one transposed: S(column, band).
+    p.scales[p.swizzled ? tp::swizzled_scale_index(col, band, p.scale_rows) : band * p.scale_cols + col] = e;
+  }
+}
+
+// ---- NVFP4 (blocks of 16, two codes per byte) --------------------------------
+
+struct Nvfp4 {
+  const void* x;
+  int dtype;
+  int64_t rows, cols;    // of the matrix quantized along its rows (x, or x^T for columnwise)
+  const float* amax;     // one global amax, or one per row when `row_scaled`
+  bool row_scaled, swizzled, hadamard, no_signs;
+  uint8_t* data;
+  uint8_t* scales;
+  int64_t scale_cols;
+};
+
+// Rowwise: a half-warp per 16-element block; even lanes store the packed pair.
+__global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
+  const int64_t n = p.rows * p.cols;
+  TPQ_GRID_STRIDE(i, n) {
+    const float v = load_logical(p.x, p.dtype, i);
+    const float block_amax = warp_max(tp::abs_bits(v), 0xffffffffu, 16);
+    const int64_t row = i / p.cols, block = (i % p.cols) / 16;
+    const float s_enc = tp::nvfp4_global_encode_scale(p.row_scaled ? p.amax[row] : p.amax[0]);
+    const tp::Nvfp4BlockScale scale = tp::nvfp4_block_scale(block_amax, s_enc);
+    const uint8_t code = tp::float_to_e2m1(v * scale.multiplier);
+    const uint8_t odd = static_cast<uint8_t>(__shfl_down_sync(0xffffffffu, code, 1));
+    if (i % 2 == 0) p.data[i / 2] = tp::pack_e2m1_pair(code, odd);
+    if (threadIdx.x % 16 == 0) {
+      p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
+    }
+  }
+}
+
+// Columnwise: y = x^T (optionally Hadamard-transformed per 16 elements and
+// rounded to bf16, as TE's unfused path), quantized along its rows. One
+// thread per (row j of y = column j of x, 16-element chunk); neighbouring
+// threads read neighbouring columns of x. With `amax_only` it only folds
+// max |y| into *amax (pass one); otherwise it writes codes and scales.
+__device__ __forceinline__ void nvfp4_column_chunk(const Nvfp4& p, int64_t j, int64_t chunk, float* y) {
+  // p.rows = K (columns of x), p.cols = M (rows of x).
+  float v[16];
+  for (int t = 0; t < 16; ++t) v[t] = load_logical(p.x, p.dtype, (chunk * 16 + t) * p.rows + j);
+  if (p.hadamard) {
+    tp::nvfp4_hadamard16(v, y, false, p.no_signs, true);
+  } else {
+    for (int t = 0; t < 16; ++t) y[t] = v[t];
+  }
+}
+
+__global__ void nvfp4_columnwise_kernel(Nvfp4 p, bool amax_only, float* amax_out) {
+  const int64_t chunks = p.cols / 16;
+  const int64_t items = p.rows * chunks;
+  float folded = 0.0f;
+  TPQ_GRID_STRIDE(item, items) {
+    const int64_t j = item % p.rows, chunk = item / p.rows;
+    float y[16];
+    nvfp4_column_chunk(p, j, chunk, y);
+    float block_amax = 0.0f;
+    for (int t = 0; t < 16; ++t) block_amax = tp::fmax_ignoring_nan(block_amax, tp::abs_bits(y[t]));
+    if (amax_only) {
+      folded = tp::fmax_ignoring_nan(folded, block_amax);
+      continue;
+    }
+    const tp::Nvfp4BlockScale scale = tp::nvfp4_block_scale(block_amax, tp::nvfp4_global_encode_scale(p.amax[0]));
+    uint8_t* out = p.data + (j * p.cols + chunk * 16) / 2;
+    for (int t = 0; t < 16; t += 2) {
+      out[t / 2] = tp::pack_e2m1_pair(tp::float_to_e2m1(y[t] * scale.multiplier), tp::float_to_e2m1(y[t + 1] * scale.multiplier));
+    }
+    p.scales[p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk] = scale.code;
+  }
+  if (amax_only) atomic_max_nonnegative(amax_out, folded);
+}
+
+// ---- FP8 block scaling (1x128, 128x1 and 128x128 tiles) ----------------------
+
+struct Fp8Block {
+  const void* x;
+  int dtype;
+  int64_t m, k;
+  bool two_d, e5m2, pow2;
+  float fp8_max, epsilon, value_for_inf;
+  uint8_t* row_data;   // m x k codes, or null
+  float* row_scales;   // scale_inv, or null
+  int64_t row_scale_cols;
+  uint8_t* col_data;   // k x m codes (x^T quantized along its rows), or null
+  float* col_scales;
+  int64_t col_scale_cols;
+};
+
+// One block per 128 x 128 region of x, 32 x 8 threads. Pass one folds the
+// amax of every tile that meets the region (row tiles, column tiles, or the
+// region itself for 2D); pass two casts, staging columnwise codes in shared
+// memory so both outputs are written along their rows.
+__global__ void fp8_block_kernel(Fp8Block p) {
+  __shared__ unsigned int row_amax[128];
+  __shared__ unsigned int col_amax[128];
+  __shared__ float row_scale[128];
+  __shared__ float col_scale[128];
+  __shared__ uint8_t staged[128][129];
+  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 128, c0 = static_cast<int64_t>(blockIdx.x) * 128;
+  const int64_t rows = p.m - r0 < 128 ? p.m - r0 : 128, cols = p.k - c0 < 128 ? p.k - c0 : 128;
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+  for (int t = tid; t < 128; t += 256) row_amax[t] = col_amax[t] = 0u;
+  __syncthreads();
+  for (int64_t dr = threadIdx.y; dr < rows; dr += 8) {
+    for (int64_t dc = threadIdx.x; dc < cols; dc += 32) {
+      const unsigned a = tp::float_bits(tp::fmax_ignoring_nan(0.0f, tp::abs_bits(load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc))));
+      // 2D tiles fold everything into row_amax[0].
+      atomicMax(&row_amax[p.two_d ? 0 : dr], a);
+      if (!p.two_d) atomicMax(&col_amax[dc], a);
+    }
+  }
+  __syncthreads();
+  const int64_t mb = r0 / 128, kb = c0 / 128;
+  for (int t = tid; t < 128; t += 256) {
+    if (p.two_d) {
+      if (t == 0) {
+        const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+        row_scale[0] = col_scale[0] = s;
+        const float inv = tp::divide_rn(1.0f, s);
+        if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
+        if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
+      }
+      continue;
+    }
+    if (t < rows) {
+      const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+      row_scale[t] = s;
+      if (p.row_scales) p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
+    }
+    if (t < cols) {
+      const float s = tp::compute_scale_from_amax(tp::float_from_bits(col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+      col_scale[t] = s;
+      if (p.col_scales) p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
+    }
+  }
+  __syncthreads();
+  for (int64_t dr = threadIdx.y; dr < rows; dr += 8) {
+    for (int64_t dc = threadIdx.x; dc < cols; dc += 32) {
+      const float v = load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc);
+      if (p.row_data) p.row_data[(r0 + dr) * p.k + c0 + dc] = tp::encode_fp8(p.e5m2, v * row_scale[p.two_d ? 0 : dr]);
+      if (p.col_data) staged[dc][dr] = tp::encode_fp8(p.e5m2, v * col_scale[p.two_d ? 0 : dc]);
+    }
+  }
+  if (!p.col_data) return;
+  __syncthreads();
+  for (int64_t dc = threadIdx.y; dc < cols; dc += 8) {
+    for (int64_t dr = threadIdx.x; dr < rows; dr += 32) p.col_data[(c0 + dc) * p.m + r0 + dr] = staged[dc][dr];
+  }
+}
+
+// ---- dequantize ----------------------------------------------------------------
+
+struct Dequant {
+  int recipe;
+  bool rowwise, e5m2, swizzled, row_scaled, two_d;
+  int64_t m, k;
+  const uint8_t* data;
+  const uint8_t* scales;  // E8M0 / E4M3 bytes, or fp32 values (per-tensor, block)
+  const float* amax;      // NVFP4
+  int64_t scale_rows, scale_cols;
+  void* x;
+  int dtype;
+};
+
+__device__ __forceinline__ float scale_f32(const uint8_t* scales, int64_t index) {
+  return reinterpret_cast<const float*>(scales)[index];
+}
+
+// One thread per logical element (i, j), as the reference's loops.
+__global__ void dequantize_kernel(Dequant p) {
+  const int64_t n = p.m * p.k;
+  TPQ_GRID_STRIDE(at, n) {
+    const int64_t i = at / p.k, j = at % p.k;
+    float value = 0.0f;
+    switch (static_cast<Recipe>(p.recipe)) {
+      case Recipe::kFp8Delayed:
+      case Recipe::kFp8Current:
+        value = tp::decode_fp8(p.e5m2, p.rowwise ? p.data[at] : p.data[j * p.m + i]) * scale_f32(p.scales, 0);
+        break;
+      case Recipe::kMxfp8: {
+        const int64_t s = p.rowwise ? (p.swizzled ? tp::swizzled_scale_index(i, j / 32, p.scale_cols) : i * p.scale_cols + j / 32)
+                                    : (p.swizzled ? tp::swizzled_scale_index(j, i / 32, p.scale_rows) : (i / 32) * p.scale_cols + j);
+        value = tp::decode_fp8(p.e5m2, p.data[at]) * tp::e8m0_to_float(p.scales[s]);
+        break;
+      }
+      case Recipe::kNvfp4: {
+        // Element (r, c) of the matrix quantized along rows: x itself, or x^T.
+        const int64_t r = p.rowwise ? i : j, c = p.rowwise ? j : i, row_len = p.rowwise ? p.k : p.m;
+        const int64_t e = r * row_len + c;
+        const uint8_t byte = p.data[e / 2];
+        const uint8_t code = (e % 2 == 0) ? (byte & 0xF) : (byte >> 4);
+        const int64_t s = p.swizzled ? tp::swizzled_scale_index(r, c / 16, p.scale_cols) : r * p.scale_cols + c / 16;
+        value = tp::e2m1_to_float(code) * tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[r] : p.amax[0]);
+        break;
+      }
+      case Recipe::kFp8Block1D:
+      case Recipe::kFp8Block2D: {
+        int64_t s;
+        if (p.rowwise) {
+          s = p.two_d ? (i / 128) * p.scale_cols + j / 128 : (j / 128) * p.scale_cols + i;
+        } else {
+          s = p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
+        }
+        value = tp::decode_fp8(p.e5m2, p.rowwise ? p.data[at] : p.data[j * p.m + i]) * scale_f32(p.scales, s);
+        break;
+      }
+      default:
+        break;
+    }
+    store_logical(p.x, p.dtype, at, value);
+  }
+}
+
+// Columnwise NVFP4 with the Hadamard transform: per (column j of x, 16-row
+// chunk), decode 16 values of y = x^T, undo the transform with the
+// transposed matrix (no bf16 rounding, as the reference) and store them.
+__global__ void dequantize_nvfp4_hadamard_kernel(Dequant p, bool no_signs) {
+  const int64_t chunks = p.m / 16, items = p.k * chunks;
+  TPQ_GRID_STRIDE(item, items) {
+    const int64_t j = item % p.k, chunk = item / p.k;
+    const int64_t s = p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk;
+    const float scale = tp::nvfp4_dequant_scale(p.scales[s], p.amax[0]);
+    float y[16], x[16];
+    for (int t = 0; t < 16; ++t) {
+      const int64_t e = j * p.m + chunk * 16 + t;
+      const uint8_t byte = p.data[e / 2];
+      y[t] = tp::e2m1_to_float((e % 2 == 0) ? (byte & 0xF) : (byte >> 4)) * scale;
+    }
+    tp::nvfp4_hadamard16(y, x, true, no_signs, false);
+    for (int t = 0; t < 16; ++t) store_logical(p.x, p.dtype, (chunk * 16 + t) * p.k + j, x[t]);
+  }
+}
+
+// ---- host side -----------------------------------------------------------------
+
+struct NamedBuffers {
+  std::vector<tp::BufferSpec> specs;
+  std::vector<uint8_t*> pointers;
+  uint8_t* get(const char* name) const {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].name == name) return pointers[i];
+    }
+    return nullptr;
+  }
+};
+
+tp::Status name_buffers(const tp::TensorSpec& spec, const std::vector<uint8_t*>& pointers, NamedBuffers* out) {
+  TP_RETURN_IF_ERROR(tp::tensor_spec_buffers(spec, &out->specs));
+  if (out->specs.size() != pointers.size()) {
+    return tp::Status::invalid("the recipe has " + std::to_string(out->specs.size()) + " buffers, " +
+                               std::to_string(pointers.size()) + " given");
+  }
+  for (size_t i = 0; i < pointers.size(); ++i) {
+    const bool scalar_buffer = out->specs[i].role != tp::BufferRole::kData;
+    if (scalar_buffer && reinterpret_cast<uintptr_t>(pointers[i]) % 4 != 0) {
+      return tp::Status::invalid("buffer " + out->specs[i].name + " is not 4-byte aligned on the device");
+    }
+  }
+  out->pointers = pointers;
+  return tp::Status::ok();
+}
+
+float max_finite_of(DType dtype) {
+  if (dtype == DType::kBFloat16) return tp::kBF16Max;
+  if (dtype == DType::kFloat16) return tp::kFP16Max;
+  return tp::kFloatMax;
+}
+
+int64_t rows_of(const tp::TensorSpec& spec) { return spec.shape.empty() ? 1 : tp::leading_rows(spec.shape); }
+
+dim3 tiles_of(int64_t m, int64_t k, int64_t tile) {
+  return dim3(static_cast<unsigned>((k + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
+}
+
+}  // namespace
+
+tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizeParams& params, const void* x,
+                              const std::vector<uint8_t*>& buffers, cudaStream_t stream) {
+  NamedBuffers named;
+  TP_RETURN_IF_ERROR(name_buffers(spec, buffers, &named));
+  const int64_t m = rows_of(spec), k = tp::last_dim(spec.shape), n = m * k;
+  const int dtype = static_cast<int>(spec.dtype);
+  const tp::FormatOptions& o = spec.options;
+  const bool e5m2 = o.fp8_dtype == DType::kFloat8E5M2;
+  if (spec.recipe != Recipe::kNone && spec.dtype != DType::kFloat32 && spec.dtype != DType::kBFloat16 && spec.dtype != DType::kFloat16) {
+    return tp::Status::invalid(std::string("input dtype = ") + tp::dtype_name(spec.dtype) + ": must be fp32, bf16 or fp16");
+  }
+  switch (spec.recipe) {
+    case Recipe::kNone:
+      TPQ_CHECK(cudaMemcpyAsync(named.pointers[0], x, static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),
+                "quantize (copy)");
+      return tp::Status::ok();
+    case Recipe::kFp8Delayed:
+    case Recipe::kFp8Current: {
+      float* scale_inv = reinterpret_cast<float*>(named.get("_scale_inv"));
+      PerTensorCast p{x, dtype, m, k, e5m2, nullptr, tp::fp8_max_of(o.fp8_dtype), params.amax_epsilon, params.delayed_scale,
+                      o.pow2_scales, named.get("_data"), named.get("_transpose")};
+      if (spec.recipe == Recipe::kFp8Current) {
+        TP_RETURN_IF_ERROR(tensor_amax(x, dtype, n, scale_inv, stream));  // parked in _scale_inv until the end
+        p.amax = scale_inv;
+      }
+      if (n > 0) per_tensor_cast_kernel<<<tiles_of(m, k, 32), dim3(32, 8), 0, stream>>>(p);
+      TP_RETURN_IF_ERROR(launch_status("per_tensor_cast_kernel"));
+      per_tensor_scale_inv_kernel<<<1, 1, 0, stream>>>(p, scale_inv);
+      return launch_status("per_tensor_scale_inv_kernel");
+    }
+    case Recipe::kMxfp8: {
+      std::vector<int64_t> row_shape, col_shape;
+      TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, false, &row_shape));
+      TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, true, &col_shape));
+      const float fp8_max = tp::fp8_max_of(o.fp8_dtype);
+      if (spec.rowwise) {
+        Mxfp8 p{x, dtype, m, k, e5m2, o.gemm_swizzled_scales, fp8_max, named.get("_rowwise_data"), named.get("_rowwise_scale_inv"),
+                row_shape[0], row_shape[1]};
+        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");  // padding is zero
+        if (n > 0) mxfp8_rowwise_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
+        TP_RETURN_IF_ERROR(launch_status("mxfp8_rowwise_kernel"));
+      }
+      if (spec.columnwise) {
+        Mxfp8 p{x, dtype, m, k, e5m2, o.gemm_swizzled_scales, fp8_max, named.get("_columnwise_data"),
+                named.get("_columnwise_scale_inv"), col_shape[0], col_shape[1]};
+        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
+        if (n > 0) mxfp8_columnwise_kernel<<<grid_for((m / 32) * k, 256), 256, 0, stream>>>(p);
+        TP_RETURN_IF_ERROR(launch_status("mxfp8_columnwise_kernel"));
+      }
+      return tp::Status::ok();
+    }
+    case Recipe::kNvfp4: {
+      if (o.nvfp4_row_scaled && spec.columnwise) {
+        return tp::Status::unsupported("nvfp4 row-scaled columnwise quantization is not in the reference (TE's columnwise "
+                                       "amax layout for row-scaled tensors is unverified); use rowwise usage only");
+      }
+      if (spec.columnwise && o.nvfp4_hadamard && spec.dtype != DType::kBFloat16) {
+        return tp::Status::invalid(std::string("nvfp4 Hadamard transform needs bf16 input, dtype is ") + tp::dtype_name(spec.dtype));
+      }
+      std::vector<int64_t> row_shape, col_shape;
+      TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, false, &row_shape));
+      TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, true, &col_shape));
+      if (spec.rowwise) {
+        float* amax = reinterpret_cast<float*>(named.get("_amax_rowwise"));
+        if (o.nvfp4_row_scaled) {
+          if (m > 0) row_amax_kernel<<<grid_for(m, 1) > 65535 ? 65535 : grid_for(m, 1), 256, 0, stream>>>(x, dtype, m, k, amax);
+          TP_RETURN_IF_ERROR(launch_status("row_amax_kernel"));
+        } else {
+          TP_RETURN_IF_ERROR(tensor_amax(x, dtype, n, amax, stream));
+        }
+        Nvfp4 p{x, dtype, m, k, amax, o.nvfp4_row_scaled, o.gemm_swizzled_scales, false, false,
+                named.get("_rowwise_data"), named.get("_rowwise_scale_inv"), row_shape[1]};
+        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");
+        if (n > 0) nvfp4_rowwise_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
+        TP_RETURN_IF_ERROR(launch_status("nvfp4_rowwise_kernel"));
+      }
+      if (spec.columnwise) {
+        float* amax = reinterpret_cast<float*>(named.get("_amax_columnwise"));
+        Nvfp4 p{x, dtype, k, m, amax, false, o.gemm_swizzled_scales, o.nvfp4_hadamard, o.nvfp4_hadamard_no_signs,
+                named.get("_columnwise_data"), named.get("_columnwise_scale_inv"), col_shape[1]};
+        TPQ_CHECK(cudaMemsetAsync(amax, 0, sizeof(float), stream), "quantize (clear)");
+        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
+        const int64_t items = k * (m / 16);
+        if (items > 0) {
+          nvfp4_columnwise_kernel<<<grid_for(items, 256), 256, 0, stream>>>(p, true, amax);
+          nvfp4_columnwise_kernel<<<grid_for(items, 256), 256, 0, stream>>>(p, false, amax);
+        }
+        TP_RETURN_IF_ERROR(launch_status("nvfp4_columnwise_kernel"));
+      }
+      return tp::Status::ok();
+    }
+    case Recipe::kFp8Block1D:
+    case Recipe::kFp8Block2D: {
+      std::vector<int64_t> row_shape, col_shape;
+      TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, false, &row_shape));
+      TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, true, &col_shape));
+      Fp8Block p{x, dtype, m, k, spec.recipe == Recipe::kFp8Block2D, e5m2, o.pow2_scales, tp::fp8_max_of(o.fp8_dtype),
+                 params.amax_epsilon, max_finite_of(spec.dtype), nullptr, nullptr, row_shape[1], nullptr, nullptr, col_shape[1]};
+      if (spec.rowwise) {
+        p.row_data = named.get("_rowwise_data");
+        p.row_scales = reinterpret_cast<float*>(named.get("_rowwise_scale_inv"));
+        TPQ_CHECK(cudaMemsetAsync(p.row_scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1] * 4), stream), "quantize (clear)");
+      }
+      if (spec.columnwise) {
+        p.col_data = named.get("_columnwise_data");
+        p.col_scales = reinterpret_cast<float*>(named.get("_columnwise_scale_inv"));
+        TPQ_CHECK(cudaMemsetAsync(p.col_scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1] * 4), stream), "quantize (clear)");
+      }
+      if (n > 0) fp8_block_kernel<<<tiles_of(m, k, 128), dim3(32, 8), 0, stream>>>(p);
+      return launch_status("fp8_block_kernel");
+    }
+  }
+  return tp::Status::invalid("quantize: unknown recipe " + std::to_string(static_cast<int>(spec.recipe)));
+}
+
+tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<const uint8_t*>& buffers, void* x,
+                                cudaStream_t stream) {
+  NamedBuffers named;
+  std::vector<uint8_t*> pointers;
+  for (const uint8_t* b : buffers) pointers.push_back(const_cast<uint8_t*>(b));  // read only below
+  TP_RETURN_IF_ERROR(name_buffers(spec, pointers, &named));
+  const int64_t m = rows_of(spec), k = tp::last_dim(spec.shape), n = m * k;
+  const tp::FormatOptions& o = spec.options;
+  if (spec.recipe == Recipe::kNone) {
+    TPQ_CHECK(cudaMemcpyAsync(x, buffers[0], static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),
+              "dequantize (copy)");
+    return tp::Status::ok();
+  }
+  if (spec.dtype != DType::kFloat32 && spec.dtype != DType::kBFloat16 && spec.dtype != DType::kFloat16) {
+    return tp::Status::invalid(std::string("output dtype = ") + tp::dtype_name(spec.dtype) + ": must be fp32, bf16 or fp16");
+  }
+  const bool row = spec.rowwise;
+  Dequant p{static_cast<int>(spec.recipe), row, o.fp8_dtype == DType::kFloat8E5M2, o.gemm_swizzled_scales,
+            o.nvfp4_row_scaled, spec.recipe == Recipe::kFp8Block2D, m, k, nullptr, nullptr, nullptr, 0, 0, x,
+            static_cast<int>(spec.dtype)};
+  if (spec.recipe == Recipe::kFp8Delayed || spec.recipe == Recipe::kFp8Current) {
+    p.data = named.get("_data");
+    p.rowwise = p.data != nullptr;
+    if (!p.data) p.data = named.get("_transpose");
+    if (!p.data) return tp::Status::invalid("dequantize: the spec has no data buffer (no usage)");
+    p.scales = named.get("_scale_inv");
+  } else {
+    if (!row && !spec.columnwise) return tp::Status::invalid("dequantize: the spec has no data buffer (no usage)");
+    std::vector<int64_t> shape;
+    TP_RETURN_IF_ERROR(tp::scale_shape(spec.recipe, m, k, !row, &shape));
+    p.scale_rows = shape[0];
+    p.scale_cols = shape[1];
+    p.data = named.get(row ? "_rowwise_data" : "_columnwise_data");
+    p.scales = named.get(row ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
+    if (spec.recipe == Recipe::kNvfp4) {
+      const char* amax_name = row ? "_amax_rowwise" : "_amax_columnwise";
+      p.amax = reinterpret_cast<const float*>(named.get(amax_name));
+      // As the reference: one amax per row when the buffer holds more than one.
+      for (size_t i = 0; i < named.specs.size(); ++i) {
+        if (named.specs[i].name == amax_name) p.row_scaled = named.specs[i].bytes / 4 != 1;
+      }
+    }
+  }
+  if (n == 0) return tp::Status::ok();
+  if (spec.recipe == Recipe::kNvfp4 && !row && o.nvfp4_hadamard) {
+    dequantize_nvfp4_hadamard_kernel<<<grid_for(k * (m / 16), 256), 256, 0, stream>>>(p, o.nvfp4_hadamard_no_signs);
+    return launch_status("dequantize_nvfp4_hadamard_kernel");
+  }
+  dequantize_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
+  return launch_status("dequantize_kernel");
+}
+
+}  // namespace tpc
