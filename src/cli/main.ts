@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { TensorplanError, VERSION } from '../index.js';
 import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
+import { executeCommand } from './execute-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
 import { collectInput, importCommand } from './import-command.js';
@@ -71,6 +72,21 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--json', 'print the diagnostics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await validateCommand(file, options)));
+
+  program
+    .command('execute')
+    .description('run a plan (op set v1) in its arena, verify the lifecycle trace, and print or write the outputs (exit 1 when the trace or --check fails)')
+    .argument('<plan>', 'plan file (format tensorplan.plan, version 1)')
+    .option('--graph <graph.json>', 'the graph, when the plan does not embed it')
+    .option('--input <name=FILE>', 'bytes of a graph input or persistent tensor: a .npy file (dtype and shape checked) or raw little-endian bytes; repeatable', collectInput)
+    .option('--random-inputs <seed>', 'fill every input not given with seeded values (floats in [-1, 1], other dtypes random bytes)')
+    .addOption(new Option('--executor <name>', 'auto: cuda on a cuda session, else reference').choices(['auto', 'reference', 'cuda']).default('auto'))
+    .addOption(new Option('--memory <layout>', 'arena: one buffer at the planned offsets; separate: one allocation per storage').choices(['arena', 'separate']).default('arena'))
+    .option('--check', 'oracle: run again with the other memory layout and require bit-identical outputs')
+    .option('--outputs <dir>', 'write each output as NAME.bin (raw bytes) and NAME.npy')
+    .option('--json', 'print the result as JSON')
+    .addOption(backendOption())
+    .action(async (file, options) => setExitCode(await executeCommand(file, options)));
 
   program
     .command('info')

@@ -1,21 +1,13 @@
-import { dirname, resolve } from 'node:path';
 import Table from 'cli-table3';
-import { init, parseGraph, parsePlan } from '../index.js';
-import type { BackendChoice, GraphDocument } from '../index.js';
+import { init } from '../index.js';
+import type { BackendChoice } from '../index.js';
 import { CliError, EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
-import { readJsonFile } from './read-input.js';
+import { readPlanAndGraph } from './plan-graph.js';
 
 /** `tensorplan validate PLAN.json`: every violation as a typed diagnostic; exit 1 if any. */
 export async function validateCommand(file: string, options: { graph?: string; json?: boolean; backend?: BackendChoice }): Promise<number> {
-  const plan = parsePlan(await readJsonFile(file), file);
-  let graph: GraphDocument | undefined;
-  if (options.graph) {
-    graph = parseGraph(await readJsonFile(options.graph), options.graph);
-  } else if (!('format' in plan.graph)) {
-    // A referenced graph is found relative to the plan file.
-    const path = resolve(dirname(file), plan.graph.path);
-    graph = parseGraph(await readJsonFile(path), path);
-  }
+  // A referenced graph is found relative to the plan file.
+  const { plan, graph } = await readPlanAndGraph(file, options.graph);
   const tp = await init({ backend: options.backend ?? 'auto' });
   const diagnostics = tp.validate(plan, graph);
   if (options.json) {
