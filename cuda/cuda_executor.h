@@ -34,8 +34,8 @@ int64_t device_allocation_count();
 // one allocation made for this call and freed after it). kSeparate: one
 // cudaMalloc per storage at its birth and cudaFree at its death (the
 // baseline of the benchmark); `arena` is ignored.
-// Quantize and dequantize run the core's reference numerics on the host
-// between device copies (bit-exact by construction, not fast).
+// Every op runs as device kernels; quantize and dequantize are those of
+// quantize_kernels.h (bit-exact with the reference).
 tp::Status execute_cuda(const tp::PlanningGraph& pg, const tp::OpSemantics& semantics, const tp::ExecRequest& request,
                         DeviceArena* arena, tp::ExecResult* out);
 
