@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findNvcc } from './find-nvcc.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const optional = process.argv.includes('--optional');
@@ -26,17 +27,6 @@ function log(message) {
 function writeStatus(status) {
   mkdirSync(dirname(statusFile), { recursive: true });
   writeFileSync(statusFile, JSON.stringify(status, null, 2) + '\n');
-}
-
-function findNvcc() {
-  if (process.env.TP_CUDA === '0') return null;
-  const candidates = [process.env.NVCC, '/usr/local/cuda/bin/nvcc'];
-  const which = spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' });
-  if (which.status === 0) candidates.splice(1, 0, which.stdout.trim());
-  for (const candidate of candidates) {
-    if (candidate && existsSync(candidate)) return realpathSync(candidate);
-  }
-  return null;
 }
 
 function findNodeGyp() {

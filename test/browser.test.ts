@@ -7,9 +7,29 @@ import type { Browser } from 'playwright-core';
 import type { Server } from 'node:http';
 import { init } from '../dist/index.mjs';
 import { BROWSER_SKIP_REASON, launchChromium } from './chromium';
+import { seededRandom } from './seeded-random';
 import { startStaticServer } from './static-server';
 
 const EXAMPLE_GRAPH = JSON.parse(readFileSync(new URL('../examples/cnn-inference.json', import.meta.url), 'utf8'));
+const TRAINING_GRAPH = JSON.parse(readFileSync(new URL('../examples/mlp-training.graph.json', import.meta.url), 'utf8'));
+
+// Seeded values in [-1, 1] for every graph input and weight of the training
+// example, as raw bytes of the tensor's dtype (fp32, or bf16 = top half of fp32).
+function trainingInputs(seed: number): Record<string, number[]> {
+  const random = seededRandom(seed);
+  const inputs: Record<string, number[]> = {};
+  for (const name of [...TRAINING_GRAPH.inputs, ...TRAINING_GRAPH.persistent]) {
+    const tensor = TRAINING_GRAPH.tensors.find((t: { name: string }) => t.name === name);
+    const count = tensor.shape.reduce((a: number, b: number) => a * b, 1);
+    const values = Float32Array.from({ length: count }, () => random() * 2 - 1);
+    const bytes = tensor.dtype === 'bf16'
+      ? new Uint8Array(Uint16Array.from(new Uint32Array(values.buffer), (bits) => bits >>> 16).buffer)
+      : new Uint8Array(values.buffer);
+    inputs[name] = Array.from(bytes);
+  }
+  return inputs;
+}
+const TRAINING_INPUTS = trainingInputs(11);
 
 const TENSORS = [
   { name: 'a', shape: [96, 160], dtype: 'fp8_e4m3', alignment: 256 },
@@ -45,6 +65,21 @@ const PLAN_PAGE = (graph: unknown) => `<!doctype html><meta charset="utf-8"><scr
   } catch (error) { window.result = { error: String(error) }; }
 </script>`;
 
+// The reference executor in the page: the training step in one arena, its
+// trace checked by the core's verifier, outputs returned as byte arrays.
+const EXECUTE_PAGE = (graph: unknown, inputs: Record<string, number[]>) => `<!doctype html><meta charset="utf-8"><script type="module">
+  import { init } from '/dist/browser.mjs';
+  try {
+    const tp = await init();
+    const graph = ${JSON.stringify(graph)};
+    const plan = tp.plan(graph);
+    const given = Object.fromEntries(Object.entries(${JSON.stringify(inputs)}).map(([k, v]) => [k, new Uint8Array(v)]));
+    const run = await tp.execute(plan, given);
+    const outputs = Object.fromEntries(Object.entries(run.outputs).map(([k, v]) => [k, Array.from(v)]));
+    window.result = { plan, outputs, executor: run.executor, traceIssues: tp.verifyTrace(graph, plan.schedule, run.trace) };
+  } catch (error) { window.result = { error: String(error) }; }
+</script>`;
+
 const WRONG_URL_PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
   import { init } from '/dist/browser.mjs';
   try { await init({ wasm: { url: '/no/such/core.wasm' } }); window.result = { error: 'loaded?' }; }
@@ -59,6 +94,7 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`browser entry in chromium${BROWSER_
   beforeAll(async () => {
     ({ server, url: base } = await startStaticServer({
       '/page.html': PAGE, '/bytes.html': BYTES_PAGE, '/wrong.html': WRONG_URL_PAGE, '/plan.html': PLAN_PAGE(EXAMPLE_GRAPH),
+      '/execute.html': EXECUTE_PAGE(TRAINING_GRAPH, TRAINING_INPUTS),
     }));
     browser = await launchChromium();
   });
@@ -95,6 +131,22 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`browser entry in chromium${BROWSER_
     const node = (await init({ backend: 'wasm' })).plan(EXAMPLE_GRAPH as never, { baselines: true });
     const comparable = (plan: any) => ({ ...plan, statistics: { ...plan.statistics, timeMs: null } });
     expect(comparable(result.plan)).toEqual(comparable(node));
+  });
+
+  it('executes a training step with the reference executor: the trace verifies, outputs equal Node WASM byte for byte', async () => {
+    const { result, errors } = await resultOf('/execute.html');
+    expect(errors).toEqual([]);
+    expect(result.error).toBeUndefined();
+    expect(result.executor).toBe('reference');
+    expect(result.traceIssues).toEqual([]);
+    const tp = await init({ backend: 'wasm' });
+    const plan = tp.plan(TRAINING_GRAPH as never);
+    const given = Object.fromEntries(Object.entries(TRAINING_INPUTS).map(([k, v]) => [k, new Uint8Array(v)]));
+    const node = tp.executeReference(plan, given);
+    expect(Object.keys(result.outputs as object).sort()).toEqual([...TRAINING_GRAPH.outputs].sort());
+    for (const name of TRAINING_GRAPH.outputs) {
+      expect((result.outputs as Record<string, number[]>)[name], name).toEqual(Array.from(node.outputs[name]));
+    }
   });
 
   it('accepts the module bytes from the application', async () => {

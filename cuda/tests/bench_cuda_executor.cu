@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuda_executor.h"
+#include "gpu_available.h"
 #include "quantize_kernels.h"
 #include "tensorplan/dtype.h"
 #include "tensorplan/graph_validate.h"
@@ -120,11 +121,7 @@ double run_ms(Plan* p, tpc::DeviceArena* arena, tp::ExecMode mode) {
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no usable CUDA device\n");
-    return 0;
-  }
+  if (!gpu_available()) return 0;
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
   std::printf("device: %s\n\n", prop.name);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda_executor.h"
+#include "gpu_available.h"
 #include "tensorplan/dtype.h"
 #include "tensorplan/graph_validate.h"
 #include "tensorplan/lifecycle_verify.h"
@@ -248,12 +249,7 @@ std::vector<Case> cases() {
 }  // namespace
 
 int main() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no usable CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-    return 0;
-  }
+  if (!gpu_available()) return 0;
   for (const Case& c : cases()) run_case(c);
   std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
   return g_failures ? 1 : 0;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_available.h"
 #include "quantize_kernels.h"
 #include "tensorplan/dtype.h"
 #include "tensorplan/numeric_formats.h"
@@ -144,12 +145,7 @@ void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bo
 }  // namespace
 
 int main() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no usable CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-    return 0;
-  }
+  if (!gpu_available()) return 0;
   const std::vector<std::vector<int64_t>> shapes = {{128, 128}, {256, 512}, {96, 160}, {384, 64}, {32, 4096}};
   const DType dtypes[] = {DType::kFloat32, DType::kBFloat16, DType::kFloat16};
   const Recipe recipes[] = {Recipe::kNone, Recipe::kFp8Delayed, Recipe::kFp8Current, Recipe::kMxfp8,

@@ -1,15 +1,10 @@
+import { unsafeUniformIntDistribution, xoroshiro128plus } from 'pure-rand';
 import { CliError } from './exit-codes.js';
 
-/** A deterministic PRNG (mulberry32) giving numbers in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** Uniform numbers in [0, 1) from a seeded xoroshiro128+ generator (pure-rand). */
+function uniformFrom(seed: number): () => number {
+  const generator = xoroshiro128plus(seed);
+  return () => unsafeUniformIntDistribution(0, 0xffffffff, generator) / 4294967296;
 }
 
 /** FNV-1a (32-bit) of a string's UTF-16 code units. */
@@ -49,7 +44,7 @@ function fp16OfSixteenths(k: number): number {
  * another is given from a file.
  */
 export function randomTensorBytes(seed: number, name: string, dtype: string | undefined, count: number, bytes: number): Uint8Array {
-  const r = mulberry32((fnv1a32(name) ^ Math.imul(seed >>> 0, 0x9e3779b1)) >>> 0);
+  const r = uniformFrom((fnv1a32(name) ^ Math.imul(seed >>> 0, 0x9e3779b1)) >>> 0);
   switch (dtype) {
     case 'fp32':
       return new Uint8Array(Float32Array.from({ length: count }, () => r() * 2 - 1).buffer);

@@ -1,0 +1,15 @@
+// Where nvcc is, for the addon build and the GPU runners: $NVCC, then PATH,
+// then the usual toolkit location. TP_CUDA=0 turns CUDA off (null).
+import { spawnSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+
+export function findNvcc() {
+  if (process.env.TP_CUDA === '0') return null;
+  const candidates = [process.env.NVCC, '/usr/local/cuda/bin/nvcc'];
+  const which = spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' });
+  if (which.status === 0) candidates.splice(1, 0, which.stdout.trim());
+  for (const candidate of candidates) {
+    if (candidate && existsSync(candidate)) return realpathSync(candidate);
+  }
+  return null;
+}
