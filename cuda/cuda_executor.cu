@@ -57,6 +57,7 @@ __device__ __forceinline__ float ld(const void* p, int dt, int64_t i) {
 }
 
 __device__ __forceinline__ void st(void* p, int dt, int64_t i, float v) {
+  v = tp::canonical_nan(v);
   if (dt == 0) {
     static_cast<float*>(p)[i] = v;
     return;

@@ -54,6 +54,7 @@ __device__ __forceinline__ float load_logical(const void* p, int dtype, int64_t 
 }
 
 __device__ __forceinline__ void store_logical(void* p, int dtype, int64_t i, float v) {
+  v = tp::canonical_nan(v);  // as tp::encode_output
   if (dtype == static_cast<int>(DType::kFloat32)) {
     static_cast<float*>(p)[i] = v;
   } else {
@@ -61,8 +62,9 @@ __device__ __forceinline__ void store_logical(void* p, int dtype, int64_t i, flo
   }
 }
 
-// Non-negative floats (amaxes never hold NaN: fmax_ignoring_nan drops it)
-// order like their bit patterns, so an integer atomicMax is a float max.
+// Non-negative floats order like their bit patterns, so an integer atomicMax
+// is a float max. Every amax starts from 0 through fmax_ignoring_nan (as the
+// reference's amax_of), so it never holds a NaN, even for an all-NaN block.
 __device__ __forceinline__ void atomic_max_nonnegative(float* at, float v) {
   atomicMax(reinterpret_cast<unsigned int*>(at), tp::float_bits(v));
 }
@@ -133,30 +135,36 @@ __device__ __forceinline__ float per_tensor_scale(const PerTensorCast& p) {
 }
 
 // 32 x 32 tiles, 32 x 8 threads: reads and `data` writes run along rows;
-// `transpose` writes run along columns of x, staged in shared memory.
+// `transpose` writes run along columns of x, staged in shared memory. Tiles
+// are numbered on grid.x (grid.y would cap M at 65535 tiles) and looped.
 __global__ void per_tensor_cast_kernel(PerTensorCast p) {
   __shared__ uint8_t tile[32][33];
   const float scale = per_tensor_scale(p);
-  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32, c0 = static_cast<int64_t>(blockIdx.x) * 32;
-  for (int dy = threadIdx.y; dy < 32; dy += 8) {
-    const int64_t r = r0 + dy, c = c0 + threadIdx.x;
-    if (r < p.m && c < p.k) {
-      const uint8_t code = tp::encode_fp8(p.e5m2, load_logical(p.x, p.dtype, r * p.k + c) * scale);
-      if (p.data) p.data[r * p.k + c] = code;
-      tile[dy][threadIdx.x] = code;
+  const int64_t tiles_k = (p.k + 31) / 32, tiles = ((p.m + 31) / 32) * tiles_k;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t r0 = (t / tiles_k) * 32, c0 = (t % tiles_k) * 32;
+    for (int dy = threadIdx.y; dy < 32; dy += 8) {
+      const int64_t r = r0 + dy, c = c0 + threadIdx.x;
+      if (r < p.m && c < p.k) {
+        const uint8_t code = tp::encode_fp8(p.e5m2, load_logical(p.x, p.dtype, r * p.k + c) * scale);
+        if (p.data) p.data[r * p.k + c] = code;
+        tile[dy][threadIdx.x] = code;
+      }
     }
-  }
-  if (!p.transpose) return;
-  __syncthreads();
-  for (int dx = threadIdx.y; dx < 32; dx += 8) {
-    const int64_t c = c0 + dx, r = r0 + threadIdx.x;
-    if (r < p.m && c < p.k) p.transpose[c * p.m + r] = tile[threadIdx.x][dx];
+    if (p.transpose) {
+      __syncthreads();
+      for (int dx = threadIdx.y; dx < 32; dx += 8) {
+        const int64_t c = c0 + dx, r = r0 + threadIdx.x;
+        if (r < p.m && c < p.k) p.transpose[c * p.m + r] = tile[threadIdx.x][dx];
+      }
+      __syncthreads();  // the next tile reuses `tile`
+    }
   }
 }
 
 // Runs after the cast: overwrites the amax parked in _scale_inv with 1/scale.
 __global__ void per_tensor_scale_inv_kernel(PerTensorCast p, float* scale_inv) {
-  *scale_inv = tp::divide_rn(1.0f, per_tensor_scale(p));
+  *scale_inv = tp::canonical_nan(tp::divide_rn(1.0f, per_tensor_scale(p)));
 }
 
 // ---- MXFP8 (blocks of 32) ----------------------------------------------------
@@ -178,7 +186,7 @@ __global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
   const int64_t n = p.m * p.k;
   TPQ_GRID_STRIDE(i, n) {
     const float v = load_logical(p.x, p.dtype, i);
-    const float block_amax = warp_max(tp::abs_bits(v), 0xffffffffu, 32);
+    const float block_amax = warp_max(tp::fmax_ignoring_nan(0.0f, tp::abs_bits(v)), 0xffffffffu, 32);
     const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
     p.data[i] = tp::encode_fp8(p.e5m2, v * tp::e8m0_reciprocal(e));
     if (threadIdx.x % 32 == 0) {
@@ -220,21 +228,23 @@ struct Nvfp4 {
   int64_t scale_cols;
 };
 
-// Rowwise: a half-warp per 16-element block; even lanes store the packed pair.
+// Rowwise: a half-warp per 16-element block (n % 256 == 0, so warps stay
+// full). The block's first lane works out the scale (four IEEE divisions)
+// and broadcasts the multiplier; even lanes store the packed pair.
 __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
   const int64_t n = p.rows * p.cols;
   TPQ_GRID_STRIDE(i, n) {
     const float v = load_logical(p.x, p.dtype, i);
-    const float block_amax = warp_max(tp::abs_bits(v), 0xffffffffu, 16);
+    const float block_amax = warp_max(tp::fmax_ignoring_nan(0.0f, tp::abs_bits(v)), 0xffffffffu, 16);
     const int64_t row = i / p.cols, block = (i % p.cols) / 16;
-    const float s_enc = tp::nvfp4_global_encode_scale(p.row_scaled ? p.amax[row] : p.amax[0]);
-    const tp::Nvfp4BlockScale scale = tp::nvfp4_block_scale(block_amax, s_enc);
-    const uint8_t code = tp::float_to_e2m1(v * scale.multiplier);
+    const bool leader = threadIdx.x % 16 == 0;
+    tp::Nvfp4BlockScale scale{0, 0.0f};
+    if (leader) scale = tp::nvfp4_block_scale(block_amax, tp::nvfp4_global_encode_scale(p.row_scaled ? p.amax[row] : p.amax[0]));
+    const float multiplier = __shfl_sync(0xffffffffu, scale.multiplier, static_cast<int>(threadIdx.x % 32) & ~15);
+    const uint8_t code = tp::float_to_e2m1(v * multiplier);
     const uint8_t odd = static_cast<uint8_t>(__shfl_down_sync(0xffffffffu, code, 1));
     if (i % 2 == 0) p.data[i / 2] = tp::pack_e2m1_pair(code, odd);
-    if (threadIdx.x % 16 == 0) {
-      p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
-    }
+    if (leader) p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
   }
 }
 
@@ -269,9 +279,19 @@ __global__ void nvfp4_columnwise_kernel(Nvfp4 p, bool amax_only, float* amax_out
       continue;
     }
     const tp::Nvfp4BlockScale scale = tp::nvfp4_block_scale(block_amax, tp::nvfp4_global_encode_scale(p.amax[0]));
-    uint8_t* out = p.data + (j * p.cols + chunk * 16) / 2;
+    uint8_t packed[8];
     for (int t = 0; t < 16; t += 2) {
-      out[t / 2] = tp::pack_e2m1_pair(tp::float_to_e2m1(y[t] * scale.multiplier), tp::float_to_e2m1(y[t + 1] * scale.multiplier));
+      packed[t / 2] = tp::pack_e2m1_pair(tp::float_to_e2m1(y[t] * scale.multiplier), tp::float_to_e2m1(y[t + 1] * scale.multiplier));
+    }
+    // Neighbouring threads write rows M/2 bytes apart: one 8-byte store each
+    // instead of eight single bytes (the offset is a multiple of 8: M % 16 == 0).
+    uint8_t* out = p.data + (j * p.cols + chunk * 16) / 2;
+    if (reinterpret_cast<uintptr_t>(out) % 8 == 0) {
+      uint2 word;
+      memcpy(&word, packed, 8);
+      *reinterpret_cast<uint2*>(out) = word;
+    } else {
+      for (int b = 0; b < 8; ++b) out[b] = packed[b];
     }
     p.scales[p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk] = scale.code;
   }
@@ -294,65 +314,92 @@ struct Fp8Block {
   int64_t col_scale_cols;
 };
 
-// One block per 128 x 128 region of x, 32 x 8 threads. Pass one folds the
-// amax of every tile that meets the region (row tiles, column tiles, or the
-// region itself for 2D); pass two casts, staging columnwise codes in shared
-// memory so both outputs are written along their rows.
+// One block per 128 x 128 region of x (looped over grid.x), 32 x 8 threads.
+// Pass one folds the amax of every tile that meets the region: each thread
+// owns columns tx + 32s (s < 4) and rows ty + 8r, keeps its maxima in
+// registers, reduces a row across its warp (one warp per row: no atomics)
+// and a column across the 8 warps (8 shared atomics). 2D tiles fold it all
+// into one value. Pass two casts, staging columnwise codes in shared memory
+// so both outputs are written along their rows.
 __global__ void fp8_block_kernel(Fp8Block p) {
-  __shared__ unsigned int row_amax[128];
+  __shared__ unsigned int row_amax[128];  // fp32 bits; [0] is the region's amax for 2D
   __shared__ unsigned int col_amax[128];
   __shared__ float row_scale[128];
   __shared__ float col_scale[128];
   __shared__ uint8_t staged[128][129];
-  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 128, c0 = static_cast<int64_t>(blockIdx.x) * 128;
-  const int64_t rows = p.m - r0 < 128 ? p.m - r0 : 128, cols = p.k - c0 < 128 ? p.k - c0 : 128;
+  const bool row_tiles = !p.two_d && p.row_data, col_tiles = !p.two_d && p.col_data;
   const int tid = threadIdx.y * 32 + threadIdx.x;
-  for (int t = tid; t < 128; t += 256) row_amax[t] = col_amax[t] = 0u;
-  __syncthreads();
-  for (int64_t dr = threadIdx.y; dr < rows; dr += 8) {
-    for (int64_t dc = threadIdx.x; dc < cols; dc += 32) {
-      const unsigned a = tp::float_bits(tp::fmax_ignoring_nan(0.0f, tp::abs_bits(load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc))));
-      // 2D tiles fold everything into row_amax[0].
-      atomicMax(&row_amax[p.two_d ? 0 : dr], a);
-      if (!p.two_d) atomicMax(&col_amax[dc], a);
-    }
-  }
-  __syncthreads();
-  const int64_t mb = r0 / 128, kb = c0 / 128;
-  for (int t = tid; t < 128; t += 256) {
-    if (p.two_d) {
-      if (t == 0) {
-        const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-        row_scale[0] = col_scale[0] = s;
-        const float inv = tp::divide_rn(1.0f, s);
-        if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
-        if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
+  const int64_t tiles_k = (p.k + 127) / 128, tiles = ((p.m + 127) / 128) * tiles_k;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t r0 = (tile / tiles_k) * 128, c0 = (tile % tiles_k) * 128;
+    const int rows = static_cast<int>(p.m - r0 < 128 ? p.m - r0 : 128), cols = static_cast<int>(p.k - c0 < 128 ? p.k - c0 : 128);
+    for (int t = tid; t < 128; t += 256) row_amax[t] = col_amax[t] = 0u;
+    __syncthreads();
+    float col_max[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float region_max = 0.0f;
+    for (int dr = threadIdx.y; dr < rows; dr += 8) {  // the same trip count for a whole warp
+      float row_max = 0.0f;
+      for (int s = 0; s < 4; ++s) {
+        const int dc = threadIdx.x + 32 * s;
+        if (dc >= cols) continue;
+        const float a = tp::fmax_ignoring_nan(0.0f, tp::abs_bits(load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc)));
+        row_max = tp::fmax_ignoring_nan(row_max, a);
+        col_max[s] = tp::fmax_ignoring_nan(col_max[s], a);
       }
-      continue;
+      region_max = tp::fmax_ignoring_nan(region_max, row_max);
+      if (row_tiles) {
+        row_max = warp_max(row_max, 0xffffffffu, 32);
+        if (threadIdx.x == 0) row_amax[dr] = tp::float_bits(row_max);
+      }
     }
-    if (t < rows) {
-      const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-      row_scale[t] = s;
-      if (p.row_scales) p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
+    if (p.two_d) {
+      region_max = warp_max(region_max, 0xffffffffu, 32);
+      if (threadIdx.x == 0) atomicMax(&row_amax[0], tp::float_bits(region_max));
     }
-    if (t < cols) {
-      const float s = tp::compute_scale_from_amax(tp::float_from_bits(col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-      col_scale[t] = s;
-      if (p.col_scales) p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
+    if (col_tiles) {
+      for (int s = 0; s < 4; ++s) {
+        if (threadIdx.x + 32 * s < cols) atomicMax(&col_amax[threadIdx.x + 32 * s], tp::float_bits(col_max[s]));
+      }
     }
-  }
-  __syncthreads();
-  for (int64_t dr = threadIdx.y; dr < rows; dr += 8) {
-    for (int64_t dc = threadIdx.x; dc < cols; dc += 32) {
-      const float v = load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc);
-      if (p.row_data) p.row_data[(r0 + dr) * p.k + c0 + dc] = tp::encode_fp8(p.e5m2, v * row_scale[p.two_d ? 0 : dr]);
-      if (p.col_data) staged[dc][dr] = tp::encode_fp8(p.e5m2, v * col_scale[p.two_d ? 0 : dc]);
+    __syncthreads();
+    const int64_t mb = r0 / 128, kb = c0 / 128;
+    for (int t = tid; t < 128; t += 256) {
+      if (p.two_d) {
+        if (t == 0) {
+          const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+          row_scale[0] = col_scale[0] = s;
+          const float inv = tp::divide_rn(1.0f, s);
+          if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
+          if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
+        }
+        continue;
+      }
+      if (row_tiles && t < rows) {
+        const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+        row_scale[t] = s;
+        p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
+      }
+      if (col_tiles && t < cols) {
+        const float s = tp::compute_scale_from_amax(tp::float_from_bits(col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+        col_scale[t] = s;
+        p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
+      }
     }
-  }
-  if (!p.col_data) return;
-  __syncthreads();
-  for (int64_t dc = threadIdx.y; dc < cols; dc += 8) {
-    for (int64_t dr = threadIdx.x; dr < rows; dr += 32) p.col_data[(c0 + dc) * p.m + r0 + dr] = staged[dc][dr];
+    __syncthreads();
+    for (int dr = threadIdx.y; dr < rows; dr += 8) {
+      for (int dc = threadIdx.x; dc < cols; dc += 32) {
+        const float v = load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc);
+        if (p.row_data) p.row_data[(r0 + dr) * p.k + c0 + dc] = tp::encode_fp8(p.e5m2, v * row_scale[p.two_d ? 0 : dr]);
+        if (p.col_data) staged[dc][dr] = tp::encode_fp8(p.e5m2, v * col_scale[p.two_d ? 0 : dc]);
+      }
+    }
+    if (p.col_data) {
+      __syncthreads();
+      for (int dc = threadIdx.y; dc < cols; dc += 8) {
+        for (int dr = threadIdx.x; dr < rows; dr += 32) p.col_data[(c0 + dc) * p.m + r0 + dr] = staged[dc][dr];
+      }
+    }
+    __syncthreads();  // the next region reuses shared memory
   }
 }
 
@@ -476,8 +523,10 @@ float max_finite_of(DType dtype) {
 
 int64_t rows_of(const tp::TensorSpec& spec) { return spec.shape.empty() ? 1 : tp::leading_rows(spec.shape); }
 
-dim3 tiles_of(int64_t m, int64_t k, int64_t tile) {
-  return dim3(static_cast<unsigned>((k + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
+// Blocks for a kernel that loops over the tiles of an m x k matrix on grid.x.
+unsigned tile_blocks(int64_t m, int64_t k, int64_t tile) {
+  const int64_t tiles = ((m + tile - 1) / tile) * ((k + tile - 1) / tile);
+  return static_cast<unsigned>(tiles < 1 ? 1 : (tiles > (1 << 20) ? (1 << 20) : tiles));
 }
 
 }  // namespace
@@ -507,7 +556,7 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
         TP_RETURN_IF_ERROR(tensor_amax(x, dtype, n, scale_inv, stream));  // parked in _scale_inv until the end
         p.amax = scale_inv;
       }
-      if (n > 0) per_tensor_cast_kernel<<<tiles_of(m, k, 32), dim3(32, 8), 0, stream>>>(p);
+      if (n > 0) per_tensor_cast_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
       TP_RETURN_IF_ERROR(launch_status("per_tensor_cast_kernel"));
       per_tensor_scale_inv_kernel<<<1, 1, 0, stream>>>(p, scale_inv);
       return launch_status("per_tensor_scale_inv_kernel");
@@ -590,7 +639,7 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
         p.col_scales = reinterpret_cast<float*>(named.get("_columnwise_scale_inv"));
         TPQ_CHECK(cudaMemsetAsync(p.col_scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1] * 4), stream), "quantize (clear)");
       }
-      if (n > 0) fp8_block_kernel<<<tiles_of(m, k, 128), dim3(32, 8), 0, stream>>>(p);
+      if (n > 0) fp8_block_kernel<<<tile_blocks(m, k, 128), dim3(32, 8), 0, stream>>>(p);
       return launch_status("fp8_block_kernel");
     }
   }

@@ -100,7 +100,7 @@ void quantize_fp8_per_tensor(const TensorSpec& spec, const std::vector<float>& x
   }
   if (want_data) out->data = std::move(q);
   out->scale_inv.resize(4);
-  put_f32(&out->scale_inv, 0, 1.0f / scale);
+  put_f32(&out->scale_inv, 0, canonical_nan(divide_rn(1.0f, scale)));
 }
 
 // ---- MXFP8 (§4.5) ------------------------------------------------------------
@@ -270,10 +270,11 @@ Status encode_output(DType dtype, const std::vector<float>& values, std::vector<
   const size_t element = dtype == DType::kFloat32 ? 4 : 2;
   out->resize(values.size() * element);
   for (size_t i = 0; i < values.size(); ++i) {
+    const float value = canonical_nan(values[i]);
     if (dtype == DType::kFloat32) {
-      std::memcpy(out->data() + i * 4, &values[i], 4);
+      std::memcpy(out->data() + i * 4, &value, 4);
     } else {
-      const uint16_t half = dtype == DType::kBFloat16 ? float_to_bf16(values[i]) : float_to_fp16(values[i]);
+      const uint16_t half = dtype == DType::kBFloat16 ? float_to_bf16(value) : float_to_fp16(value);
       std::memcpy(out->data() + i * 2, &half, 2);
     }
   }

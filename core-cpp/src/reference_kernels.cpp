@@ -46,7 +46,9 @@ float load(const TensorRef& t, int64_t i) {
   }
 }
 
+// Computed values only: a NaN is stored canonical, as a GPU would produce it.
 void store(const TensorRef& t, int64_t i, float v) {
+  v = canonical_nan(v);
   switch (static_cast<DType>(t.dtype)) {
     case DType::kFloat32:
       std::memcpy(t.data + 4 * i, &v, 4);

@@ -455,6 +455,44 @@ TEST(QuantizeProperties, Nvfp4RoundTripErrorWithinBlockBound) {
   }
 }
 
+// A NaN the reference computes is the GPU's canonical 0x7FFFFFFF, whatever
+// the host's arithmetic made of it (x86 keeps the operand's sign and payload,
+// and makes 0 * inf negative): codes cast from NaN products are positive and
+// NaN outputs have one bit pattern, so CPU, WASM and GPU write equal bytes.
+TEST(QuantizeNan, NanResultsAreCanonical) {
+  const float negative_nan = tp::float_from_bits(0xFFC00001u);
+  std::vector<uint8_t> input(64 * 64 * 4, 0);
+  for (int i = 0; i < 64 * 64; ++i) {
+    const float v = i == 5 ? negative_nan : (i == 6 ? INFINITY : 0.5f);
+    std::memcpy(&input[static_cast<size_t>(i) * 4], &v, 4);
+  }
+  for (Recipe recipe : {Recipe::kFp8Current, Recipe::kMxfp8, Recipe::kFp8Block1D}) {
+    const TensorSpec spec = make_spec({64, 64}, recipe, DType::kFloat32, true, false);
+    tp::QuantizeOutput out;
+    ASSERT_TRUE(tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), tp::QuantizeParams(), &out).is_ok());
+    EXPECT_EQ(out.bytes[0][5], 0x7F) << tp::recipe_name(recipe) << ": a negative NaN input casts to the positive NaN code";
+    std::vector<uint8_t> back;
+    ASSERT_TRUE(tp::dequantize(spec, out.bytes, &back).is_ok());
+    uint32_t bits;
+    std::memcpy(&bits, &back[5 * 4], 4);
+    EXPECT_EQ(bits, tp::kCanonicalNanBits) << tp::recipe_name(recipe);
+  }
+  // 0 * inf in bf16 and fp16 outputs: one NaN code each.
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(tp::encode_output(DType::kBFloat16, {0.0f * INFINITY, negative_nan}, &bytes).is_ok());
+  EXPECT_EQ(bytes, (std::vector<uint8_t>{0xFF, 0x7F, 0xFF, 0x7F}));
+  ASSERT_TRUE(tp::encode_output(DType::kFloat16, {0.0f * INFINITY, negative_nan}, &bytes).is_ok());
+  EXPECT_EQ(bytes, (std::vector<uint8_t>{0xFF, 0x7F, 0xFF, 0x7F}));
+  // Delayed scaling with a NaN scale from recipe state: scale_inv is canonical too.
+  tp::QuantizeParams params;
+  params.delayed_scale = negative_nan;
+  tp::QuantizeOutput out;
+  const TensorSpec delayed = make_spec({64, 64}, Recipe::kFp8Delayed, DType::kFloat32, true, false);
+  ASSERT_TRUE(tp::quantize(delayed, input.data(), static_cast<int64_t>(input.size()), params, &out).is_ok());
+  EXPECT_EQ(tp::float_bits(f32_at(bytes_of(out, "_scale_inv"), 0)), tp::kCanonicalNanBits);
+  EXPECT_EQ(bytes_of(out, "_data")[0], 0x7F);
+}
+
 TEST(Quantize, RejectsWrongInputSizeAndBuffers) {
   TensorSpec spec = make_spec({32, 32}, Recipe::kMxfp8);
   std::vector<uint8_t> input(10);

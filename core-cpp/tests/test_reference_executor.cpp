@@ -41,6 +41,19 @@ tp::TensorRef ref(std::vector<uint8_t>* bytes, std::vector<int64_t> shape, tp::D
   return r;
 }
 
+// NaN results are stored canonical (0x7FFFFFFF, a GPU's NaN), not with the
+// sign and payload the host's arithmetic gives (x86: 0 * inf = 0xFFC00000).
+TEST(ReferenceKernels, NanResultsAreStoredCanonical) {
+  std::vector<uint8_t> a = f32_bytes({0.0f, tp::float_from_bits(0xFFC00123u), 1.0f});
+  std::vector<uint8_t> b = f32_bytes({INFINITY, 1.0f, 2.0f});
+  std::vector<uint8_t> c(12);
+  ASSERT_TRUE(tp::run_reference_op(OpCode::kMul, {}, {ref(&a, {3}), ref(&b, {3})}, {ref(&c, {3})}, "mul").is_ok());
+  const std::vector<float> y = f32_values(c);
+  EXPECT_EQ(tp::float_bits(y[0]), tp::kCanonicalNanBits);
+  EXPECT_EQ(tp::float_bits(y[1]), tp::kCanonicalNanBits);
+  EXPECT_EQ(y[2], 2.0f);
+}
+
 TEST(ReferenceKernels, MatmulWithTransposeFlags) {
   std::vector<uint8_t> a = f32_bytes({1, 2, 3, 4, 5, 6});  // [2,3]
   std::vector<uint8_t> b = f32_bytes({1, 0, 0, 1, 1, 1});  // [3,2]

@@ -35,7 +35,8 @@ void fail(const std::string& what) {
 }
 
 // Values: a normal spread, with outliers, an all-zero row band, subnormal-
-// producing tiny values, and (when `specials`) inf and NaN sprinkled in.
+// producing tiny values, and (when `specials`) inf, NaN of both signs and a
+// whole first row of NaN (all-NaN MXFP8 and NVFP4 blocks) sprinkled in.
 std::vector<float> make_values(int64_t m, int64_t k, bool specials, uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -51,6 +52,8 @@ std::vector<float> make_values(int64_t m, int64_t k, bool specials, uint32_t see
       if (specials && p == 500) v = std::numeric_limits<float>::infinity();
       if (specials && p == 501) v = -std::numeric_limits<float>::infinity();
       if (specials && p == 502) v = std::nanf("");
+      if (specials && p == 503) v = -std::nanf("");
+      if (specials && i == 0) v = std::nanf("");
       x[static_cast<size_t>(i * k + j)] = v;
     }
   }
@@ -72,9 +75,10 @@ struct DeviceBytes {
 
 std::string describe(const tp::TensorSpec& spec) {
   const tp::FormatOptions& o = spec.options;
-  std::string s = std::string(tp::recipe_name(spec.recipe)) + " " + tp::dtype_name(spec.dtype) + " [" +
-                  std::to_string(spec.shape[0]) + "x" + std::to_string(spec.shape[1]) + "]" + (spec.rowwise ? " row" : "") +
-                  (spec.columnwise ? " col" : "");
+  std::string dims;
+  for (int64_t d : spec.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  std::string s = std::string(tp::recipe_name(spec.recipe)) + " " + tp::dtype_name(spec.dtype) + " [" + dims + "]" +
+                  (spec.rowwise ? " row" : "") + (spec.columnwise ? " col" : "");
   if (o.gemm_swizzled_scales) s += " swizzled";
   if (o.pow2_scales) s += " pow2";
   if (o.nvfp4_row_scaled) s += " row-scaled";
@@ -85,8 +89,8 @@ std::string describe(const tp::TensorSpec& spec) {
 }
 
 void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bool specials, uint32_t seed) {
-  const std::string name = describe(spec) + (specials ? " +inf/nan" : "");
-  const int64_t m = spec.shape[0], k = spec.shape[1];
+  const std::string name = describe(spec) + (specials ? " +inf/nan" : "") + " delayed_scale " + std::to_string(params.delayed_scale);
+  const int64_t m = tp::leading_rows(spec.shape), k = tp::last_dim(spec.shape);
   const std::vector<uint8_t> input = encode(spec.dtype, make_values(m, k, specials, seed));
   tp::QuantizeOutput want;
   tp::Status st = tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), params, &want);
@@ -146,7 +150,10 @@ void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bo
 
 int main() {
   if (!gpu_available()) return 0;
-  const std::vector<std::vector<int64_t>> shapes = {{128, 128}, {256, 512}, {96, 160}, {384, 64}, {32, 4096}};
+  // Partial 128-tiles and scale padding (96x160, 130x257 for block FP8), 1-D,
+  // 3-D and empty tensors.
+  const std::vector<std::vector<int64_t>> shapes = {{128, 128}, {256, 512}, {96, 160}, {384, 64}, {32, 4096},
+                                                    {130, 257}, {4096},     {3, 32, 48}, {0, 64}};
   const DType dtypes[] = {DType::kFloat32, DType::kBFloat16, DType::kFloat16};
   const Recipe recipes[] = {Recipe::kNone, Recipe::kFp8Delayed, Recipe::kFp8Current, Recipe::kMxfp8,
                             Recipe::kNvfp4, Recipe::kFp8Block1D, Recipe::kFp8Block2D};
@@ -178,10 +185,14 @@ int main() {
             if (recipe == Recipe::kNone && options != 0) continue;
             if (!tp::validate_tensor_spec(spec).is_ok()) continue;
             tp::QuantizeParams params;
-            params.delayed_scale = 3.5f;
             params.amax_epsilon = (options & 2) ? 1e-3f : 0.0f;
-            check_spec(spec, params, false, seed++);
-            check_spec(spec, params, true, seed++);
+            // Delayed scaling also with a zero and a NaN scale from recipe state.
+            for (float delayed : {3.5f, 0.0f, std::nanf("")}) {
+              if (delayed != 3.5f && recipe != Recipe::kFp8Delayed) continue;
+              params.delayed_scale = delayed;
+              check_spec(spec, params, false, seed++);
+              check_spec(spec, params, true, seed++);
+            }
           }
         }
       }

@@ -295,6 +295,16 @@ TP_HOST_DEVICE inline float fmax_ignoring_nan(float a, float b) {
   return a > b ? a : b;
 }
 
+// One NaN for every computed value: 0x7FFFFFFF, the NaN a GPU returns from
+// any fp32 operation. CPUs keep an operand's payload and sign instead (x86
+// makes 0 * inf the negative 0xFFC00000; WASM leaves NaN bits unspecified),
+// so every executor output and every code cast from a product goes through
+// this, and host, WASM and GPU write the same bytes.
+constexpr uint32_t kCanonicalNanBits = 0x7FFFFFFFu;
+TP_HOST_DEVICE inline float canonical_nan(float x) {
+  return is_nan_bits(float_bits(x)) ? float_from_bits(kCanonicalNanBits) : x;
+}
+
 // |x| by clearing the sign bit (NaN stays NaN), the same on every target.
 TP_HOST_DEVICE inline float abs_bits(float x) { return float_from_bits(float_bits(x) & 0x7FFFFFFFu); }
 

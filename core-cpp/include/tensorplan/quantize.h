@@ -37,7 +37,8 @@ struct QuantizeOutput {
 // Converts raw fp32/bf16/fp16 bytes to fp32 values (exact widening).
 Status decode_input(DType dtype, const uint8_t* bytes, int64_t byte_count, int64_t numel,
                     std::vector<float>* out);
-// Converts fp32 values to raw bytes of `dtype` (RNE narrowing for bf16/fp16).
+// Converts fp32 values to raw bytes of `dtype` (RNE narrowing for bf16/fp16;
+// NaN made canonical first, see canonical_nan).
 Status encode_output(DType dtype, const std::vector<float>& values, std::vector<uint8_t>* out);
 
 // compute_scale_from_amax, nvfp4_global_encode_scale and the block scale

@@ -26,8 +26,13 @@ TP_HOST_DEVICE inline float divide_rn(float a, float b) {
 // fminf(x, FLT_MAX): NaN and +inf become FLT_MAX.
 TP_HOST_DEVICE inline float clamp_to_float_max(float x) { return x <= kFloatMax ? x : kFloatMax; }
 
-// FP8 code of v: E5M2 when `e5m2`, else E4M3.
-TP_HOST_DEVICE inline uint8_t encode_fp8(bool e5m2, float v) { return e5m2 ? float_to_e5m2(v) : float_to_e4m3(v); }
+// FP8 code of a computed value v (x * scale): E5M2 when `e5m2`, else E4M3.
+// A NaN product is canonical first, so its code does not depend on whether a
+// CPU or a GPU multiplied (positive NaN: 0x7F / 0x7E).
+TP_HOST_DEVICE inline uint8_t encode_fp8(bool e5m2, float v) {
+  v = canonical_nan(v);
+  return e5m2 ? float_to_e5m2(v) : float_to_e4m3(v);
+}
 TP_HOST_DEVICE inline float decode_fp8(bool e5m2, uint8_t code) { return e5m2 ? e5m2_to_float(code) : e4m3_to_float(code); }
 
 // §4.3: scale from amax (epsilon floor, 0/inf/NaN -> 1, overflow ->
