@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Table from 'cli-table3';
-import { init } from '../index.js';
+import { info, init } from '../index.js';
 import type { BackendChoice, DeviceExecutionResult, GraphDocument, LifecycleIssue } from '../index.js';
 import { CliError } from './exit-codes.js';
 import { type InputSource, describeTensor, gatherInputs } from './execute-inputs.js';
@@ -104,6 +104,11 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
   const tp = await init({ backend: options.backend ?? 'auto' });
   const { inputs, sources } = await gatherInputs(tp, graph, options.input ?? [], seed);
 
+  if (options.executor === 'cuda' && tp.backend !== 'cuda') {
+    // Say why CUDA is not the session's backend (no driver, no device, built without nvcc).
+    const cuda = (await info()).backends.find((b) => b.name === 'cuda');
+    throw new CliError(`--executor cuda: this session runs on ${tp.backend}; the cuda backend is unavailable: ${cuda?.reason || 'not registered'}`);
+  }
   const memory = options.memory ?? 'arena';
   const executor = options.executor === 'auto' ? undefined : options.executor;
   const run = async (layout: 'arena' | 'separate'): Promise<{ result: DeviceExecutionResult; ms: number }> => {
