@@ -239,16 +239,31 @@ Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
     for (int32_t d : op.control_deps) preds[o].push_back(d);
   }
   // A mutation overwrites its input: every other reader of the old value
-  // must run before it (write-after-read).
+  // must run before it (write-after-read). The old value is read through the
+  // input itself and through every tensor aliased inside it (its views, their
+  // views, earlier in-place versions of those), but not through the
+  // mutation's own output and what aliases that: those hold the new value.
   if (!graph.in_place.empty()) {
-    std::vector<std::vector<int32_t>> readers(tensor_count);
+    std::vector<std::vector<int32_t>> readers(tensor_count), aliased_inside(tensor_count);
     for (int32_t o = 0; o < n; ++o) {
       for (int32_t t : graph.ops[o].inputs) readers[t].push_back(o);
     }
+    for (int32_t t = 0; t < tensor_count; ++t) {
+      if (pg.storage.alias_parent[t] >= 0) aliased_inside[pg.storage.alias_parent[t]].push_back(t);
+    }
+    std::vector<int32_t> stack;
     for (const InPlaceAlias& alias : graph.in_place) {
       const int32_t writer = pg.tensor_producer[alias.output];
-      for (int32_t o : readers[alias.input]) {
-        if (o != writer) preds[writer].push_back(o);
+      stack.assign(1, alias.input);
+      while (!stack.empty()) {
+        const int32_t t = stack.back();
+        stack.pop_back();
+        for (int32_t o : readers[t]) {
+          if (o != writer) preds[writer].push_back(o);
+        }
+        for (int32_t inner : aliased_inside[t]) {
+          if (inner != alias.output) stack.push_back(inner);
+        }
       }
     }
   }
@@ -266,7 +281,14 @@ Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
     for (int32_t k = pg.pred_offsets[o]; k < pg.pred_offsets[o + 1]; ++k) succs[pg.preds[k]].push_back(o);
   }
   build_csr(n, &succs, &pg.succ_offsets, &pg.succs);
-  TP_RETURN_IF_ERROR(check_acyclic(pg));
+  const Status acyclic = check_acyclic(pg);
+  if (!acyclic.is_ok() && !graph.in_place.empty()) {
+    // The write-after-read edges are the ones a user does not see in the graph.
+    return Status::invalid(acyclic.message() +
+                           " (an in-place mutation runs after every other reader of the value it overwrites, "
+                           "including readers of views of its input; read the mutation's output instead to see the new value)");
+  }
+  TP_RETURN_IF_ERROR(acyclic);
 
   const int32_t storage_count = pg.storage_count();
   std::vector<std::vector<int32_t>> touch(n), users(storage_count);

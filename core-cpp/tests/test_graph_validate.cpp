@@ -1,6 +1,7 @@
 // PLANNING.md §1: the graph model, storage resolution and every bad-graph error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "tensorplan/graph_validate.h"
@@ -216,6 +217,37 @@ TEST(GraphValidate, InPlaceOrdersOtherReadersFirst) {
   ASSERT_TRUE(build(g, &pg).is_ok());
   ASSERT_EQ(pg.pred_offsets[relu + 1] - pg.pred_offsets[relu], 1);
   EXPECT_EQ(pg.preds[pg.pred_offsets[relu]], reader);
+}
+
+TEST(GraphValidate, InPlaceOrdersReadersOfViewsOfTheInputFirst) {
+  // v = x[4:] (a view); z = relu_(x) in place; r = g(v) reads the old bytes
+  // through the view, so it must precede relu_; w = h(z[4:]) reads the new
+  // bytes through a view of the output and is not ordered before it.
+  Graph g;
+  int32_t x = tp::add_tensor(&g, "x", 8);
+  int32_t v = tp::add_tensor(&g, "v", 4);
+  int32_t z = tp::add_tensor(&g, "z", 8);
+  int32_t zv = tp::add_tensor(&g, "zv", 4);
+  int32_t r = tp::add_tensor(&g, "r", 4);
+  int32_t w = tp::add_tensor(&g, "w", 4);
+  tp::add_op(&g, "slice", {x}, {v});
+  int32_t relu = tp::add_op(&g, "relu_", {x}, {z});
+  int32_t reader = tp::add_op(&g, "reader", {v}, {r});
+  tp::add_op(&g, "slice_z", {z}, {zv});
+  tp::add_op(&g, "later", {zv}, {w});
+  g.inputs = {x};
+  g.outputs = {r, w};
+  g.views.push_back({v, x, 4});
+  g.views.push_back({zv, z, 4});
+  g.in_place.push_back({z, x});
+  tp::PlanningGraph pg;
+  ASSERT_TRUE(build(g, &pg).is_ok());
+  std::vector<int32_t> preds(pg.preds.begin() + pg.pred_offsets[relu], pg.preds.begin() + pg.pred_offsets[relu + 1]);
+  EXPECT_NE(std::find(preds.begin(), preds.end(), reader), preds.end()) << "the view's reader must run before the mutation";
+
+  // Reading the old view after the mutation (it also needs z) cannot be ordered: a cycle, with the reason.
+  g.ops[static_cast<size_t>(reader)].inputs = {v, z};
+  expect_error(g, {"dependency cycle", "in-place mutation runs after every other reader", "views of its input"});
 }
 
 // Random, mostly broken graphs: every one must come back as a valid planning

@@ -51,8 +51,18 @@ Graph random_small_graph(std::mt19937_64& rng, int n) {
       g.in_place.push_back({out, first});
       mutated[first] = 1;
       plain[out] = 0;
-      // Program order: after the mutation only the new name may be read.
-      avail.erase(std::find(avail.begin(), avail.end(), first));
+      // Program order: after the mutation only the new name may be read, not
+      // the old one nor any view of it (their readers run before the mutation).
+      std::vector<int32_t> old_names = {first};
+      for (size_t q = 0; q < old_names.size(); ++q) {
+        for (const tp::ViewAlias& v : g.views) {
+          if (v.base == old_names[q]) old_names.push_back(v.tensor);
+        }
+      }
+      for (int32_t old : old_names) {
+        const auto at = std::find(avail.begin(), avail.end(), old);
+        if (at != avail.end()) avail.erase(at);
+      }
       avail.push_back(out);
     } else if (kind == 1 && g.tensors[first].bytes >= 512) {
       // A view of the second half of its input.

@@ -52,7 +52,7 @@ std::vector<float> make_values(int64_t m, int64_t k, bool specials, uint32_t see
       if (specials && p == 500) v = std::numeric_limits<float>::infinity();
       if (specials && p == 501) v = -std::numeric_limits<float>::infinity();
       if (specials && p == 502) v = std::nanf("");
-      if (specials && p == 503) v = -std::nanf("");
+      if (specials && p == 503) v = tp::float_from_bits(0xFFC00123u);  // negative, with a payload
       if (specials && i == 0) v = std::nanf("");
       x[static_cast<size_t>(i * k + j)] = v;
     }
@@ -60,9 +60,18 @@ std::vector<float> make_values(int64_t m, int64_t k, bool specials, uint32_t see
   return x;
 }
 
+// Raw input bytes. Not tp::encode_output: that makes NaN canonical, and the
+// kernels must also see NaN of either sign and with a payload.
 std::vector<uint8_t> encode(DType dtype, const std::vector<float>& x) {
-  std::vector<uint8_t> out;
-  tp::encode_output(dtype, x, &out);
+  std::vector<uint8_t> out(x.size() * (dtype == DType::kFloat32 ? 4 : 2));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (dtype == DType::kFloat32) {
+      std::memcpy(&out[4 * i], &x[i], 4);
+    } else {
+      const uint16_t half = dtype == DType::kBFloat16 ? tp::float_to_bf16(x[i]) : tp::float_to_fp16(x[i]);
+      std::memcpy(&out[2 * i], &half, 2);
+    }
+  }
   return out;
 }
 
