@@ -3,7 +3,8 @@
 // amaxes are maxima, so any reduction order gives the reference's value, and
 // every scale and code comes from the shared TP_HOST_DEVICE functions. Memory
 // access is arranged for coalescing: consecutive threads touch consecutive
-// elements on the read side, and transposed outputs go through shared memory.
+// elements on the read side, and transposed outputs (and, when dequantizing,
+// transposed inputs) go through shared-memory tiles.
 #include "quantize_kernels.h"
 
 #include <cuda_runtime.h>
@@ -250,9 +251,7 @@ __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
 
 // Columnwise: y = x^T (optionally Hadamard-transformed per 16 elements and
 // rounded to bf16, as TE's unfused path), quantized along its rows. One
-// thread per (row j of y = column j of x, 16-element chunk); neighbouring
-// threads read neighbouring columns of x. With `amax_only` it only folds
-// max |y| into *amax (pass one); otherwise it writes codes and scales.
+// thread per (row j of y = column j of x, 16-element chunk).
 __device__ __forceinline__ void nvfp4_column_chunk(const Nvfp4& p, int64_t j, int64_t chunk, float* y) {
   // p.rows = K (columns of x), p.cols = M (rows of x).
   float v[16];
@@ -264,38 +263,61 @@ __device__ __forceinline__ void nvfp4_column_chunk(const Nvfp4& p, int64_t j, in
   }
 }
 
+// One block per tile of 32 columns j of x by 8 chunks (128 rows of x), looped
+// over grid.x, 32 x 8 threads: thread (tx, ty) takes column j0 + tx, chunk
+// ch0 + ty, so a warp reads 32 neighbouring columns of x. With `amax_only` it
+// only folds max |y| into *amax_out (pass one). Otherwise each thread stages
+// its 8 packed bytes in shared memory and the block then writes them out
+// along rows of y: 8 threads per row of 64 contiguous bytes.
 __global__ void nvfp4_columnwise_kernel(Nvfp4 p, bool amax_only, float* amax_out) {
+  __shared__ uint2 staged[32][9];  // staged[row j - j0][chunk - ch0]: 16 codes (padded: fewer bank conflicts)
   const int64_t chunks = p.cols / 16;
-  const int64_t items = p.rows * chunks;
+  const int64_t tiles_j = (p.rows + 31) / 32, tiles = ((chunks + 7) / 8) * tiles_j;
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+  const bool aligned = reinterpret_cast<uintptr_t>(p.data) % 8 == 0;  // row starts are (M / 2)-byte multiples of 8
   float folded = 0.0f;
-  TPQ_GRID_STRIDE(item, items) {
-    const int64_t j = item % p.rows, chunk = item / p.rows;
-    float y[16];
-    nvfp4_column_chunk(p, j, chunk, y);
-    float block_amax = 0.0f;
-    for (int t = 0; t < 16; ++t) block_amax = tp::fmax_ignoring_nan(block_amax, tp::abs_bits(y[t]));
-    if (amax_only) {
-      folded = tp::fmax_ignoring_nan(folded, block_amax);
-      continue;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t j0 = (t % tiles_j) * 32, ch0 = (t / tiles_j) * 8;
+    const int64_t j = j0 + threadIdx.x, chunk = ch0 + threadIdx.y;
+    if (j < p.rows && chunk < chunks) {
+      float y[16];
+      nvfp4_column_chunk(p, j, chunk, y);
+      float block_amax = 0.0f;
+      for (int e = 0; e < 16; ++e) block_amax = tp::fmax_ignoring_nan(block_amax, tp::abs_bits(y[e]));
+      if (amax_only) {
+        folded = tp::fmax_ignoring_nan(folded, block_amax);
+      } else {
+        const tp::Nvfp4BlockScale scale = tp::nvfp4_block_scale(block_amax, tp::nvfp4_global_encode_scale(p.amax[0]));
+        uint8_t packed[8];
+        for (int e = 0; e < 16; e += 2) {
+          packed[e / 2] = tp::pack_e2m1_pair(tp::float_to_e2m1(y[e] * scale.multiplier), tp::float_to_e2m1(y[e + 1] * scale.multiplier));
+        }
+        uint2 word;
+        memcpy(&word, packed, 8);
+        staged[threadIdx.x][threadIdx.y] = word;
+        p.scales[p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk] = scale.code;
+      }
     }
-    const tp::Nvfp4BlockScale scale = tp::nvfp4_block_scale(block_amax, tp::nvfp4_global_encode_scale(p.amax[0]));
-    uint8_t packed[8];
-    for (int t = 0; t < 16; t += 2) {
-      packed[t / 2] = tp::pack_e2m1_pair(tp::float_to_e2m1(y[t] * scale.multiplier), tp::float_to_e2m1(y[t + 1] * scale.multiplier));
+    if (amax_only) continue;  // uniform over the grid
+    __syncthreads();
+    const int64_t row = j0 + tid / 8, out_chunk = ch0 + tid % 8;
+    if (row < p.rows && out_chunk < chunks) {
+      uint8_t* out = p.data + (row * p.cols + out_chunk * 16) / 2;
+      const uint2 word = staged[tid / 8][tid % 8];
+      if (aligned) {
+        *reinterpret_cast<uint2*>(out) = word;
+      } else {
+        uint8_t bytes[8];
+        memcpy(bytes, &word, 8);
+        for (int b = 0; b < 8; ++b) out[b] = bytes[b];
+      }
     }
-    // Neighbouring threads write rows M/2 bytes apart: one 8-byte store each
-    // instead of eight single bytes (the offset is a multiple of 8: M % 16 == 0).
-    uint8_t* out = p.data + (j * p.cols + chunk * 16) / 2;
-    if (reinterpret_cast<uintptr_t>(out) % 8 == 0) {
-      uint2 word;
-      memcpy(&word, packed, 8);
-      *reinterpret_cast<uint2*>(out) = word;
-    } else {
-      for (int b = 0; b < 8; ++b) out[b] = packed[b];
-    }
-    p.scales[p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk] = scale.code;
+    __syncthreads();  // the next tile reuses `staged`
   }
-  if (amax_only) atomic_max_nonnegative(amax_out, folded);
+  if (amax_only) {
+    folded = warp_max(folded, 0xffffffffu, 32);  // every thread is here: the tile loop is uniform
+    if (threadIdx.x == 0) atomic_max_nonnegative(amax_out, folded);
+  }
 }
 
 // ---- FP8 block scaling (1x128, 128x1 and 128x128 tiles) ----------------------
@@ -421,7 +443,9 @@ __device__ __forceinline__ float scale_f32(const uint8_t* scales, int64_t index)
   return reinterpret_cast<const float*>(scales)[index];
 }
 
-// One thread per logical element (i, j), as the reference's loops.
+// Rowwise data and MXFP8 (both usages keep the logical layout): one thread
+// per logical element (i, j), as the reference's loops; reads and writes are
+// both along rows of x.
 __global__ void dequantize_kernel(Dequant p) {
   const int64_t n = p.m * p.k;
   TPQ_GRID_STRIDE(at, n) {
@@ -430,7 +454,7 @@ __global__ void dequantize_kernel(Dequant p) {
     switch (static_cast<Recipe>(p.recipe)) {
       case Recipe::kFp8Delayed:
       case Recipe::kFp8Current:
-        value = tp::decode_fp8(p.e5m2, p.rowwise ? p.data[at] : p.data[j * p.m + i]) * scale_f32(p.scales, 0);
+        value = tp::decode_fp8(p.e5m2, p.data[at]) * scale_f32(p.scales, 0);
         break;
       case Recipe::kMxfp8: {
         const int64_t s = p.rowwise ? (p.swizzled ? tp::swizzled_scale_index(i, j / 32, p.scale_cols) : i * p.scale_cols + j / 32)
@@ -439,30 +463,81 @@ __global__ void dequantize_kernel(Dequant p) {
         break;
       }
       case Recipe::kNvfp4: {
-        // Element (r, c) of the matrix quantized along rows: x itself, or x^T.
-        const int64_t r = p.rowwise ? i : j, c = p.rowwise ? j : i, row_len = p.rowwise ? p.k : p.m;
-        const int64_t e = r * row_len + c;
-        const uint8_t byte = p.data[e / 2];
-        const uint8_t code = (e % 2 == 0) ? (byte & 0xF) : (byte >> 4);
-        const int64_t s = p.swizzled ? tp::swizzled_scale_index(r, c / 16, p.scale_cols) : r * p.scale_cols + c / 16;
-        value = tp::e2m1_to_float(code) * tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[r] : p.amax[0]);
+        const uint8_t byte = p.data[at / 2];
+        const uint8_t code = (at % 2 == 0) ? (byte & 0xF) : (byte >> 4);
+        const int64_t s = p.swizzled ? tp::swizzled_scale_index(i, j / 16, p.scale_cols) : i * p.scale_cols + j / 16;
+        value = tp::e2m1_to_float(code) * tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[i] : p.amax[0]);
         break;
       }
       case Recipe::kFp8Block1D:
       case Recipe::kFp8Block2D: {
-        int64_t s;
-        if (p.rowwise) {
-          s = p.two_d ? (i / 128) * p.scale_cols + j / 128 : (j / 128) * p.scale_cols + i;
-        } else {
-          s = p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
-        }
-        value = tp::decode_fp8(p.e5m2, p.rowwise ? p.data[at] : p.data[j * p.m + i]) * scale_f32(p.scales, s);
+        const int64_t s = p.two_d ? (i / 128) * p.scale_cols + j / 128 : (j / 128) * p.scale_cols + i;
+        value = tp::decode_fp8(p.e5m2, p.data[at]) * scale_f32(p.scales, s);
         break;
       }
       default:
         break;
     }
     store_logical(p.x, p.dtype, at, value);
+  }
+}
+
+// Transposed FP8 data (per-tensor `_transpose`, block-FP8 columnwise): the
+// k x m codes of x^T. One block per 32 x 32 tile of x (looped over grid.x),
+// 32 x 8 threads. Pass one reads rows of x^T (consecutive threads, consecutive
+// bytes), decodes and scales as the reference does element (i, j) and parks
+// the value in shared memory; pass two writes rows of x.
+__global__ void dequantize_fp8_transposed_kernel(Dequant p) {
+  __shared__ float tile[32][33];  // tile[j - c0][i - r0]
+  const int64_t tiles_k = (p.k + 31) / 32, tiles = ((p.m + 31) / 32) * tiles_k;
+  const bool block = p.recipe == static_cast<int>(Recipe::kFp8Block1D) || p.recipe == static_cast<int>(Recipe::kFp8Block2D);
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t r0 = (t / tiles_k) * 32, c0 = (t % tiles_k) * 32;
+    for (int dy = threadIdx.y; dy < 32; dy += 8) {
+      const int64_t j = c0 + dy, i = r0 + threadIdx.x;
+      if (i < p.m && j < p.k) {
+        const int64_t s = !block ? 0 : p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
+        tile[dy][threadIdx.x] = tp::decode_fp8(p.e5m2, p.data[j * p.m + i]) * scale_f32(p.scales, s);
+      }
+    }
+    __syncthreads();
+    for (int dx = threadIdx.y; dx < 32; dx += 8) {
+      const int64_t i = r0 + dx, j = c0 + threadIdx.x;
+      if (i < p.m && j < p.k) store_logical(p.x, p.dtype, i * p.k + j, tile[threadIdx.x][dx]);
+    }
+    __syncthreads();  // the next tile reuses `tile`
+  }
+}
+
+// Columnwise NVFP4 without the Hadamard transform: y = x^T (k x m, two codes
+// per byte, m % 16 == 0) quantized along its rows. One block per 64 x 64 tile
+// of x (looped over grid.x), 32 x 8 threads. Pass one: each thread reads one
+// byte of a row of y (consecutive threads, consecutive bytes) and decodes its
+// two elements (i and i + 1, same 16-block) as the reference; pass two writes
+// rows of x.
+__global__ void dequantize_nvfp4_columnwise_kernel(Dequant p) {
+  __shared__ float tile[64][65];  // tile[j - c0][i - r0]
+  const int64_t tiles_k = (p.k + 63) / 64, tiles = ((p.m + 63) / 64) * tiles_k;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t r0 = (t / tiles_k) * 64, c0 = (t % tiles_k) * 64;
+    for (int dy = threadIdx.y; dy < 64; dy += 8) {
+      const int64_t j = c0 + dy, i = r0 + 2 * threadIdx.x;  // i even, so i + 1 < m too (m % 16 == 0)
+      if (i < p.m && j < p.k) {
+        const uint8_t byte = p.data[(j * p.m + i) / 2];
+        const int64_t s = p.swizzled ? tp::swizzled_scale_index(j, i / 16, p.scale_cols) : j * p.scale_cols + i / 16;
+        const float scale = tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[j] : p.amax[0]);
+        tile[dy][2 * threadIdx.x] = tp::e2m1_to_float(byte & 0xF) * scale;
+        tile[dy][2 * threadIdx.x + 1] = tp::e2m1_to_float(byte >> 4) * scale;
+      }
+    }
+    __syncthreads();
+    for (int dx = threadIdx.y; dx < 64; dx += 8) {
+      for (int h = 0; h < 64; h += 32) {
+        const int64_t i = r0 + dx, j = c0 + h + threadIdx.x;
+        if (i < p.m && j < p.k) store_logical(p.x, p.dtype, i * p.k + j, tile[h + threadIdx.x][dx]);
+      }
+    }
+    __syncthreads();  // the next tile reuses `tile`
   }
 }
 
@@ -524,10 +599,12 @@ float max_finite_of(DType dtype) {
 int64_t rows_of(const tp::TensorSpec& spec) { return spec.shape.empty() ? 1 : tp::leading_rows(spec.shape); }
 
 // Blocks for a kernel that loops over the tiles of an m x k matrix on grid.x.
-unsigned tile_blocks(int64_t m, int64_t k, int64_t tile) {
-  const int64_t tiles = ((m + tile - 1) / tile) * ((k + tile - 1) / tile);
+unsigned tile_blocks(int64_t m, int64_t k, int64_t tile_m, int64_t tile_k) {
+  const int64_t tiles = ((m + tile_m - 1) / tile_m) * ((k + tile_k - 1) / tile_k);
   return static_cast<unsigned>(tiles < 1 ? 1 : (tiles > (1 << 20) ? (1 << 20) : tiles));
 }
+
+unsigned tile_blocks(int64_t m, int64_t k, int64_t tile) { return tile_blocks(m, k, tile, tile); }
 
 }  // namespace
 
@@ -613,10 +690,10 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
                 named.get("_columnwise_data"), named.get("_columnwise_scale_inv"), col_shape[1]};
         TPQ_CHECK(cudaMemsetAsync(amax, 0, sizeof(float), stream), "quantize (clear)");
         TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
-        const int64_t items = k * (m / 16);
-        if (items > 0) {
-          nvfp4_columnwise_kernel<<<grid_for(items, 256), 256, 0, stream>>>(p, true, amax);
-          nvfp4_columnwise_kernel<<<grid_for(items, 256), 256, 0, stream>>>(p, false, amax);
+        if (n > 0) {
+          const unsigned blocks = tile_blocks(m, k, 128, 32);  // 128 rows (8 chunks) x 32 columns of x
+          nvfp4_columnwise_kernel<<<blocks, dim3(32, 8), 0, stream>>>(p, true, amax);
+          nvfp4_columnwise_kernel<<<blocks, dim3(32, 8), 0, stream>>>(p, false, amax);
         }
         TP_RETURN_IF_ERROR(launch_status("nvfp4_columnwise_kernel"));
       }
@@ -693,6 +770,14 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
   if (spec.recipe == Recipe::kNvfp4 && !row && o.nvfp4_hadamard) {
     dequantize_nvfp4_hadamard_kernel<<<grid_for(k * (m / 16), 256), 256, 0, stream>>>(p, o.nvfp4_hadamard_no_signs);
     return launch_status("dequantize_nvfp4_hadamard_kernel");
+  }
+  if (spec.recipe == Recipe::kNvfp4 && !row) {
+    dequantize_nvfp4_columnwise_kernel<<<tile_blocks(m, k, 64), dim3(32, 8), 0, stream>>>(p);
+    return launch_status("dequantize_nvfp4_columnwise_kernel");
+  }
+  if (!p.rowwise && spec.recipe != Recipe::kMxfp8) {  // per-tensor _transpose, block-FP8 columnwise
+    dequantize_fp8_transposed_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
+    return launch_status("dequantize_fp8_transposed_kernel");
   }
   dequantize_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
   return launch_status("dequantize_kernel");
