@@ -544,20 +544,47 @@ __global__ void dequantize_nvfp4_columnwise_kernel(Dequant p) {
 // Columnwise NVFP4 with the Hadamard transform: per (column j of x, 16-row
 // chunk), decode 16 values of y = x^T, undo the transform with the
 // transposed matrix (no bf16 rounding, as the reference) and store them.
+// The mirror of nvfp4_columnwise_kernel: one block per tile of 32 rows j of y
+// by 8 chunks (looped over grid.x), 32 x 8 threads. The block first reads the
+// tile's packed codes along rows of y (8 threads per 64 contiguous bytes) into
+// shared memory; then thread (tx, ty) takes row j0 + tx, chunk ch0 + ty, so a
+// warp writes 32 neighbouring columns of x.
 __global__ void dequantize_nvfp4_hadamard_kernel(Dequant p, bool no_signs) {
-  const int64_t chunks = p.m / 16, items = p.k * chunks;
-  TPQ_GRID_STRIDE(item, items) {
-    const int64_t j = item % p.k, chunk = item / p.k;
-    const int64_t s = p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk;
-    const float scale = tp::nvfp4_dequant_scale(p.scales[s], p.amax[0]);
-    float y[16], x[16];
-    for (int t = 0; t < 16; ++t) {
-      const int64_t e = j * p.m + chunk * 16 + t;
-      const uint8_t byte = p.data[e / 2];
-      y[t] = tp::e2m1_to_float((e % 2 == 0) ? (byte & 0xF) : (byte >> 4)) * scale;
+  __shared__ uint2 staged[32][9];  // staged[row j - j0][chunk - ch0]: 16 codes (padded: fewer bank conflicts)
+  const int64_t chunks = p.m / 16;
+  const int64_t tiles_j = (p.k + 31) / 32, tiles = ((chunks + 7) / 8) * tiles_j;
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+  const bool aligned = reinterpret_cast<uintptr_t>(p.data) % 8 == 0;  // row starts are (m / 2)-byte multiples of 8
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t j0 = (t % tiles_j) * 32, ch0 = (t / tiles_j) * 8;
+    const int64_t row = j0 + tid / 8, in_chunk = ch0 + tid % 8;
+    if (row < p.k && in_chunk < chunks) {
+      const uint8_t* in = p.data + (row * p.m + in_chunk * 16) / 2;
+      uint2 word;
+      if (aligned) {
+        word = *reinterpret_cast<const uint2*>(in);
+      } else {
+        uint8_t bytes[8];
+        for (int b = 0; b < 8; ++b) bytes[b] = in[b];
+        memcpy(&word, bytes, 8);
+      }
+      staged[tid / 8][tid % 8] = word;
     }
-    tp::nvfp4_hadamard16(y, x, true, no_signs, false);
-    for (int t = 0; t < 16; ++t) store_logical(p.x, p.dtype, (chunk * 16 + t) * p.k + j, x[t]);
+    __syncthreads();
+    const int64_t j = j0 + threadIdx.x, chunk = ch0 + threadIdx.y;
+    if (j < p.k && chunk < chunks) {
+      const int64_t s = p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk;
+      const float scale = tp::nvfp4_dequant_scale(p.scales[s], p.amax[0]);
+      const uint2 word = staged[threadIdx.x][threadIdx.y];
+      uint8_t bytes[8];
+      memcpy(bytes, &word, 8);
+      float y[16], x[16];
+      // Element e = j * m + chunk * 16 + e' of y: even e (low nibble) iff even e', as m % 16 == 0.
+      for (int e = 0; e < 16; ++e) y[e] = tp::e2m1_to_float((e % 2 == 0) ? (bytes[e / 2] & 0xF) : (bytes[e / 2] >> 4)) * scale;
+      tp::nvfp4_hadamard16(y, x, true, no_signs, false);
+      for (int e = 0; e < 16; ++e) store_logical(p.x, p.dtype, (chunk * 16 + e) * p.k + j, x[e]);
+    }
+    __syncthreads();  // the next tile reuses `staged`
   }
 }
 
@@ -768,7 +795,7 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
   }
   if (n == 0) return tp::Status::ok();
   if (spec.recipe == Recipe::kNvfp4 && !row && o.nvfp4_hadamard) {
-    dequantize_nvfp4_hadamard_kernel<<<grid_for(k * (m / 16), 256), 256, 0, stream>>>(p, o.nvfp4_hadamard_no_signs);
+    dequantize_nvfp4_hadamard_kernel<<<tile_blocks(m, k, 128, 32), dim3(32, 8), 0, stream>>>(p, o.nvfp4_hadamard_no_signs);
     return launch_status("dequantize_nvfp4_hadamard_kernel");
   }
   if (spec.recipe == Recipe::kNvfp4 && !row) {
