@@ -17,6 +17,7 @@
 #include "tensorplan/numeric_formats.h"
 #include "tensorplan/reference_kernels.h"
 
+#include "device_common.cuh"
 #include "quantize_kernels.h"
 
 namespace tpc {
@@ -31,38 +32,9 @@ namespace {
 
 std::atomic<int64_t> g_allocations{0};
 
-tp::Status cuda_error(cudaError_t e, const std::string& what) {
-  return tp::Status(TP_ERR_UNSUPPORTED, what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-#define TPC_CHECK(expr, what)                              \
-  do {                                                     \
-    const cudaError_t tpc_e_ = (expr);                     \
-    if (tpc_e_ != cudaSuccess) return cuda_error(tpc_e_, what); \
-  } while (0)
-
 cudaError_t device_malloc(void** p, int64_t bytes) {
   g_allocations.fetch_add(1);
   return cudaMalloc(p, static_cast<size_t>(bytes > 0 ? bytes : 1));  // never NULL for a live storage
-}
-
-// ---- element access: dtype codes of tp::DType (0 fp32, 1 fp16, 2 bf16) ----
-// The conversions are the core's own (numeric_formats.h), so NaN payloads and
-// rounding match the reference executor exactly.
-
-__device__ __forceinline__ float ld(const void* p, int dt, int64_t i) {
-  if (dt == 0) return static_cast<const float*>(p)[i];
-  const uint16_t b = static_cast<const uint16_t*>(p)[i];
-  return dt == 1 ? tp::fp16_to_float(b) : tp::bf16_to_float(b);
-}
-
-__device__ __forceinline__ void st(void* p, int dt, int64_t i, float v) {
-  v = tp::canonical_nan(v);
-  if (dt == 0) {
-    static_cast<float*>(p)[i] = v;
-    return;
-  }
-  static_cast<uint16_t*>(p)[i] = dt == 1 ? tp::float_to_fp16(v) : tp::float_to_bf16(v);
 }
 
 __device__ __forceinline__ float d_gelu(float x) {
@@ -81,9 +53,6 @@ __device__ __forceinline__ float d_silu_grad(float x) {
   return s * (1.0f + x * (1.0f - s));
 }
 
-#define GRID_STRIDE(i, n) \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-
 struct Elementwise {
   const void* a;
   const void* b;
@@ -94,9 +63,9 @@ struct Elementwise {
 };
 
 __global__ void elementwise_kernel(Elementwise p) {
-  GRID_STRIDE(i, p.n) {
-    const float x = ld(p.a, p.da, i);
-    const float w = p.b ? ld(p.b, p.db, p.nb == 0 ? 0 : i % p.nb) : 0.0f;
+  TPC_GRID_STRIDE(i, p.n) {
+    const float x = load_element(p.a, p.da, i);
+    const float w = p.b ? load_element(p.b, p.db, p.nb == 0 ? 0 : i % p.nb) : 0.0f;
     float r = 0.0f;
     switch (static_cast<tp::OpCode>(p.op)) {
       case tp::OpCode::kAdd: r = x + w; break;
@@ -110,12 +79,12 @@ __global__ void elementwise_kernel(Elementwise p) {
       case tp::OpCode::kSiluBackward: r = x * d_silu_grad(w); break;
       default: r = x; break;
     }
-    st(p.y, p.dy, i, r);
+    store_element(p.y, p.dy, i, r);
   }
 }
 
 __global__ void fill_kernel(void* y, int dy, int64_t n, float v) {
-  GRID_STRIDE(i, n) { st(y, dy, i, v); }
+  TPC_GRID_STRIDE(i, n) { store_element(y, dy, i, v); }
 }
 
 constexpr int kTile = 16;
@@ -133,14 +102,14 @@ __global__ void matmul_kernel(const void* A, int da, int ta, int64_t a_row0, int
     const int64_t ka = k0 + threadIdx.x;
     const int64_t kb = k0 + threadIdx.y;
     as[threadIdx.y][threadIdx.x] =
-        (m < rows && ka < K) ? ld(A, da, ta ? ka * m_total + (a_row0 + m) : (a_row0 + m) * K + ka) : 0.0f;
-    bs[threadIdx.y][threadIdx.x] = (n < N && kb < K) ? ld(B, db, b_base + (tb ? n * K + kb : kb * N + n)) : 0.0f;
+        (m < rows && ka < K) ? load_element(A, da, ta ? ka * m_total + (a_row0 + m) : (a_row0 + m) * K + ka) : 0.0f;
+    bs[threadIdx.y][threadIdx.x] = (n < N && kb < K) ? load_element(B, db, b_base + (tb ? n * K + kb : kb * N + n)) : 0.0f;
     __syncthreads();
     const int64_t kmax = K - k0 < kTile ? K - k0 : kTile;
     for (int64_t kk = 0; kk < kmax; ++kk) acc += as[threadIdx.y][kk] * bs[kk][threadIdx.x];
     __syncthreads();
   }
-  if (m < rows && n < N) st(C, dc, (c_row0 + m) * N + n, acc);
+  if (m < rows && n < N) store_element(C, dc, (c_row0 + m) * N + n, acc);
 }
 
 struct Norm {
@@ -156,24 +125,24 @@ struct Norm {
 };
 
 __global__ void norm_kernel(Norm p) {
-  GRID_STRIDE(r, p.rows) {
+  TPC_GRID_STRIDE(r, p.rows) {
     const int64_t base = r * p.cols;
     float mean = 0.0f;
     if (p.layer) {
       float sum = 0.0f;
-      for (int64_t j = 0; j < p.cols; ++j) sum += ld(p.x, p.dx, base + j);
+      for (int64_t j = 0; j < p.cols; ++j) sum += load_element(p.x, p.dx, base + j);
       mean = sum / static_cast<float>(p.cols);
     }
     float sq = 0.0f;
     for (int64_t j = 0; j < p.cols; ++j) {
-      const float d = ld(p.x, p.dx, base + j) - mean;
+      const float d = load_element(p.x, p.dx, base + j) - mean;
       sq += d * d;
     }
     const float rstd = 1.0f / sqrtf(sq / static_cast<float>(p.cols) + p.eps);
     for (int64_t j = 0; j < p.cols; ++j) {
-      float y = (ld(p.x, p.dx, base + j) - mean) * rstd * ld(p.gamma, p.dg, j);
-      if (p.layer) y += ld(p.beta, p.db, j);
-      st(p.y, p.dy, base + j, y);
+      float y = (load_element(p.x, p.dx, base + j) - mean) * rstd * load_element(p.gamma, p.dg, j);
+      if (p.layer) y += load_element(p.beta, p.db, j);
+      store_element(p.y, p.dy, base + j, y);
     }
     if (p.mean) p.mean[r] = mean;
     if (p.rstd) p.rstd[r] = rstd;
@@ -194,63 +163,63 @@ struct NormBackward {
 };
 
 __global__ void norm_backward_rows(NormBackward p) {
-  GRID_STRIDE(r, p.rows) {
+  TPC_GRID_STRIDE(r, p.rows) {
     const int64_t base = r * p.cols;
-    const float mean = p.layer ? ld(p.mean, p.d_mean, r) : 0.0f;
-    const float rstd = ld(p.rstd, p.d_rstd, r);
+    const float mean = p.layer ? load_element(p.mean, p.d_mean, r) : 0.0f;
+    const float rstd = load_element(p.rstd, p.d_rstd, r);
     float sum_g = 0.0f, sum_gx = 0.0f;
     for (int64_t j = 0; j < p.cols; ++j) {
-      const float xhat = (ld(p.x, p.d_x, base + j) - mean) * rstd;
-      const float g = ld(p.dy, p.d_dy, base + j) * ld(p.gamma, p.d_g, j);
+      const float xhat = (load_element(p.x, p.d_x, base + j) - mean) * rstd;
+      const float g = load_element(p.dy, p.d_dy, base + j) * load_element(p.gamma, p.d_g, j);
       sum_g += g;
       sum_gx += g * xhat;
     }
     const float mg = p.layer ? sum_g / static_cast<float>(p.cols) : 0.0f;
     const float mgx = sum_gx / static_cast<float>(p.cols);
     for (int64_t j = 0; j < p.cols; ++j) {
-      const float xhat = (ld(p.x, p.d_x, base + j) - mean) * rstd;
-      const float g = ld(p.dy, p.d_dy, base + j) * ld(p.gamma, p.d_g, j);
-      st(p.dx, p.d_dx, base + j, rstd * (g - mg - xhat * mgx));
+      const float xhat = (load_element(p.x, p.d_x, base + j) - mean) * rstd;
+      const float g = load_element(p.dy, p.d_dy, base + j) * load_element(p.gamma, p.d_g, j);
+      store_element(p.dx, p.d_dx, base + j, rstd * (g - mg - xhat * mgx));
     }
   }
 }
 
 __global__ void norm_backward_cols(NormBackward p) {
-  GRID_STRIDE(j, p.cols) {
+  TPC_GRID_STRIDE(j, p.cols) {
     float dg = 0.0f, db = 0.0f;
     for (int64_t r = 0; r < p.rows; ++r) {
-      const float mean = p.layer ? ld(p.mean, p.d_mean, r) : 0.0f;
-      const float xhat = (ld(p.x, p.d_x, r * p.cols + j) - mean) * ld(p.rstd, p.d_rstd, r);
-      const float d = ld(p.dy, p.d_dy, r * p.cols + j);
+      const float mean = p.layer ? load_element(p.mean, p.d_mean, r) : 0.0f;
+      const float xhat = (load_element(p.x, p.d_x, r * p.cols + j) - mean) * load_element(p.rstd, p.d_rstd, r);
+      const float d = load_element(p.dy, p.d_dy, r * p.cols + j);
       dg += d * xhat;
       db += d;
     }
-    st(p.dgamma, p.d_dg, j, dg);
-    if (p.layer) st(p.dbeta, p.d_db, j, db);
+    store_element(p.dgamma, p.d_dg, j, dg);
+    if (p.layer) store_element(p.dbeta, p.d_db, j, db);
   }
 }
 
 __global__ void softmax_kernel(const void* a, int da, const void* b, int db, void* y, int dy, int64_t rows,
                                int64_t cols, int backward) {
-  GRID_STRIDE(r, rows) {
+  TPC_GRID_STRIDE(r, rows) {
     const int64_t base = r * cols;
     if (!backward) {
       float mx = -INFINITY;
-      for (int64_t j = 0; j < cols; ++j) mx = fmaxf(mx, ld(a, da, base + j));
+      for (int64_t j = 0; j < cols; ++j) mx = fmaxf(mx, load_element(a, da, base + j));
       float sum = 0.0f;
-      for (int64_t j = 0; j < cols; ++j) sum += expf(ld(a, da, base + j) - mx);
-      for (int64_t j = 0; j < cols; ++j) st(y, dy, base + j, expf(ld(a, da, base + j) - mx) / sum);
+      for (int64_t j = 0; j < cols; ++j) sum += expf(load_element(a, da, base + j) - mx);
+      for (int64_t j = 0; j < cols; ++j) store_element(y, dy, base + j, expf(load_element(a, da, base + j) - mx) / sum);
     } else {
       float dot = 0.0f;
-      for (int64_t j = 0; j < cols; ++j) dot += ld(a, da, base + j) * ld(b, db, base + j);
-      for (int64_t j = 0; j < cols; ++j) st(y, dy, base + j, ld(b, db, base + j) * (ld(a, da, base + j) - dot));
+      for (int64_t j = 0; j < cols; ++j) dot += load_element(a, da, base + j) * load_element(b, db, base + j);
+      for (int64_t j = 0; j < cols; ++j) store_element(y, dy, base + j, load_element(b, db, base + j) * (load_element(a, da, base + j) - dot));
     }
   }
 }
 
 __global__ void transpose_kernel(const unsigned char* x, unsigned char* y, int64_t batches, int64_t rows,
                                  int64_t cols, int elem) {
-  GRID_STRIDE(i, batches * rows * cols) {
+  TPC_GRID_STRIDE(i, batches * rows * cols) {
     const int64_t j = i % cols;
     const int64_t r = (i / cols) % rows;
     const int64_t b = i / (rows * cols);
@@ -258,18 +227,6 @@ __global__ void transpose_kernel(const unsigned char* x, unsigned char* y, int64
     unsigned char* dst = y + ((b * cols + j) * rows + r) * elem;
     for (int e = 0; e < elem; ++e) dst[e] = src[e];
   }
-}
-
-__global__ void amax_kernel(const void* x, int dx, int64_t n, unsigned* out) {
-  float m = 0.0f;
-  GRID_STRIDE(i, n) { m = fmaxf(m, fabsf(ld(x, dx, i))); }  // fmaxf ignores NaN, as the reference
-  // |x| >= 0: the float order is the unsigned order of the bits.
-  atomicMax(out, __float_as_uint(m));
-}
-
-int blocks_for(int64_t n, int threads = 256) {
-  const int64_t b = (n + threads - 1) / threads;
-  return static_cast<int>(b < 1 ? 1 : (b > 65535 ? 65535 : b));
 }
 
 int64_t numel(const tp::TensorRef& t) {
@@ -296,7 +253,7 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       const tp::TensorRef& y = out[0];
       if (y.dtype == 0 || y.dtype == 1 || y.dtype == 2) {
         const int64_t n = numel(y);
-        if (n > 0) fill_kernel<<<blocks_for(n), 256, 0, stream>>>(y.data, y.dtype, n, static_cast<float>(a[0]));
+        if (n > 0) fill_kernel<<<grid_blocks(n), 256, 0, stream>>>(y.data, y.dtype, n, static_cast<float>(a[0]));
       } else if (y.bytes > 0) {
         TPC_CHECK(cudaMemsetAsync(y.data, static_cast<int>(a[0]), static_cast<size_t>(y.bytes), stream), label);
       }
@@ -347,7 +304,7 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       p.op = static_cast<int>(code);
       p.n = numel(in[0]);
       p.alpha = code == OpCode::kScale ? static_cast<float>(a[0]) : 0.0f;
-      if (p.n > 0) elementwise_kernel<<<blocks_for(p.n), 256, 0, stream>>>(p);
+      if (p.n > 0) elementwise_kernel<<<grid_blocks(p.n), 256, 0, stream>>>(p);
       break;
     }
     case OpCode::kLayerNorm:
@@ -373,7 +330,7 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       p.rows = rows_of(in[0]);
       p.cols = cols_of(in[0]);
       p.eps = a.empty() ? 1e-5f : static_cast<float>(a[0]);
-      if (p.rows > 0) norm_kernel<<<blocks_for(p.rows, 128), 128, 0, stream>>>(p);
+      if (p.rows > 0) norm_kernel<<<grid_blocks(p.rows, 128), 128, 0, stream>>>(p);
       break;
     }
     case OpCode::kLayerNormBackward:
@@ -402,8 +359,8 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       }
       p.rows = rows_of(in[1]);
       p.cols = cols_of(in[1]);
-      if (p.rows > 0) norm_backward_rows<<<blocks_for(p.rows, 128), 128, 0, stream>>>(p);
-      if (p.cols > 0) norm_backward_cols<<<blocks_for(p.cols, 128), 128, 0, stream>>>(p);
+      if (p.rows > 0) norm_backward_rows<<<grid_blocks(p.rows, 128), 128, 0, stream>>>(p);
+      if (p.cols > 0) norm_backward_cols<<<grid_blocks(p.cols, 128), 128, 0, stream>>>(p);
       break;
     }
     case OpCode::kSoftmax:
@@ -411,7 +368,7 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       const bool backward = code == OpCode::kSoftmaxBackward;
       const int64_t rows = rows_of(in[0]);
       if (rows > 0) {
-        softmax_kernel<<<blocks_for(rows, 128), 128, 0, stream>>>(in[0].data, in[0].dtype, backward ? in[1].data : nullptr,
+        softmax_kernel<<<grid_blocks(rows, 128), 128, 0, stream>>>(in[0].data, in[0].dtype, backward ? in[1].data : nullptr,
                                                                    backward ? in[1].dtype : 0, out[0].data, out[0].dtype,
                                                                    rows, cols_of(in[0]), backward ? 1 : 0);
       }
@@ -423,15 +380,13 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
       const int64_t B = R * C == 0 ? 0 : numel(x) / (R * C);
       const int elem = tp::dtype_element_bytes(static_cast<tp::DType>(x.dtype));
       if (B * R * C > 0) {
-        transpose_kernel<<<blocks_for(B * R * C), 256, 0, stream>>>(static_cast<const unsigned char*>(x.data),
+        transpose_kernel<<<grid_blocks(B * R * C), 256, 0, stream>>>(static_cast<const unsigned char*>(x.data),
                                                                      static_cast<unsigned char*>(out[0].data), B, R, C, elem);
       }
       break;
     }
     case OpCode::kAmax: {
-      TPC_CHECK(cudaMemsetAsync(out[0].data, 0, 4, stream), label);
-      const int64_t n = numel(in[0]);
-      if (n > 0) amax_kernel<<<blocks_for(n), 256, 0, stream>>>(in[0].data, in[0].dtype, n, reinterpret_cast<unsigned*>(out[0].data));
+      TP_RETURN_IF_ERROR(tensor_amax(in[0].data, in[0].dtype, numel(in[0]), reinterpret_cast<float*>(out[0].data), stream));
       break;
     }
     case OpCode::kQuantize:
@@ -471,7 +426,7 @@ tp::Status arena_create(int64_t bytes, DeviceArena** out) {
   if (e != cudaSuccess) {
     if (arena->base) cudaFree(arena->base);
     delete arena;
-    return cuda_error(e, "allocating a device arena of " + std::to_string(bytes) + " bytes");
+    return cuda_status(e, "allocating a device arena of " + std::to_string(bytes) + " bytes");
   }
   *out = arena;
   return tp::Status::ok();

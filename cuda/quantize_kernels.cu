@@ -7,6 +7,8 @@
 // transposed inputs) go through shared-memory tiles.
 #include "quantize_kernels.h"
 
+#include "device_common.cuh"
+
 #include <cuda_runtime.h>
 
 #include <string>
@@ -19,68 +21,17 @@
 
 namespace tpc {
 
-namespace {
-
 using tp::DType;
 using tp::Recipe;
 
-tp::Status launch_status(const char* kernel) {
-  const cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) return tp::Status::ok();
-  return tp::Status(TP_ERR_UNSUPPORTED, std::string(kernel) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-#define TPQ_CHECK(expr, what)                                                                          \
-  do {                                                                                                 \
-    const cudaError_t tpq_e_ = (expr);                                                                 \
-    if (tpq_e_ != cudaSuccess) {                                                                       \
-      return tp::Status(TP_ERR_UNSUPPORTED, std::string(what) + ": " + cudaGetErrorName(tpq_e_) + " (" + \
-                                                cudaGetErrorString(tpq_e_) + ")");                     \
-    }                                                                                                  \
-  } while (0)
-
-int grid_for(int64_t items, int threads) {
-  const int64_t blocks = (items + threads - 1) / threads;
-  return static_cast<int>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
-}
-
-#define TPQ_GRID_STRIDE(i, n) \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-
-// The logical tensor's element i as fp32 (exact widening), dtype codes of tp::DType.
-__device__ __forceinline__ float load_logical(const void* p, int dtype, int64_t i) {
-  if (dtype == static_cast<int>(DType::kFloat32)) return static_cast<const float*>(p)[i];
-  const uint16_t b = static_cast<const uint16_t*>(p)[i];
-  return dtype == static_cast<int>(DType::kFloat16) ? tp::fp16_to_float(b) : tp::bf16_to_float(b);
-}
-
-__device__ __forceinline__ void store_logical(void* p, int dtype, int64_t i, float v) {
-  v = tp::canonical_nan(v);  // as tp::encode_output
-  if (dtype == static_cast<int>(DType::kFloat32)) {
-    static_cast<float*>(p)[i] = v;
-  } else {
-    static_cast<uint16_t*>(p)[i] = dtype == static_cast<int>(DType::kFloat16) ? tp::float_to_fp16(v) : tp::float_to_bf16(v);
-  }
-}
-
-// Non-negative floats order like their bit patterns, so an integer atomicMax
-// is a float max. Every amax starts from 0 through fmax_ignoring_nan (as the
-// reference's amax_of), so it never holds a NaN, even for an all-NaN block.
-__device__ __forceinline__ void atomic_max_nonnegative(float* at, float v) {
-  atomicMax(reinterpret_cast<unsigned int*>(at), tp::float_bits(v));
-}
-
-__device__ __forceinline__ float warp_max(float v, unsigned mask, int width) {
-  for (int offset = width / 2; offset > 0; offset /= 2) v = tp::fmax_ignoring_nan(v, __shfl_xor_sync(mask, v, offset, width));
-  return v;
-}
+namespace {
 
 // ---- amax --------------------------------------------------------------------
 
 // *out = max(*out, max |x|) over n elements; *out starts at zero.
 __global__ void amax_kernel(const void* x, int dtype, int64_t n, float* out) {
   float a = 0.0f;
-  TPQ_GRID_STRIDE(i, n) { a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_logical(x, dtype, i))); }
+  TPC_GRID_STRIDE(i, n) { a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_element(x, dtype, i))); }
   a = warp_max(a, 0xffffffffu, 32);
   __shared__ float warp_amax[32];
   if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = a;
@@ -97,7 +48,7 @@ __global__ void row_amax_kernel(const void* x, int dtype, int64_t rows, int64_t 
   __shared__ float warp_amax[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     float a = 0.0f;
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_logical(x, dtype, r * cols + j)));
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_element(x, dtype, r * cols + j)));
     a = warp_max(a, 0xffffffffu, 32);
     if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = a;
     __syncthreads();
@@ -110,11 +61,15 @@ __global__ void row_amax_kernel(const void* x, int dtype, int64_t rows, int64_t 
   }
 }
 
+}  // namespace
+
 tp::Status tensor_amax(const void* x, int dtype, int64_t n, float* out, cudaStream_t stream) {
-  TPQ_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream), "amax (clear)");
-  amax_kernel<<<grid_for(n, 256) > 1024 ? 1024 : grid_for(n, 256), 256, 0, stream>>>(x, dtype, n, out);
+  TPC_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream), "amax (clear)");
+  amax_kernel<<<grid_blocks(n, 256, 1024), 256, 0, stream>>>(x, dtype, n, out);
   return launch_status("amax_kernel");
 }
+
+namespace {
 
 // ---- per-tensor FP8 (delayed and current scaling) ----------------------------
 
@@ -147,7 +102,7 @@ __global__ void per_tensor_cast_kernel(PerTensorCast p) {
     for (int dy = threadIdx.y; dy < 32; dy += 8) {
       const int64_t r = r0 + dy, c = c0 + threadIdx.x;
       if (r < p.m && c < p.k) {
-        const uint8_t code = tp::encode_fp8(p.e5m2, load_logical(p.x, p.dtype, r * p.k + c) * scale);
+        const uint8_t code = tp::encode_fp8(p.e5m2, load_element(p.x, p.dtype, r * p.k + c) * scale);
         if (p.data) p.data[r * p.k + c] = code;
         tile[dy][threadIdx.x] = code;
       }
@@ -185,8 +140,8 @@ struct Mxfp8 {
 // block never straddles rows and every warp runs the loop in lockstep).
 __global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
   const int64_t n = p.m * p.k;
-  TPQ_GRID_STRIDE(i, n) {
-    const float v = load_logical(p.x, p.dtype, i);
+  TPC_GRID_STRIDE(i, n) {
+    const float v = load_element(p.x, p.dtype, i);
     const float block_amax = warp_max(tp::fmax_ignoring_nan(0.0f, tp::abs_bits(v)), 0xffffffffu, 32);
     const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
     p.data[i] = tp::encode_fp8(p.e5m2, v * tp::e8m0_reciprocal(e));
@@ -201,15 +156,15 @@ __global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
 // neighbouring columns. Data keeps the logical layout.
 __global__ void mxfp8_columnwise_kernel(Mxfp8 p) {
   const int64_t items = (p.m / 32) * p.k;
-  TPQ_GRID_STRIDE(item, items) {
+  TPC_GRID_STRIDE(item, items) {
     const int64_t band = item / p.k, col = item % p.k;
     const int64_t first = band * 32 * p.k + col;
     float block_amax = 0.0f;
-    for (int r = 0; r < 32; ++r) block_amax = tp::fmax_ignoring_nan(block_amax, tp::abs_bits(load_logical(p.x, p.dtype, first + r * p.k)));
+    for (int r = 0; r < 32; ++r) block_amax = tp::fmax_ignoring_nan(block_amax, tp::abs_bits(load_element(p.x, p.dtype, first + r * p.k)));
     const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
     const float multiplier = tp::e8m0_reciprocal(e);
     for (int r = 0; r < 32; ++r) {
-      p.data[first + r * p.k] = tp::encode_fp8(p.e5m2, load_logical(p.x, p.dtype, first + r * p.k) * multiplier);
+      p.data[first + r * p.k] = tp::encode_fp8(p.e5m2, load_element(p.x, p.dtype, first + r * p.k) * multiplier);
     }
     // The swizzled matrix is the compact one transposed: S(column, band).
     p.scales[p.swizzled ? tp::swizzled_scale_index(col, band, p.scale_rows) : band * p.scale_cols + col] = e;
@@ -234,8 +189,8 @@ struct Nvfp4 {
 // and broadcasts the multiplier; even lanes store the packed pair.
 __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
   const int64_t n = p.rows * p.cols;
-  TPQ_GRID_STRIDE(i, n) {
-    const float v = load_logical(p.x, p.dtype, i);
+  TPC_GRID_STRIDE(i, n) {
+    const float v = load_element(p.x, p.dtype, i);
     const float block_amax = warp_max(tp::fmax_ignoring_nan(0.0f, tp::abs_bits(v)), 0xffffffffu, 16);
     const int64_t row = i / p.cols, block = (i % p.cols) / 16;
     const bool leader = threadIdx.x % 16 == 0;
@@ -255,7 +210,7 @@ __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
 __device__ __forceinline__ void nvfp4_column_chunk(const Nvfp4& p, int64_t j, int64_t chunk, float* y) {
   // p.rows = K (columns of x), p.cols = M (rows of x).
   float v[16];
-  for (int t = 0; t < 16; ++t) v[t] = load_logical(p.x, p.dtype, (chunk * 16 + t) * p.rows + j);
+  for (int t = 0; t < 16; ++t) v[t] = load_element(p.x, p.dtype, (chunk * 16 + t) * p.rows + j);
   if (p.hadamard) {
     tp::nvfp4_hadamard16(v, y, false, p.no_signs, true);
   } else {
@@ -364,7 +319,7 @@ __global__ void fp8_block_kernel(Fp8Block p) {
       for (int s = 0; s < 4; ++s) {
         const int dc = threadIdx.x + 32 * s;
         if (dc >= cols) continue;
-        const float a = tp::fmax_ignoring_nan(0.0f, tp::abs_bits(load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc)));
+        const float a = tp::fmax_ignoring_nan(0.0f, tp::abs_bits(load_element(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc)));
         row_max = tp::fmax_ignoring_nan(row_max, a);
         col_max[s] = tp::fmax_ignoring_nan(col_max[s], a);
       }
@@ -410,7 +365,7 @@ __global__ void fp8_block_kernel(Fp8Block p) {
     __syncthreads();
     for (int dr = threadIdx.y; dr < rows; dr += 8) {
       for (int dc = threadIdx.x; dc < cols; dc += 32) {
-        const float v = load_logical(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc);
+        const float v = load_element(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc);
         if (p.row_data) p.row_data[(r0 + dr) * p.k + c0 + dc] = tp::encode_fp8(p.e5m2, v * row_scale[p.two_d ? 0 : dr]);
         if (p.col_data) staged[dc][dr] = tp::encode_fp8(p.e5m2, v * col_scale[p.two_d ? 0 : dc]);
       }
@@ -448,7 +403,7 @@ __device__ __forceinline__ float scale_f32(const uint8_t* scales, int64_t index)
 // both along rows of x.
 __global__ void dequantize_kernel(Dequant p) {
   const int64_t n = p.m * p.k;
-  TPQ_GRID_STRIDE(at, n) {
+  TPC_GRID_STRIDE(at, n) {
     const int64_t i = at / p.k, j = at % p.k;
     float value = 0.0f;
     switch (static_cast<Recipe>(p.recipe)) {
@@ -478,7 +433,7 @@ __global__ void dequantize_kernel(Dequant p) {
       default:
         break;
     }
-    store_logical(p.x, p.dtype, at, value);
+    store_element(p.x, p.dtype, at, value);
   }
 }
 
@@ -503,7 +458,7 @@ __global__ void dequantize_fp8_transposed_kernel(Dequant p) {
     __syncthreads();
     for (int dx = threadIdx.y; dx < 32; dx += 8) {
       const int64_t i = r0 + dx, j = c0 + threadIdx.x;
-      if (i < p.m && j < p.k) store_logical(p.x, p.dtype, i * p.k + j, tile[threadIdx.x][dx]);
+      if (i < p.m && j < p.k) store_element(p.x, p.dtype, i * p.k + j, tile[threadIdx.x][dx]);
     }
     __syncthreads();  // the next tile reuses `tile`
   }
@@ -534,7 +489,7 @@ __global__ void dequantize_nvfp4_columnwise_kernel(Dequant p) {
     for (int dx = threadIdx.y; dx < 64; dx += 8) {
       for (int h = 0; h < 64; h += 32) {
         const int64_t i = r0 + dx, j = c0 + h + threadIdx.x;
-        if (i < p.m && j < p.k) store_logical(p.x, p.dtype, i * p.k + j, tile[h + threadIdx.x][dx]);
+        if (i < p.m && j < p.k) store_element(p.x, p.dtype, i * p.k + j, tile[h + threadIdx.x][dx]);
       }
     }
     __syncthreads();  // the next tile reuses `tile`
@@ -582,7 +537,7 @@ __global__ void dequantize_nvfp4_hadamard_kernel(Dequant p, bool no_signs) {
       // Element e = j * m + chunk * 16 + e' of y: even e (low nibble) iff even e', as m % 16 == 0.
       for (int e = 0; e < 16; ++e) y[e] = tp::e2m1_to_float((e % 2 == 0) ? (bytes[e / 2] & 0xF) : (bytes[e / 2] >> 4)) * scale;
       tp::nvfp4_hadamard16(y, x, true, no_signs, false);
-      for (int e = 0; e < 16; ++e) store_logical(p.x, p.dtype, (chunk * 16 + e) * p.k + j, x[e]);
+      for (int e = 0; e < 16; ++e) store_element(p.x, p.dtype, (chunk * 16 + e) * p.k + j, x[e]);
     }
     __syncthreads();  // the next tile reuses `staged`
   }
@@ -648,7 +603,7 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
   }
   switch (spec.recipe) {
     case Recipe::kNone:
-      TPQ_CHECK(cudaMemcpyAsync(named.pointers[0], x, static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),
+      TPC_CHECK(cudaMemcpyAsync(named.pointers[0], x, static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),
                 "quantize (copy)");
       return tp::Status::ok();
     case Recipe::kFp8Delayed:
@@ -673,15 +628,15 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
       if (spec.rowwise) {
         Mxfp8 p{x, dtype, m, k, e5m2, o.gemm_swizzled_scales, fp8_max, named.get("_rowwise_data"), named.get("_rowwise_scale_inv"),
                 row_shape[0], row_shape[1]};
-        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");  // padding is zero
-        if (n > 0) mxfp8_rowwise_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
+        TPC_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");  // padding is zero
+        if (n > 0) mxfp8_rowwise_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
         TP_RETURN_IF_ERROR(launch_status("mxfp8_rowwise_kernel"));
       }
       if (spec.columnwise) {
         Mxfp8 p{x, dtype, m, k, e5m2, o.gemm_swizzled_scales, fp8_max, named.get("_columnwise_data"),
                 named.get("_columnwise_scale_inv"), col_shape[0], col_shape[1]};
-        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
-        if (n > 0) mxfp8_columnwise_kernel<<<grid_for((m / 32) * k, 256), 256, 0, stream>>>(p);
+        TPC_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
+        if (n > 0) mxfp8_columnwise_kernel<<<grid_blocks((m / 32) * k, 256), 256, 0, stream>>>(p);
         TP_RETURN_IF_ERROR(launch_status("mxfp8_columnwise_kernel"));
       }
       return tp::Status::ok();
@@ -700,23 +655,23 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
       if (spec.rowwise) {
         float* amax = reinterpret_cast<float*>(named.get("_amax_rowwise"));
         if (o.nvfp4_row_scaled) {
-          if (m > 0) row_amax_kernel<<<grid_for(m, 1) > 65535 ? 65535 : grid_for(m, 1), 256, 0, stream>>>(x, dtype, m, k, amax);
+          if (m > 0) row_amax_kernel<<<grid_blocks(m, 1) > 65535 ? 65535 : grid_blocks(m, 1), 256, 0, stream>>>(x, dtype, m, k, amax);
           TP_RETURN_IF_ERROR(launch_status("row_amax_kernel"));
         } else {
           TP_RETURN_IF_ERROR(tensor_amax(x, dtype, n, amax, stream));
         }
         Nvfp4 p{x, dtype, m, k, amax, o.nvfp4_row_scaled, o.gemm_swizzled_scales, false, false,
                 named.get("_rowwise_data"), named.get("_rowwise_scale_inv"), row_shape[1]};
-        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");
-        if (n > 0) nvfp4_rowwise_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
+        TPC_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");
+        if (n > 0) nvfp4_rowwise_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
         TP_RETURN_IF_ERROR(launch_status("nvfp4_rowwise_kernel"));
       }
       if (spec.columnwise) {
         float* amax = reinterpret_cast<float*>(named.get("_amax_columnwise"));
         Nvfp4 p{x, dtype, k, m, amax, false, o.gemm_swizzled_scales, o.nvfp4_hadamard, o.nvfp4_hadamard_no_signs,
                 named.get("_columnwise_data"), named.get("_columnwise_scale_inv"), col_shape[1]};
-        TPQ_CHECK(cudaMemsetAsync(amax, 0, sizeof(float), stream), "quantize (clear)");
-        TPQ_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
+        TPC_CHECK(cudaMemsetAsync(amax, 0, sizeof(float), stream), "quantize (clear)");
+        TPC_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1]), stream), "quantize (clear)");
         if (n > 0) {
           const unsigned blocks = tile_blocks(m, k, 128, 32);  // 128 rows (8 chunks) x 32 columns of x
           nvfp4_columnwise_kernel<<<blocks, dim3(32, 8), 0, stream>>>(p, true, amax);
@@ -736,12 +691,12 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
       if (spec.rowwise) {
         p.row_data = named.get("_rowwise_data");
         p.row_scales = reinterpret_cast<float*>(named.get("_rowwise_scale_inv"));
-        TPQ_CHECK(cudaMemsetAsync(p.row_scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1] * 4), stream), "quantize (clear)");
+        TPC_CHECK(cudaMemsetAsync(p.row_scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1] * 4), stream), "quantize (clear)");
       }
       if (spec.columnwise) {
         p.col_data = named.get("_columnwise_data");
         p.col_scales = reinterpret_cast<float*>(named.get("_columnwise_scale_inv"));
-        TPQ_CHECK(cudaMemsetAsync(p.col_scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1] * 4), stream), "quantize (clear)");
+        TPC_CHECK(cudaMemsetAsync(p.col_scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1] * 4), stream), "quantize (clear)");
       }
       if (n > 0) fp8_block_kernel<<<tile_blocks(m, k, 128), dim3(32, 8), 0, stream>>>(p);
       return launch_status("fp8_block_kernel");
@@ -759,7 +714,7 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
   const int64_t m = rows_of(spec), k = tp::last_dim(spec.shape), n = m * k;
   const tp::FormatOptions& o = spec.options;
   if (spec.recipe == Recipe::kNone) {
-    TPQ_CHECK(cudaMemcpyAsync(x, buffers[0], static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),
+    TPC_CHECK(cudaMemcpyAsync(x, buffers[0], static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),
               "dequantize (copy)");
     return tp::Status::ok();
   }
@@ -806,7 +761,7 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
     dequantize_fp8_transposed_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
     return launch_status("dequantize_fp8_transposed_kernel");
   }
-  dequantize_kernel<<<grid_for(n, 256), 256, 0, stream>>>(p);
+  dequantize_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
   return launch_status("dequantize_kernel");
 }
 

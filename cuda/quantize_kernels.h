@@ -25,6 +25,10 @@ namespace tpc {
 tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizeParams& params, const void* x,
                               const std::vector<uint8_t*>& buffers, cudaStream_t stream);
 
+// *out = max |x| over n elements of dtype code `dtype` (fp32/fp16/bf16), NaN
+// ignored, as the reference's amax; `out` is device memory (4-byte aligned).
+tp::Status tensor_amax(const void* x, int dtype, int64_t n, float* out, cudaStream_t stream);
+
 // Rebuilds the logical tensor into x from the buffers, as tp::dequantize.
 tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<const uint8_t*>& buffers, void* x,
                                 cudaStream_t stream);
