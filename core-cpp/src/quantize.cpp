@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "tensorplan/numeric_formats.h"
@@ -178,14 +179,35 @@ std::vector<T> transpose(const std::vector<T>& x, int64_t m, int64_t k) {
 
 // Right-multiplies every 16-element chunk of every row of a `rows` x `cols`
 // matrix by the NVFP4 Hadamard matrix (its transpose when `transpose_matrix`).
-void apply_hadamard(float* y, int64_t rows, int64_t cols, bool no_signs, bool transpose_matrix, bool round_to_bf16) {
+// The flags reach nvfp4_hadamard16 as constants, so the compiler folds the
+// matrix entries instead of computing them for every chunk.
+template <bool kTransposeMatrix, bool kNoSigns, bool kRoundToBf16>
+void apply_hadamard_with(float* y, int64_t rows, int64_t cols) {
   float chunk[16];
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c0 = 0; c0 + 16 <= cols; c0 += 16) {
       float* v = y + r * cols + c0;
-      nvfp4_hadamard16(v, chunk, transpose_matrix, no_signs, round_to_bf16);
+      nvfp4_hadamard16(v, chunk, kTransposeMatrix, kNoSigns, kRoundToBf16);
       std::memcpy(v, chunk, sizeof chunk);
     }
+  }
+}
+
+// Quantize transforms with the matrix and rounds to bf16; dequantize undoes
+// it with the transpose and keeps fp32.
+void hadamard_for_quantize(float* y, int64_t rows, int64_t cols, bool no_signs) {
+  if (no_signs) {
+    apply_hadamard_with<false, true, true>(y, rows, cols);
+  } else {
+    apply_hadamard_with<false, false, true>(y, rows, cols);
+  }
+}
+
+void hadamard_for_dequantize(float* y, int64_t rows, int64_t cols, bool no_signs) {
+  if (no_signs) {
+    apply_hadamard_with<true, true, false>(y, rows, cols);
+  } else {
+    apply_hadamard_with<true, false, false>(y, rows, cols);
   }
 }
 
@@ -286,19 +308,65 @@ float mxfp8_column_band(const float* band, int64_t k, bool e5m2, uint8_t* codes,
 
 // ---- NVFP4 (§4.6) ------------------------------------------------------------
 
+// E2M1 codes of bf16 values times their block's multiplier, through tables.
+// E2M1 rounding branches on every element in a way no predictor learns, so a
+// lookup is several times faster. It is exact: all blocks of a tensor share
+// S_enc, so a block's multiplier is a function of its E4M3 scale code, and a
+// bf16 value has 65536 possible bit patterns. Once a scale code has served
+// kBlocksBeforeTable blocks (as many elements as a table has entries), each
+// pattern is encoded once with float_to_e2m1 into that code's table and later
+// blocks look their codes up.
+class Nvfp4CodeTables {
+ public:
+  // codes[i] = float_to_e2m1(block[i] * scale.multiplier), i < 16; the
+  // values must be bf16 (fp32 with zero low 16 bits).
+  void encode(const float* block, Nvfp4BlockScale scale, uint8_t* codes) {
+    Table& table = tables_[scale.code];
+    if (table.code.empty() && ++table.blocks_seen == kBlocksBeforeTable) build(&table, scale.multiplier);
+    // The multiplier check never fails for one S_enc; it keeps the table exact if one is misused.
+    if (table.code.empty() || float_bits(table.multiplier) != float_bits(scale.multiplier)) {
+      for (int i = 0; i < 16; ++i) codes[i] = float_to_e2m1(block[i] * scale.multiplier);
+      return;
+    }
+    for (int i = 0; i < 16; ++i) codes[i] = table.code[float_bits(block[i]) >> 16];
+  }
+
+ private:
+  static constexpr int64_t kBlocksBeforeTable = 65536 / 16;
+  struct Table {
+    int64_t blocks_seen = 0;
+    float multiplier = 0;
+    std::vector<uint8_t> code;  // by bf16 bit pattern, empty until built
+  };
+
+  static void build(Table* table, float multiplier) {
+    table->multiplier = multiplier;
+    table->code.resize(65536);
+    for (uint32_t bits = 0; bits < 65536; ++bits) {
+      table->code[bits] = float_to_e2m1(bf16_to_float(static_cast<uint16_t>(bits)) * multiplier);
+    }
+  }
+
+  Table tables_[256];
+};
+
 // Encodes `blocks` consecutive 16-value blocks with the tensor (or row)
 // encode scale s_enc: packed codes to data (8 bytes a block), the E4M3 scale
-// of block b to scales[b * scale_step].
-void nvfp4_blocks(const float* values, int64_t blocks, float s_enc, uint8_t* data, uint8_t* scales, int64_t scale_step) {
+// of block b to scales[b * scale_step]. `tables` (bf16 values, one S_enc
+// only) may be null.
+void nvfp4_blocks(const float* values, int64_t blocks, float s_enc, uint8_t* data, uint8_t* scales, int64_t scale_step,
+                  Nvfp4CodeTables* tables) {
+  uint8_t codes[16];
   for (int64_t b = 0; b < blocks; ++b) {
     const float* block = values + b * 16;
     const Nvfp4BlockScale scale = nvfp4_block_scale(amax_of(block, 16), s_enc);
     scales[b * scale_step] = scale.code;
-    for (int i = 0; i < 16; i += 2) {
-      const uint8_t lo = float_to_e2m1(block[i] * scale.multiplier);
-      const uint8_t hi = float_to_e2m1(block[i + 1] * scale.multiplier);
-      data[b * 8 + i / 2] = pack_e2m1_pair(lo, hi);
+    if (tables != nullptr) {
+      tables->encode(block, scale, codes);
+    } else {
+      for (int i = 0; i < 16; ++i) codes[i] = float_to_e2m1(block[i] * scale.multiplier);
     }
+    for (int i = 0; i < 16; i += 2) data[b * 8 + i / 2] = pack_e2m1_pair(codes[i], codes[i + 1]);
   }
 }
 
@@ -309,11 +377,14 @@ std::vector<float> nvfp4_rowwise(const RawMatrix& x, bool row_scaled, float tens
   std::vector<float> amax;
   if (!row_scaled) amax.push_back(tensor_amax);
   std::vector<float> row(static_cast<size_t>(x.k));
+  // Row-scaled rows each have their own S_enc, which the tables cannot share.
+  const bool use_tables = x.dtype == DType::kBFloat16 && !row_scaled;
+  std::unique_ptr<Nvfp4CodeTables> tables(use_tables ? new Nvfp4CodeTables : nullptr);
   for (int64_t r = 0; r < x.m; ++r) {
     x.decode_rows(r, 1, row.data());
     if (row_scaled) amax.push_back(amax_of(row.data(), x.k));
     const float s_enc = nvfp4_global_encode_scale(amax.back());
-    nvfp4_blocks(row.data(), x.k / 16, s_enc, data + r * x.k / 2, scales + r * scale_stride, 1);
+    nvfp4_blocks(row.data(), x.k / 16, s_enc, data + r * x.k / 2, scales + r * scale_stride, 1, tables.get());
   }
   return amax;
 }
@@ -325,7 +396,7 @@ void column_blocks(const RawMatrix& x, int64_t band, std::vector<float>* rows, f
                    bool no_signs) {
   x.decode_rows(band * 16, 16, rows->data());
   transpose_block(rows->data(), 16, x.k, x.k, blocks, 16);
-  if (hadamard) apply_hadamard(blocks, x.k, 16, no_signs, false, true);
+  if (hadamard) hadamard_for_quantize(blocks, x.k, 16, no_signs);
 }
 
 // Returns the columnwise amax. Without the Hadamard transform the blocks hold
@@ -343,12 +414,15 @@ float nvfp4_columnwise(const RawMatrix& x, bool hadamard, bool no_signs, float t
     amax = amax_of(transformed.data(), bands * band_size);
   }
   const float s_enc = nvfp4_global_encode_scale(amax);
+  // The Hadamard transform rounds to bf16, so its output can use the tables too.
+  std::unique_ptr<Nvfp4CodeTables> tables(x.dtype == DType::kBFloat16 ? new Nvfp4CodeTables : nullptr);
   std::vector<float> blocks(hadamard ? 0 : static_cast<size_t>(band_size));
   for (int64_t b = 0; b < bands; ++b) {
     const float* band_blocks = hadamard ? transformed.data() + b * band_size : blocks.data();
     if (!hadamard) column_blocks(x, b, &rows, blocks.data(), false, no_signs);
     for (int64_t j = 0; j < x.k; ++j) {
-      nvfp4_blocks(band_blocks + j * 16, 1, s_enc, data + (j * x.m + b * 16) / 2, scales + j * scale_stride + b, 1);
+      nvfp4_blocks(band_blocks + j * 16, 1, s_enc, data + (j * x.m + b * 16) / 2, scales + j * scale_stride + b, 1,
+                   tables.get());
     }
   }
   return amax;
@@ -864,7 +938,7 @@ Status dequantize(const TensorSpec& spec, const std::vector<std::vector<uint8_t>
       dequantize_nvfp4_rows(*get(rowwise ? "_rowwise_data" : "_columnwise_data"), scales->data(), shape[1], amax, rows,
                             cols, y.data());
       if (!rowwise) {
-        if (options.nvfp4_hadamard) apply_hadamard(y.data(), k, m, options.nvfp4_hadamard_no_signs, true, false);
+        if (options.nvfp4_hadamard) hadamard_for_dequantize(y.data(), k, m, options.nvfp4_hadamard_no_signs);
         y = transpose(y, k, m);
       }
       encode_elements(spec.dtype, y.data(), m * k, out->data());
