@@ -312,11 +312,66 @@ void quantize_fp8_per_tensor(const TensorSpec& spec, const RawMatrix& x, const Q
   put_f32(&out->scale_inv, 0, canonical_nan(divide_rn(1.0f, scale)));
 }
 
+// ---- cast tables for bf16 values ----------------------------------------------
+
+// The narrow casts of the block formats, as functors for CodeTables.
+struct CastFp8 {
+  bool e5m2;
+  uint8_t operator()(float v) const { return encode_fp8(e5m2, v); }
+};
+struct CastE2m1 {
+  uint8_t operator()(float v) const { return float_to_e2m1(v); }
+};
+
+// The bit pattern of a bf16 value held in an fp32 (its low 16 bits are zero).
+uint16_t bf16_bits(float v) { return static_cast<uint16_t>(float_bits(v) >> 16); }
+
+// Codes of bf16 values times a block multiplier, through lookup tables. The
+// casts branch on every element (E2M1 in a way no predictor learns), so a
+// lookup is several times faster, and it is exact: a bf16 value has 65536 bit
+// patterns, and within one tensor a block's multiplier is a function of its
+// scale code (E8M0 for MXFP8; E4M3 with the tensor's one S_enc for NVFP4).
+// Once a scale code has served as many elements as a table has entries, each
+// pattern is cast once with that code's multiplier into its table.
+template <typename Cast>
+class CodeTables {
+ public:
+  explicit CodeTables(Cast cast) : cast_(cast) {}
+
+  // The table of `code` (whose multiplier is `multiplier`) for `count` more
+  // elements: table[bf16_bits(v)] == cast(v * multiplier). Null while casting
+  // directly is still cheaper than building it.
+  const uint8_t* find(uint8_t code, float multiplier, int64_t count) {
+    Table& table = tables_[code];
+    if (table.code.empty()) {
+      table.elements_seen += count;
+      if (table.elements_seen < 65536) return nullptr;
+      table.multiplier = multiplier;
+      table.code.resize(65536);
+      for (uint32_t bits = 0; bits < 65536; ++bits) {
+        table.code[bits] = cast_(bf16_to_float(static_cast<uint16_t>(bits)) * multiplier);
+      }
+    }
+    // Never fails while one code means one multiplier; keeps a misused table exact.
+    if (float_bits(table.multiplier) != float_bits(multiplier)) return nullptr;
+    return table.code.data();
+  }
+
+ private:
+  struct Table {
+    int64_t elements_seen = 0;
+    float multiplier = 0;
+    std::vector<uint8_t> code;  // by bf16 bit pattern; empty until built
+  };
+  Cast cast_;
+  Table tables_[256];
+};
+
 // ---- MXFP8 (§4.5) ------------------------------------------------------------
 
 // Rowwise MXFP8 of one row: blocks of 32, E8M0 scale of block b at
-// scales[b]. Returns the row's amax.
-float mxfp8_row(const float* row, int64_t k, bool e5m2, uint8_t* codes, uint8_t* scales) {
+// scales[b]. `tables` (bf16 input only) may be null. Returns the row's amax.
+float mxfp8_row(const float* row, int64_t k, bool e5m2, CodeTables<CastFp8>* tables, uint8_t* codes, uint8_t* scales) {
   const float fp8_max = e5m2 ? kE5M2Max : kE4M3Max;
   float row_amax = 0.0f;
   for (int64_t b = 0; b < k / 32; ++b) {
@@ -326,28 +381,39 @@ float mxfp8_row(const float* row, int64_t k, bool e5m2, uint8_t* codes, uint8_t*
     const uint8_t e = mxfp8_block_scale(block_amax, fp8_max);
     const float multiplier = e8m0_reciprocal(e);
     scales[b] = e;
-    for (int i = 0; i < 32; ++i) codes[b * 32 + i] = encode_fp8(e5m2, block[i] * multiplier);
+    const uint8_t* table = tables != nullptr ? tables->find(e, multiplier, 32) : nullptr;
+    if (table != nullptr) {
+      for (int i = 0; i < 32; ++i) codes[b * 32 + i] = table[bf16_bits(block[i])];
+    } else {
+      for (int i = 0; i < 32; ++i) codes[b * 32 + i] = encode_fp8(e5m2, block[i] * multiplier);
+    }
   }
   return row_amax;
 }
 
 // Columnwise MXFP8 of a band of 32 rows (row-major, k columns): one block per
-// column, its E8M0 scale at scales[j]. Codes keep the band's layout. Returns
-// the band's amax.
-float mxfp8_column_band(const float* band, int64_t k, bool e5m2, uint8_t* codes, uint8_t* scales) {
+// column, its E8M0 scale at scales[j]. Codes keep the band's layout.
+// `tables` (bf16 input only) may be null. Returns the band's amax.
+float mxfp8_column_band(const float* band, int64_t k, bool e5m2, CodeTables<CastFp8>* tables, uint8_t* codes,
+                        uint8_t* scales) {
   const float fp8_max = e5m2 ? kE5M2Max : kE4M3Max;
   std::vector<float> amax(static_cast<size_t>(k), 0.0f), multiplier(static_cast<size_t>(k));
+  std::vector<const uint8_t*> table(static_cast<size_t>(k), nullptr);
   accumulate_column_amax(band, 32, k, amax.data());
   float band_amax = 0.0f;
   for (int64_t j = 0; j < k; ++j) {
-    band_amax = fmax_ignoring_nan(band_amax, amax[static_cast<size_t>(j)]);
-    const uint8_t e = mxfp8_block_scale(amax[static_cast<size_t>(j)], fp8_max);
+    const size_t at = static_cast<size_t>(j);
+    band_amax = fmax_ignoring_nan(band_amax, amax[at]);
+    const uint8_t e = mxfp8_block_scale(amax[at], fp8_max);
     scales[j] = e;
-    multiplier[static_cast<size_t>(j)] = e8m0_reciprocal(e);
+    multiplier[at] = e8m0_reciprocal(e);
+    if (tables != nullptr) table[at] = tables->find(e, multiplier[at], 32);
   }
   for (int64_t i = 0; i < 32; ++i) {
     for (int64_t j = 0; j < k; ++j) {
-      codes[i * k + j] = encode_fp8(e5m2, band[i * k + j] * multiplier[static_cast<size_t>(j)]);
+      const size_t at = static_cast<size_t>(j);
+      const float v = band[i * k + j];
+      codes[i * k + j] = table[at] != nullptr ? table[at][bf16_bits(v)] : encode_fp8(e5m2, v * multiplier[at]);
     }
   }
   return band_amax;
@@ -355,61 +421,20 @@ float mxfp8_column_band(const float* band, int64_t k, bool e5m2, uint8_t* codes,
 
 // ---- NVFP4 (§4.6) ------------------------------------------------------------
 
-// E2M1 codes of bf16 values times their block's multiplier, through tables.
-// E2M1 rounding branches on every element in a way no predictor learns, so a
-// lookup is several times faster. It is exact: all blocks of a tensor share
-// S_enc, so a block's multiplier is a function of its E4M3 scale code, and a
-// bf16 value has 65536 possible bit patterns. Once a scale code has served
-// kBlocksBeforeTable blocks (as many elements as a table has entries), each
-// pattern is encoded once with float_to_e2m1 into that code's table and later
-// blocks look their codes up.
-class Nvfp4CodeTables {
- public:
-  // codes[i] = float_to_e2m1(block[i] * scale.multiplier), i < 16; the
-  // values must be bf16 (fp32 with zero low 16 bits).
-  void encode(const float* block, Nvfp4BlockScale scale, uint8_t* codes) {
-    Table& table = tables_[scale.code];
-    if (table.code.empty() && ++table.blocks_seen == kBlocksBeforeTable) build(&table, scale.multiplier);
-    // The multiplier check never fails for one S_enc; it keeps the table exact if one is misused.
-    if (table.code.empty() || float_bits(table.multiplier) != float_bits(scale.multiplier)) {
-      for (int i = 0; i < 16; ++i) codes[i] = float_to_e2m1(block[i] * scale.multiplier);
-      return;
-    }
-    for (int i = 0; i < 16; ++i) codes[i] = table.code[float_bits(block[i]) >> 16];
-  }
-
- private:
-  static constexpr int64_t kBlocksBeforeTable = 65536 / 16;
-  struct Table {
-    int64_t blocks_seen = 0;
-    float multiplier = 0;
-    std::vector<uint8_t> code;  // by bf16 bit pattern, empty until built
-  };
-
-  static void build(Table* table, float multiplier) {
-    table->multiplier = multiplier;
-    table->code.resize(65536);
-    for (uint32_t bits = 0; bits < 65536; ++bits) {
-      table->code[bits] = float_to_e2m1(bf16_to_float(static_cast<uint16_t>(bits)) * multiplier);
-    }
-  }
-
-  Table tables_[256];
-};
-
 // Encodes `blocks` consecutive 16-value blocks with the tensor (or row)
 // encode scale s_enc: packed codes to data (8 bytes a block), the E4M3 scale
 // of block b to scales[b * scale_step]. `tables` (bf16 values, one S_enc
 // only) may be null.
 void nvfp4_blocks(const float* values, int64_t blocks, float s_enc, uint8_t* data, uint8_t* scales, int64_t scale_step,
-                  Nvfp4CodeTables* tables) {
+                  CodeTables<CastE2m1>* tables) {
   uint8_t codes[16];
   for (int64_t b = 0; b < blocks; ++b) {
     const float* block = values + b * 16;
     const Nvfp4BlockScale scale = nvfp4_block_scale(amax_of(block, 16), s_enc);
     scales[b * scale_step] = scale.code;
-    if (tables != nullptr) {
-      tables->encode(block, scale, codes);
+    const uint8_t* table = tables != nullptr ? tables->find(scale.code, scale.multiplier, 16) : nullptr;
+    if (table != nullptr) {
+      for (int i = 0; i < 16; ++i) codes[i] = table[bf16_bits(block[i])];
     } else {
       for (int i = 0; i < 16; ++i) codes[i] = float_to_e2m1(block[i] * scale.multiplier);
     }
@@ -426,7 +451,7 @@ std::vector<float> nvfp4_rowwise(const RawMatrix& x, bool row_scaled, float tens
   std::vector<float> row(static_cast<size_t>(x.k));
   // Row-scaled rows each have their own S_enc, which the tables cannot share.
   const bool use_tables = x.dtype == DType::kBFloat16 && !row_scaled;
-  std::unique_ptr<Nvfp4CodeTables> tables(use_tables ? new Nvfp4CodeTables : nullptr);
+  std::unique_ptr<CodeTables<CastE2m1>> tables(use_tables ? new CodeTables<CastE2m1>(CastE2m1()) : nullptr);
   for (int64_t r = 0; r < x.m; ++r) {
     x.decode_rows(r, 1, row.data());
     if (row_scaled) amax.push_back(amax_of(row.data(), x.k));
@@ -462,7 +487,8 @@ float nvfp4_columnwise(const RawMatrix& x, bool hadamard, bool no_signs, float t
   }
   const float s_enc = nvfp4_global_encode_scale(amax);
   // The Hadamard transform rounds to bf16, so its output can use the tables too.
-  std::unique_ptr<Nvfp4CodeTables> tables(x.dtype == DType::kBFloat16 ? new Nvfp4CodeTables : nullptr);
+  const bool use_tables = x.dtype == DType::kBFloat16;
+  std::unique_ptr<CodeTables<CastE2m1>> tables(use_tables ? new CodeTables<CastE2m1>(CastE2m1()) : nullptr);
   std::vector<float> blocks(hadamard ? 0 : static_cast<size_t>(band_size));
   for (int64_t b = 0; b < bands; ++b) {
     const float* band_blocks = hadamard ? transformed.data() + b * band_size : blocks.data();
@@ -694,18 +720,20 @@ Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_byte
         col_scales.assign(static_cast<size_t>(col_shape[0] * col_shape[1]), 0);
       }
       std::vector<float> band(static_cast<size_t>(32 * k));
+      std::unique_ptr<CodeTables<CastFp8>> tables(spec.dtype == DType::kBFloat16 ? new CodeTables<CastFp8>(CastFp8{e5m2})
+                                                                                 : nullptr);
       float amax = 0.0f;
       for (int64_t b = 0; b < m / 32; ++b) {
         x.decode_rows(b * 32, 32, band.data());
         if (spec.rowwise) {
           for (int64_t i = 0; i < 32; ++i) {
             const int64_t row = b * 32 + i;
-            amax = fmax_ignoring_nan(amax, mxfp8_row(band.data() + i * k, k, e5m2, row_q.data() + row * k,
+            amax = fmax_ignoring_nan(amax, mxfp8_row(band.data() + i * k, k, e5m2, tables.get(), row_q.data() + row * k,
                                                      row_scales.data() + row * row_shape[1]));
           }
         }
         if (spec.columnwise) {
-          amax = fmax_ignoring_nan(amax, mxfp8_column_band(band.data(), k, e5m2, col_q.data() + b * 32 * k,
+          amax = fmax_ignoring_nan(amax, mxfp8_column_band(band.data(), k, e5m2, tables.get(), col_q.data() + b * 32 * k,
                                                            col_scales.data() + b * col_shape[1]));
         }
       }
