@@ -18,7 +18,10 @@ namespace tp {
 // traffic: the input is decoded a row or a band of rows at a time (never into
 // one big fp32 copy), every usage is computed from the band that is in cache,
 // transposes move one-byte codes rather than fp32 values, and the amax is a
-// max and so may be taken in any order (lanes, blocks, bands).
+// max and so may be taken in any order (lanes, blocks, bands). Where one
+// multiplier serves many elements of a 16-bit input, the casts go through
+// tables of the same shared cast applied once to each of the 65536 bit
+// patterns (fp8_codes, CodeTables).
 
 namespace {
 
@@ -94,8 +97,8 @@ void encode_elements(DType dtype, const float* values, int64_t count, uint8_t* o
   }
 }
 
-// fp32 value of every FP8 code, from decode_fp8 (256 calls instead of one a
-// element, and no call into the shared table per element).
+// fp32 value of every FP8 code, from decode_fp8 (256 calls instead of one
+// per element).
 struct Fp8Decoded {
   float value[256];
   explicit Fp8Decoded(bool e5m2) {
