@@ -529,6 +529,9 @@ struct BlockScaling {
   bool pow2;
   float epsilon;
   float value_for_inf;
+  // bf16 input with power-of-two scales (a scale is then fixed by its
+  // exponent byte, the table key); null otherwise.
+  CodeTables<CastFp8>* tables;
 
   float scale_of(float amax) const {
     return compute_scale_from_amax(amax, e5m2 ? kE5M2Max : kE4M3Max, pow2, epsilon, value_for_inf);
@@ -536,13 +539,23 @@ struct BlockScaling {
 };
 
 // Codes of a rows x k band (row-major) where element (i, j) is multiplied by
-// scale_of_column[j / group] (group 128: 1 x 128 row tiles of a 2D band, 1:
+// scale[j / group] (group 128: the 128-column tiles of a row or 2D band; 1:
 // per column).
 void block_encode_band(const float* band, int64_t rows, int64_t k, const std::vector<float>& scale, int64_t group,
-                       bool e5m2, uint8_t* codes) {
+                       const BlockScaling& scaling, uint8_t* codes) {
+  std::vector<const uint8_t*> table(scale.size(), nullptr);
+  if (scaling.tables != nullptr) {
+    for (size_t g = 0; g < scale.size(); ++g) {
+      const int64_t columns = std::min(group, k - static_cast<int64_t>(g) * group);
+      const uint8_t exponent = static_cast<uint8_t>(float_bits(scale[g]) >> 23);
+      table[g] = scaling.tables->find(exponent, scale[g], rows * columns);
+    }
+  }
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < k; ++j) {
-      codes[i * k + j] = encode_fp8(e5m2, band[i * k + j] * scale[static_cast<size_t>(j / group)]);
+      const size_t g = static_cast<size_t>(j / group);
+      const float v = band[i * k + j];
+      codes[i * k + j] = table[g] != nullptr ? table[g][bf16_bits(v)] : encode_fp8(scaling.e5m2, v * scale[g]);
     }
   }
 }
@@ -561,7 +574,7 @@ float block_1d_rowwise(const RawMatrix& x, const BlockScaling& scaling, uint8_t*
       scale[static_cast<size_t>(kb)] = scaling.scale_of(tile_amax);
       (*tile_inv)[static_cast<size_t>(i * tiles_k + kb)] = 1.0f / scale[static_cast<size_t>(kb)];
     }
-    block_encode_band(row.data(), 1, x.k, scale, 128, scaling.e5m2, codes + i * x.k);
+    block_encode_band(row.data(), 1, x.k, scale, 128, scaling, codes + i * x.k);
   }
   return amax;
 }
@@ -585,7 +598,7 @@ float block_2d(const RawMatrix& x, const BlockScaling& scaling, uint8_t* codes, 
       scale[static_cast<size_t>(tk)] = scaling.scale_of(tile_amax);
       (*tile_inv)[static_cast<size_t>(tm * tiles_k + tk)] = 1.0f / scale[static_cast<size_t>(tk)];
     }
-    block_encode_band(band.data(), rows, x.k, scale, 128, scaling.e5m2, codes + tm * 128 * x.k);
+    block_encode_band(band.data(), rows, x.k, scale, 128, scaling, codes + tm * 128 * x.k);
   }
   return amax;
 }
@@ -610,7 +623,7 @@ float block_1d_columnwise(const RawMatrix& x, const BlockScaling& scaling, uint8
       scale[static_cast<size_t>(j)] = scaling.scale_of(column_amax[static_cast<size_t>(j)]);
       (*tile_inv)[static_cast<size_t>(j * tiles_m + mb)] = 1.0f / scale[static_cast<size_t>(j)];
     }
-    block_encode_band(band.data(), rows, x.k, scale, 1, scaling.e5m2, band_codes.data());
+    block_encode_band(band.data(), rows, x.k, scale, 1, scaling, band_codes.data());
     transpose_block(band_codes.data(), rows, x.k, x.k, codes + mb * 128, x.m);
   }
   return amax;
@@ -817,7 +830,9 @@ Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_byte
     case Recipe::kFp8Block1D:
     case Recipe::kFp8Block2D: {
       const bool two_d = spec.recipe == Recipe::kFp8Block2D;
-      const BlockScaling scaling{e5m2, options.pow2_scales, params.amax_epsilon, max_finite_of(spec.dtype)};
+      const bool use_tables = spec.dtype == DType::kBFloat16 && options.pow2_scales;
+      std::unique_ptr<CodeTables<CastFp8>> tables(use_tables ? new CodeTables<CastFp8>(CastFp8{e5m2}) : nullptr);
+      const BlockScaling scaling{e5m2, options.pow2_scales, params.amax_epsilon, max_finite_of(spec.dtype), tables.get()};
       std::vector<int64_t> row_shape, col_shape;
       TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_shape));
       TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_shape));
