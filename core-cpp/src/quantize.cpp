@@ -504,20 +504,16 @@ float nvfp4_columnwise(const RawMatrix& x, bool hadamard, bool no_signs, float t
   return amax;
 }
 
-void dequantize_nvfp4_rows(const std::vector<uint8_t>& data, const uint8_t* scales, int64_t scale_stride,
-                           const std::vector<float>& global_amax, int64_t rows, int64_t cols, float* y) {
+// Dequantizes one NVFP4 row of `cols` values (packed codes, its E4M3 scales,
+// its global amax) into out.
+void dequantize_nvfp4_row(const uint8_t* packed, const uint8_t* scales, float amax, int64_t cols, float* out) {
   float e2m1_value[16];
   for (int code = 0; code < 16; ++code) e2m1_value[code] = e2m1_to_float(static_cast<uint8_t>(code));
-  for (int64_t r = 0; r < rows; ++r) {
-    const float amax = global_amax.size() == 1 ? global_amax[0] : global_amax[static_cast<size_t>(r)];
-    for (int64_t b = 0; b < cols / 16; ++b) {
-      const float final_scale = nvfp4_dequant_scale(scales[r * scale_stride + b], amax);
-      const uint8_t* packed = data.data() + (r * cols + b * 16) / 2;
-      float* out = y + r * cols + b * 16;
-      for (int i = 0; i < 8; ++i) {
-        out[2 * i] = e2m1_value[packed[i] & 0xF] * final_scale;
-        out[2 * i + 1] = e2m1_value[packed[i] >> 4] * final_scale;
-      }
+  for (int64_t b = 0; b < cols / 16; ++b) {
+    const float final_scale = nvfp4_dequant_scale(scales[b], amax);
+    for (int i = 0; i < 8; ++i) {
+      out[b * 16 + 2 * i] = e2m1_value[packed[b * 8 + i] & 0xF] * final_scale;
+      out[b * 16 + 2 * i + 1] = e2m1_value[packed[b * 8 + i] >> 4] * final_scale;
     }
   }
 }
@@ -1015,7 +1011,6 @@ Status dequantize(const TensorSpec& spec, const std::vector<std::vector<uint8_t>
     }
     case Recipe::kNvfp4: {
       const bool rowwise = spec.rowwise;
-      const int64_t rows = rowwise ? m : k, cols = rowwise ? k : m;
       std::vector<int64_t> shape;
       TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, !rowwise, &shape));
       const std::vector<uint8_t>* scales = get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
@@ -1027,13 +1022,22 @@ Status dequantize(const TensorSpec& spec, const std::vector<std::vector<uint8_t>
       const std::vector<uint8_t>& amax_bytes = *get(rowwise ? "_amax_rowwise" : "_amax_columnwise");
       std::vector<float> amax(amax_bytes.size() / 4);
       for (size_t i = 0; i < amax.size(); ++i) amax[i] = get_f32(amax_bytes, static_cast<int64_t>(i));
-      std::vector<float> y(static_cast<size_t>(rows * cols));
-      dequantize_nvfp4_rows(*get(rowwise ? "_rowwise_data" : "_columnwise_data"), scales->data(), shape[1], amax, rows,
-                            cols, y.data());
-      if (!rowwise) {
-        if (options.nvfp4_hadamard) hadamard_for_dequantize(y.data(), k, m, options.nvfp4_hadamard_no_signs);
-        y = transpose(y, k, m);
+      const uint8_t* data = get(rowwise ? "_rowwise_data" : "_columnwise_data")->data();
+      auto amax_of_row = [&](int64_t r) { return amax.size() == 1 ? amax[0] : amax[static_cast<size_t>(r)]; };
+      if (rowwise) {
+        for (int64_t i = 0; i < m; ++i) {
+          dequantize_nvfp4_row(data + i * k / 2, scales->data() + i * shape[1], amax_of_row(i), k, row.data());
+          store_row(spec.dtype, row, i, out);
+        }
+        break;
       }
+      // Columnwise: the rows of x^T, the Hadamard transform undone, transposed back.
+      std::vector<float> y(static_cast<size_t>(k * m));
+      for (int64_t r = 0; r < k; ++r) {
+        dequantize_nvfp4_row(data + r * m / 2, scales->data() + r * shape[1], amax_of_row(r), m, y.data() + r * m);
+      }
+      if (options.nvfp4_hadamard) hadamard_for_dequantize(y.data(), k, m, options.nvfp4_hadamard_no_signs);
+      y = transpose(y, k, m);
       encode_elements(spec.dtype, y.data(), m * k, out->data());
       break;
     }
