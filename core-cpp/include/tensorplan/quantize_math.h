@@ -100,10 +100,21 @@ TP_HOST_DEVICE inline float nvfp4_hadamard_entry(int i, int j, bool no_signs) {
 // exact in double (16 products of at most 24-bit values by +-1/4, so an FMA
 // changes nothing), then rounded to fp32 and, when `round_to_bf16`, to bf16
 // as the unfused TE path and the PyTorch reference produce a bf16 tensor.
+//
+// TP_UNROLL_16 asks host compilers to unroll both loops, so that the +-1/4
+// entries become constants (about 4x faster on a CPU); it changes no
+// operation or its order. Device code is left as it was.
+#if defined(__CUDA_ARCH__)
+#define TP_UNROLL_16
+#else
+#define TP_UNROLL_16 _Pragma("GCC unroll 16")
+#endif
 TP_HOST_DEVICE inline void nvfp4_hadamard16(const float* v, float* out, bool transpose_matrix, bool no_signs,
                                             bool round_to_bf16) {
+  TP_UNROLL_16
   for (int j = 0; j < 16; ++j) {
     double sum = 0;
+    TP_UNROLL_16
     for (int i = 0; i < 16; ++i) {
       const float h = transpose_matrix ? nvfp4_hadamard_entry(j, i, no_signs) : nvfp4_hadamard_entry(i, j, no_signs);
       sum += static_cast<double>(v[i]) * h;
