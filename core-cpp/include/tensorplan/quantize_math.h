@@ -96,9 +96,11 @@ TP_HOST_DEVICE inline float nvfp4_hadamard_entry(int i, int j, bool no_signs) {
   return (parity != 0) != negative_row ? -0.25f : 0.25f;
 }
 
-// out[j] = sum_i v[i] * M[i][j] (M[j][i] when `transpose_matrix`). Sums are
-// exact in double (16 products of at most 24-bit values by +-1/4, so an FMA
-// changes nothing), then rounded to fp32 and, when `round_to_bf16`, to bf16
+// out[j] = sum_i v[i] * M[i][j] (M[j][i] when `transpose_matrix`), summed in
+// double in the order i = 0..15 on every target. Each product (a float times
+// +-1/4) is exact in double, so an FMA gives the same sum; the sum itself is
+// exact for bf16 inputs of similar magnitude, but not in general, which is why
+// the order is fixed. Then rounded to fp32 and, when `round_to_bf16`, to bf16,
 // as the unfused TE path and the PyTorch reference produce a bf16 tensor.
 //
 // TP_UNROLL_16 asks host compilers to unroll both loops, so that the +-1/4
