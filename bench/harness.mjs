@@ -1,5 +1,6 @@
 // Shared helpers for benchmarks: sessions per backend, robust timing, tables.
 import Table from 'cli-table3';
+import { mersenne, unsafeUniformIntDistribution } from 'pure-rand';
 import { init } from '../dist/index.mjs';
 
 /** Sessions for every backend that loads here, wasm first. */
@@ -35,16 +36,10 @@ export function timeMedian(fn, { minRuns = 5, minMs = 300, warmup = 2 } = {}) {
   return samples[Math.floor(samples.length / 2)];
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run sees the same input. */
+/** Deterministic pseudo-random numbers in [0, 1) (pure-rand's Mersenne Twister), so every run sees the same input. */
 export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const generator = mersenne(seed);
+  return () => unsafeUniformIntDistribution(0, 0xffffffff, generator) / 4294967296;
 }
 
 export function printTable(title, head, rows, notes = []) {

@@ -1,11 +1,7 @@
-/** A small deterministic PRNG (mulberry32): a seed fixes every generated graph, input and weight. */
+import { mersenne, unsafeUniformIntDistribution } from 'pure-rand';
+
+/** A seeded PRNG (pure-rand's Mersenne Twister) giving numbers in [0, 1): a seed fixes every generated graph, input and weight. */
 export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const generator = mersenne(seed);
+  return () => unsafeUniformIntDistribution(0, 0xffffffff, generator) / 4294967296;
 }

@@ -1,9 +1,9 @@
-import { unsafeUniformIntDistribution, xoroshiro128plus } from 'pure-rand';
+import { mersenne, unsafeUniformIntDistribution } from 'pure-rand';
 import { CliError } from './exit-codes.js';
 
-/** Uniform numbers in [0, 1) from a seeded xoroshiro128+ generator (pure-rand). */
+/** Uniform numbers in [0, 1) from a seeded Mersenne Twister generator (pure-rand). */
 function uniformFrom(seed: number): () => number {
-  const generator = xoroshiro128plus(seed);
+  const generator = mersenne(seed);
   return () => unsafeUniformIntDistribution(0, 0xffffffff, generator) / 4294967296;
 }
 
