@@ -10,6 +10,7 @@
 #include "cuda_executor.h"
 #include "tensorplan/c_api.h"
 #include "tensorplan/execute_abi.h"
+#include "tensorplan/reference_executor.h"
 
 namespace {
 
@@ -126,10 +127,15 @@ tp::Status decode_execute(const Napi::CallbackInfo& info, tp::PlanningGraph* pg,
                                 a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, pg, sem, req);
 }
 
+// Runs one plan off the JS thread: on the GPU (CUDA executor), or on the
+// CPU with the reference executor, so a native session's tp.execute does
+// not block the event loop either.
+enum class Executor { kCuda, kReference };
+
 class ExecuteWorker : public Napi::AsyncWorker {
  public:
-  ExecuteWorker(Napi::Env env, Napi::Promise::Deferred deferred, ArenaBox* box, Napi::Value handle)
-      : Napi::AsyncWorker(env), deferred_(deferred), box_(box) {
+  ExecuteWorker(Napi::Env env, Napi::Promise::Deferred deferred, Executor executor, ArenaBox* box, Napi::Value handle)
+      : Napi::AsyncWorker(env), deferred_(deferred), executor_(executor), box_(box) {
     if (box_) {
       handle_ = Napi::Persistent(handle.As<Napi::Object>());
       box_->busy += 1;
@@ -140,7 +146,8 @@ class ExecuteWorker : public Napi::AsyncWorker {
   tp::ExecRequest req;
 
   void Execute() override {
-    status_ = tpc::execute_cuda(pg, sem, req, box_ ? box_->arena : nullptr, &result_);
+    status_ = executor_ == Executor::kCuda ? tpc::execute_cuda(pg, sem, req, box_ ? box_->arena : nullptr, &result_)
+                                           : tp::execute_reference(pg, sem, req, &result_);
   }
   void OnOK() override {
     Napi::Env env = Env();
@@ -189,6 +196,7 @@ class ExecuteWorker : public Napi::AsyncWorker {
 
  private:
   Napi::Promise::Deferred deferred_;
+  Executor executor_;
   ArenaBox* box_;
   Napi::ObjectReference handle_;
   tp::Status status_;
@@ -214,7 +222,7 @@ Napi::Value cuda_execute(const Napi::CallbackInfo& info) {
     deferred.Reject(Napi::Error::New(env, "the device arena was disposed").Value());
     return deferred.Promise();
   }
-  ExecuteWorker* worker = new ExecuteWorker(env, deferred, box, info[32]);
+  ExecuteWorker* worker = new ExecuteWorker(env, deferred, Executor::kCuda, box, info[32]);
   tp::Status status = decode_execute(info, &worker->pg, &worker->sem, &worker->req);
   if (env.IsExceptionPending()) {
     Napi::Error error = env.GetAndClearPendingException();
@@ -225,6 +233,34 @@ Napi::Value cuda_execute(const Napi::CallbackInfo& info) {
   }
   if (!status.is_ok()) {
     if (box) box->busy -= 1;
+    delete worker;
+    Napi::Error error = Napi::Error::New(env, status.message());
+    error.Set("status", Napi::Number::New(env, status.code()));
+    deferred.Reject(error.Value());
+    return deferred.Promise();
+  }
+  worker->Queue();
+  return deferred.Promise();
+}
+
+// reference_execute(...32 args of tp_execute_reference) -> Promise<arrays>:
+// tp_execute_reference on a worker thread (the same results, asynchronously).
+Napi::Value reference_execute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+  if (info.Length() != 32) {
+    deferred.Reject(Napi::TypeError::New(env, "reference_execute expects 32 arguments").Value());
+    return deferred.Promise();
+  }
+  ExecuteWorker* worker = new ExecuteWorker(env, deferred, Executor::kReference, nullptr, env.Null());
+  tp::Status status = decode_execute(info, &worker->pg, &worker->sem, &worker->req);
+  if (env.IsExceptionPending()) {
+    Napi::Error error = env.GetAndClearPendingException();
+    delete worker;
+    deferred.Reject(error.Value());
+    return deferred.Promise();
+  }
+  if (!status.is_ok()) {
     delete worker;
     Napi::Error error = Napi::Error::New(env, status.message());
     error.Set("status", Napi::Number::New(env, status.code()));
@@ -291,6 +327,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("cuda_probe", Napi::Function::New(env, cuda_probe));
   exports.Set("cuda_smoke_saxpy", Napi::Function::New(env, cuda_smoke_saxpy));
   exports.Set("cuda_execute", Napi::Function::New(env, cuda_execute));
+  exports.Set("reference_execute", Napi::Function::New(env, reference_execute));
   exports.Set("cuda_arena_create", Napi::Function::New(env, cuda_arena_create));
   exports.Set("cuda_arena_dispose", Napi::Function::New(env, cuda_arena_dispose));
   exports.Set("cuda_arena_bytes", Napi::Function::New(env, cuda_arena_bytes));

@@ -1,14 +1,13 @@
 import type { CoreBinding } from './backend/core-binding.js';
 import { TensorplanError } from './errors.js';
-import { encodeGraph } from './graph/encode-graph.js';
 import type { GraphDocument } from './graph/graph-document.js';
-import { encodeSemantics } from './op-set.js';
 import type { PlanDocument } from './plan/plan-document.js';
-import { type ExecutionResult, type TensorBytes, encodeInputs, planGraph } from './execute.js';
+import { type ExecutionResult, type TensorBytes, decodeExecution, executeArgs } from './execute.js';
 
 /** The addon's CUDA executor entry points (cuda/addon.cpp). */
 interface CudaExecutorAddon {
   cuda_execute(...args: unknown[]): Promise<[Uint8Array, Float64Array, Int32Array, Int32Array, Int32Array, Float64Array]>;
+  reference_execute?(...args: unknown[]): Promise<[Uint8Array, Float64Array, Int32Array, Int32Array, Int32Array, Float64Array]>;
   cuda_arena_create(bytes: number): object | string;
   cuda_arena_dispose(handle: object): string;
   cuda_arena_bytes(handle: object): number;
@@ -77,50 +76,6 @@ export interface DeviceExecutionResult extends ExecutionResult {
   executor: 'cuda' | 'reference';
 }
 
-/** The flat arguments of tp_execute_reference for a plan and its inputs. */
-export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, memory: string,
-  graph?: GraphDocument) {
-  const doc = planGraph(plan, graph);
-  const encoded = encodeGraph(core, doc);
-  const sem = encodeSemantics(encoded.doc);
-  if (memory !== 'arena' && memory !== 'separate') throw new TensorplanError('INVALID_ARGUMENT', `memory = ${JSON.stringify(memory)}: expected "arena" or "separate"`);
-  const order = Int32Array.from(plan.schedule ?? [], (name, i) => {
-    const index = encoded.opIndex.get(name);
-    if (index === undefined) throw new TensorplanError('INVALID_ARGUMENT', `plan.schedule[${i}] = ${JSON.stringify(name)}: unknown op`);
-    return index;
-  });
-  const storages = plan.storages ?? [];
-  const storageTensor = Int32Array.from(storages, (s, k) => {
-    const index = encoded.tensorIndex.get(s?.tensors?.[0]);
-    if (index === undefined) throw new TensorplanError('INVALID_ARGUMENT', `plan.storages[${k}].tensors[0] = ${JSON.stringify(s?.tensors?.[0])}: unknown tensor`);
-    return index;
-  });
-  const given = encodeInputs(encoded.tensorIndex, inputs);
-  const args = [
-    ...encoded.args, order, order.length,
-    sem.tensorDtype, sem.tensorDtype.length, sem.shapeOffsets, sem.shapeOffsets.length, sem.shapeDims, sem.shapeDims.length,
-    sem.opCodes, sem.opCodes.length, sem.attributeOffsets, sem.attributeOffsets.length, sem.attributes, sem.attributes.length,
-    storageTensor, Float64Array.from(storages, (s) => s.offset), storages.length, plan.arenaBytes, memory === 'arena' ? 0 : 1,
-    given.tensors, given.offsets, given.tensors.length, given.data, given.data.length,
-  ];
-  return { args, doc: encoded.doc };
-}
-
-/** Decodes the result arrays of tp_execute_reference / cuda_execute. */
-export function decodeExecution(doc: GraphDocument, arrays: ArrayLike<number>[]): ExecutionResult {
-  const [data, offsets, steps, tensors, kinds, stats] = arrays;
-  const outputs: Record<string, Uint8Array> = {};
-  (doc.outputs ?? []).forEach((name, k) => {
-    outputs[name] = Uint8Array.from((data as Uint8Array).subarray(offsets[k], offsets[k + 1]));
-  });
-  return {
-    outputs,
-    trace: Array.from(steps as Int32Array, (step, k) => ({ step, tensor: doc.tensors[tensors[k]].name, event: kinds[k] === 0 ? 'alloc' as const : 'free' as const })),
-    allocations: stats[0],
-    peakBytes: stats[1],
-  };
-}
-
 /** Runs a plan on the GPU of a cuda session; resolves when the device is done. */
 export async function executeCuda(core: CoreBinding, addon: unknown, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>,
   options: ExecuteOptions): Promise<ExecutionResult> {
@@ -133,6 +88,27 @@ export async function executeCuda(core: CoreBinding, addon: unknown, plan: PlanD
     if (error instanceof TensorplanError) throw error;
     const status = (error as { status?: number }).status;
     throw new TensorplanError(status === 3 ? 'UNSUPPORTED' : 'INVALID_ARGUMENT', (error as Error).message);
+  }
+}
+
+/** True when the addon can run the reference executor on a worker thread. */
+export function hasOffThreadReference(addon: unknown): boolean {
+  return typeof (addon as CudaExecutorAddon | undefined)?.reference_execute === 'function';
+}
+
+/**
+ * The reference executor of the native core on a worker thread: the same
+ * results and errors as `executeReference`, without blocking the event loop.
+ */
+export async function executeReferenceOffThread(core: CoreBinding, addon: unknown, plan: PlanDocument,
+  inputs: Readonly<Record<string, TensorBytes>>, options: ExecuteOptions): Promise<ExecutionResult> {
+  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', options.graph);
+  try {
+    return decodeExecution(doc, await (addon as Required<CudaExecutorAddon>).reference_execute(...args));
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === undefined) throw error;  // a TypeError from the addon: a bug here, not bad input
+    throw TensorplanError.fromStatus(status, (error as Error).message, 'tp_execute_reference');
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CoreBinding } from './backend/core-binding.js';
+import type { CoreArg, CoreBinding } from './backend/core-binding.js';
 import { TensorplanError } from './errors.js';
 import { encodeGraph } from './graph/encode-graph.js';
 import type { GraphDocument } from './graph/graph-document.js';
@@ -67,18 +67,12 @@ export function encodeInputs(tensorIndex: Map<string, number>, inputs: Readonly<
   return { tensors, offsets, data };
 }
 
-/**
- * Runs a plan with the reference kernels of op set v1 (docs/op-set.md), in
- * the core, so on every backend. Synchronous: it is the oracle, sized for
- * tests and small graphs. Every graph input must be given; persistent tensors
- * not given start as zeros.
- */
-export function executeReference(core: CoreBinding, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>,
-  options: ExecuteReferenceOptions = {}, graph?: GraphDocument): ExecutionResult {
+/** The flat arguments of tp_execute_reference (and the addon's async executors) for a plan and its inputs. */
+export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, memory: string,
+  graph?: GraphDocument): { args: CoreArg[]; doc: GraphDocument } {
   const doc = planGraph(plan, graph);
   const encoded = encodeGraph(core, doc);
   const sem = encodeSemantics(encoded.doc);
-  const memory = options.memory ?? 'arena';
   if (memory !== 'arena' && memory !== 'separate') fail(`options.memory = ${JSON.stringify(memory)}: expected "arena" or "separate"`);
   if (!Array.isArray(plan.schedule)) fail('plan.schedule must be an array of op names');
   const order = Int32Array.from(plan.schedule, (name, i) => {
@@ -92,24 +86,35 @@ export function executeReference(core: CoreBinding, plan: PlanDocument, inputs: 
     if (index === undefined) fail(`plan.storages[${k}].tensors[0] = ${JSON.stringify(s?.tensors?.[0])}: unknown tensor`);
     return index;
   });
-  const storageOffset = Float64Array.from(storages, (s) => s.offset);
   const given = encodeInputs(encoded.tensorIndex, inputs);
-  const [data, offsets, steps, tensors, kinds, stats] = core.call('tp_execute_reference', [
+  const args = [
     ...encoded.args, order, order.length,
     sem.tensorDtype, sem.tensorDtype.length, sem.shapeOffsets, sem.shapeOffsets.length, sem.shapeDims, sem.shapeDims.length,
     sem.opCodes, sem.opCodes.length, sem.attributeOffsets, sem.attributeOffsets.length, sem.attributes, sem.attributes.length,
-    storageTensor, storageOffset, storages.length, plan.arenaBytes, memory === 'arena' ? 0 : 1,
+    storageTensor, Float64Array.from(storages, (s) => s.offset), storages.length, plan.arenaBytes, memory === 'arena' ? 0 : 1,
     given.tensors, given.offsets, given.tensors.length, given.data, given.data.length,
-  ]);
+  ];
+  return { args, doc: encoded.doc };
+}
+
+/** Decodes the result arrays of tp_execute_reference (and of the addon's async executors). */
+export function decodeExecution(doc: GraphDocument, arrays: ArrayLike<number>[]): ExecutionResult {
+  const [data, offsets, steps, tensors, kinds, stats] = arrays;
   const outputs: Record<string, Uint8Array> = {};
-  (encoded.doc.outputs ?? []).forEach((name, k) => {
+  (doc.outputs ?? []).forEach((name, k) => {
     outputs[name] = Uint8Array.from((data as Uint8Array).subarray(offsets[k], offsets[k + 1]));
   });
-  const names = encoded.doc.tensors;
   return {
     outputs,
-    trace: Array.from(steps, (step, k) => ({ step, tensor: names[tensors[k]].name, event: kinds[k] === 0 ? 'alloc' : 'free' })),
+    trace: Array.from(steps as Int32Array, (step, k) => ({ step, tensor: doc.tensors[tensors[k]].name, event: kinds[k] === 0 ? 'alloc' as const : 'free' as const })),
     allocations: stats[0],
     peakBytes: stats[1],
   };
+}
+
+/** Runs a plan with the reference executor of the core, synchronously. */
+export function executeReference(core: CoreBinding, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>,
+  options: ExecuteReferenceOptions = {}, graph?: GraphDocument): ExecutionResult {
+  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', graph);
+  return decodeExecution(doc, core.call('tp_execute_reference', args));
 }

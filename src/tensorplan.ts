@@ -12,7 +12,7 @@ import type { LayerSpec } from './layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './layers/layer-summary.js';
 import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute.js';
 import {
-  DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes,
+  DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes, executeReferenceOffThread, hasOffThreadReference,
 } from './cuda-execute.js';
 import {
   type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
@@ -251,13 +251,18 @@ export class Tensorplan {
    * trace. On a `cuda` session the CUDA executor runs it on the GPU in one
    * device allocation (or `options.arena`), on a worker thread: the event
    * loop never blocks. Elsewhere (or with `executor: 'reference'`) the
-   * reference executor runs it. Naming `executor: 'cuda'` on another backend
+   * reference executor runs it: on a worker thread too on native and cuda
+   * sessions, on the calling thread with WASM (run the session in a Worker
+   * to keep a page responsive). Naming `executor: 'cuda'` on another backend
    * rejects with the reason.
    */
   async execute(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, options: ExecuteOptions = {}): Promise<DeviceExecutionResult> {
     const executor = options.executor ?? (this.backend === 'cuda' ? 'cuda' : 'reference');
     if (executor === 'reference') {
-      return { ...executeReference(this.core, plan, inputs, { memory: options.memory }, options.graph), executor };
+      const result = hasOffThreadReference(this.addon)
+        ? await executeReferenceOffThread(this.core, this.addon, plan, inputs, options)
+        : executeReference(this.core, plan, inputs, { memory: options.memory }, options.graph);
+      return { ...result, executor };
     }
     if (executor !== 'cuda') throw new TensorplanError('INVALID_ARGUMENT', `executor = ${JSON.stringify(executor)}: expected "cuda" or "reference"`);
     return { ...(await executeCuda(this.core, this.cudaAddon(), plan, inputs, options)), executor };

@@ -286,6 +286,53 @@ describe.each(BACKENDS)('execute() on %s without a GPU session', (backend) => {
   });
 });
 
+describe.runIf(BACKENDS.includes('native'))('execute() with the reference executor on native', () => {
+  // A chain of 12 fp32 matmuls of [192, 192]: ~90 MFLOP, tens of ms in the reference kernels.
+  const n = 192;
+  const graph: GraphDocument = {
+    format: 'tensorplan.graph', version: 1,
+    tensors: [{ name: 'x', shape: [n, n], dtype: 'fp32' }, { name: 'w', shape: [n, n], dtype: 'fp32' },
+      ...Array.from({ length: 12 }, (_, i) => ({ name: `t${i}`, shape: [n, n], dtype: 'fp32' as const }))],
+    ops: Array.from({ length: 12 }, (_, i) => ({ name: `mm${i}`, op: 'matmul', inputs: [i === 0 ? 'x' : `t${i - 1}`, 'w'], outputs: [`t${i}`] })),
+    inputs: ['x', 'w'], outputs: ['t11'],
+  };
+
+  it('runs on a worker thread: the call returns at once, callbacks run meanwhile, results equal executeReference', async () => {
+    const tp = session('native');
+    const plan = tp.plan(graph);
+    const inputs = randomInputs(graph, 5);
+    const started = performance.now();
+    const expected = tp.executeReference(plan, inputs);
+    const syncMs = performance.now() - started;
+    let settled = false;
+    let callbackSawPending = false;
+    const callAt = performance.now();
+    const pending = tp.execute(plan, inputs).then((r) => { settled = true; return r; });
+    const callMs = performance.now() - callAt;
+    setImmediate(() => { callbackSawPending = !settled; });
+    const result = await pending;
+    expect(result.executor).toBe('reference');
+    expect(result.outputs).toEqual(expected.outputs);
+    expect(result.trace).toEqual(expected.trace);
+    // Encoding the arguments is all the calling thread does.
+    expect(callMs).toBeLessThan(syncMs / 2);
+    expect(callbackSawPending).toBe(true);
+  });
+
+  it('rejects bad input with the same error as executeReference', async () => {
+    const tp = session('native');
+    const plan = tp.plan(graph);
+    let syncError: TensorplanError | undefined;
+    try {
+      tp.executeReference(plan, { x: new Float32Array(n * n) });
+    } catch (error) {
+      syncError = error as TensorplanError;
+    }
+    expect(syncError).toBeInstanceOf(TensorplanError);
+    await expect(tp.execute(plan, { x: new Float32Array(n * n) })).rejects.toMatchObject({ code: syncError!.code, message: syncError!.message });
+  });
+});
+
 // GPU tests: they need a cuda session (the addon built with nvcc and a usable device).
 const cuda = await init({ backend: 'cuda' }).then((s) => ({ session: s, reason: '' }),
   (error: Error) => ({ session: null, reason: error.message }));

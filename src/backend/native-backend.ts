@@ -41,7 +41,7 @@ function loadAddon(): Promise<{ addon: NativeAddon; path: string }> {
 /** The core compiled natively, without the GPU. */
 export async function loadNativeBackend(): Promise<LoadedBackend> {
   const { addon, path } = await loadAddon();
-  return { name: 'native', core: nativeCoreBinding(addon), source: path, cuda: addon.cuda_probe() };
+  return { name: 'native', core: nativeCoreBinding(addon), source: path, cuda: addon.cuda_probe(), addon };
 }
 
 /** The native core plus the CUDA executor; needs a CUDA build and a usable GPU. */

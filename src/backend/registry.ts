@@ -16,7 +16,7 @@ export interface LoadedBackend {
   readonly source: string;
   /** The CUDA probe, for backends built on the native addon. */
   readonly cuda?: CudaProbe;
-  /** @internal The addon's exports, for the CUDA executor (cuda backend only). */
+  /** @internal The addon's exports (native and cuda backends): the executors that run off the JS thread. */
   readonly addon?: unknown;
 }
 
