@@ -208,6 +208,30 @@ ArenaBox* arena_of(Napi::Value value) {
   return value.As<Napi::External<ArenaBox>>().Data();
 }
 
+// Decodes the plan into the worker and queues it; a bad argument rejects the
+// promise instead (with the core's status, as the synchronous call reports it).
+Napi::Value decode_and_queue(const Napi::CallbackInfo& info, Napi::Promise::Deferred deferred, ExecuteWorker* worker,
+                             ArenaBox* box) {
+  Napi::Env env = info.Env();
+  const tp::Status status = decode_execute(info, &worker->pg, &worker->sem, &worker->req);
+  if (env.IsExceptionPending() || !status.is_ok()) {
+    Napi::Value reason;
+    if (env.IsExceptionPending()) {
+      reason = env.GetAndClearPendingException().Value();
+    } else {
+      Napi::Error error = Napi::Error::New(env, status.message());
+      error.Set("status", Napi::Number::New(env, status.code()));
+      reason = error.Value();
+    }
+    if (box) box->busy -= 1;  // the worker counted itself in
+    delete worker;
+    deferred.Reject(reason);
+    return deferred.Promise();
+  }
+  worker->Queue();
+  return deferred.Promise();
+}
+
 // cuda_execute(...32 args of tp_execute_reference, arena handle or null) -> Promise<arrays>.
 // Decoding happens here; the device work runs on a worker thread, never blocking the event loop.
 Napi::Value cuda_execute(const Napi::CallbackInfo& info) {
@@ -222,25 +246,7 @@ Napi::Value cuda_execute(const Napi::CallbackInfo& info) {
     deferred.Reject(Napi::Error::New(env, "the device arena was disposed").Value());
     return deferred.Promise();
   }
-  ExecuteWorker* worker = new ExecuteWorker(env, deferred, Executor::kCuda, box, info[32]);
-  tp::Status status = decode_execute(info, &worker->pg, &worker->sem, &worker->req);
-  if (env.IsExceptionPending()) {
-    Napi::Error error = env.GetAndClearPendingException();
-    if (box) box->busy -= 1;
-    delete worker;
-    deferred.Reject(error.Value());
-    return deferred.Promise();
-  }
-  if (!status.is_ok()) {
-    if (box) box->busy -= 1;
-    delete worker;
-    Napi::Error error = Napi::Error::New(env, status.message());
-    error.Set("status", Napi::Number::New(env, status.code()));
-    deferred.Reject(error.Value());
-    return deferred.Promise();
-  }
-  worker->Queue();
-  return deferred.Promise();
+  return decode_and_queue(info, deferred, new ExecuteWorker(env, deferred, Executor::kCuda, box, info[32]), box);
 }
 
 // reference_execute(...32 args of tp_execute_reference) -> Promise<arrays>:
@@ -252,23 +258,7 @@ Napi::Value reference_execute(const Napi::CallbackInfo& info) {
     deferred.Reject(Napi::TypeError::New(env, "reference_execute expects 32 arguments").Value());
     return deferred.Promise();
   }
-  ExecuteWorker* worker = new ExecuteWorker(env, deferred, Executor::kReference, nullptr, env.Null());
-  tp::Status status = decode_execute(info, &worker->pg, &worker->sem, &worker->req);
-  if (env.IsExceptionPending()) {
-    Napi::Error error = env.GetAndClearPendingException();
-    delete worker;
-    deferred.Reject(error.Value());
-    return deferred.Promise();
-  }
-  if (!status.is_ok()) {
-    delete worker;
-    Napi::Error error = Napi::Error::New(env, status.message());
-    error.Set("status", Napi::Number::New(env, status.code()));
-    deferred.Reject(error.Value());
-    return deferred.Promise();
-  }
-  worker->Queue();
-  return deferred.Promise();
+  return decode_and_queue(info, deferred, new ExecuteWorker(env, deferred, Executor::kReference, nullptr, env.Null()), nullptr);
 }
 
 // cuda_arena_create(bytes) -> handle, or a string with the reason.
