@@ -13,6 +13,7 @@
         "cuda/abi_marshal.cpp",
         "cuda/cuda_unavailable.cpp",
         "cuda/cuda_executor_stub.cpp",
+        "cuda/cuda_execute_abi.cpp",
         "cuda/build/gen/abi_wrappers.gen.cpp"
       ],
       "include_dirs": [

@@ -1,7 +1,9 @@
 // Marshalling between N-API values and the C ABI's flat arrays, shared by the
-// generated wrappers (scripts/gen-native-abi.mjs). Input typed arrays are read
-// in place (no copy: the call is synchronous); results are copied once into
-// fresh JS typed arrays and the tp_result is freed here.
+// generated wrappers (scripts/gen-native-abi.mjs). A synchronous wrapper reads
+// input typed arrays in place; an asynchronous one (AsyncCall) copies them
+// first, since JS may change or free them while the worker thread runs.
+// Results are copied once into fresh JS typed arrays and the tp_result is
+// freed here.
 #ifndef TENSORPLAN_CUDA_ABI_MARSHAL_H
 #define TENSORPLAN_CUDA_ABI_MARSHAL_H
 
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "tensorplan/c_api.h"
 
@@ -31,6 +34,12 @@ class ArgReader {
     if (failed_) return;
     failed_ = true;
     Napi::TypeError::New(info_.Env(), std::string(function_) + ": " + message).ThrowAsJavaScriptException();
+  }
+  // A valid call that cannot proceed (a resource gone): a plain Error with `message` as it is.
+  void fail_error(const std::string& message) {
+    if (failed_) return;
+    failed_ = true;
+    Napi::Error::New(info_.Env(), message).ThrowAsJavaScriptException();
   }
 
  private:
@@ -84,6 +93,73 @@ inline double double_arg(ArgReader& args, size_t index, const char* name) {
 // Success: a JS array of typed arrays (copies). Failure: the status number;
 // the caller reads tp_last_error, exactly as the WASM backend does.
 Napi::Value finish(Napi::Env env, tp_status status, tp_result* result);
+
+// An array argument of an asynchronous call: a copy of the typed array, or
+// NULL for null/undefined.
+template <typename T>
+struct OwnedArray {
+  std::vector<T> values;
+  bool null = true;
+  const T* data() const { return null ? nullptr : values.data(); }
+};
+
+template <typename T>
+OwnedArray<T> owned_array_arg(ArgReader& args, size_t index, const char* name) {
+  OwnedArray<T> owned;
+  const T* data = array_arg<T>(args, index, name);
+  if (data == nullptr) return owned;
+  const size_t length = args.info()[index].As<Napi::TypedArray>().ElementLength();
+  owned.values.assign(data, data + length);
+  owned.null = false;
+  return owned;
+}
+
+// One C ABI call on a worker thread, answered by a promise: resolves to the
+// result arrays (as finish() makes them), or rejects with an Error whose
+// message is tp_last_error and whose `status` is the tp_status. The
+// generated async wrappers derive from it and hold copies of the arguments.
+class AsyncCall : public Napi::AsyncWorker {
+ public:
+  explicit AsyncCall(Napi::Env env) : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)) {}
+
+  // Queues the call, or, when an argument was bad, rejects with that
+  // exception (and deletes this call, which never ran).
+  Napi::Value start(ArgReader& args) {
+    Napi::Promise promise = deferred_.Promise();
+    if (args.failed()) {
+      deferred_.Reject(Env().GetAndClearPendingException().Value());
+      delete this;
+      return promise;
+    }
+    Queue();
+    return promise;
+  }
+
+ protected:
+  virtual tp_status call(tp_result** out) = 0;
+
+ private:
+  void Execute() override {
+    status_ = call(&result_);
+    if (status_ != TP_OK) message_ = tp_last_error();  // thread-local: read on the thread that failed
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    if (status_ != TP_OK) {
+      Napi::Error error = Napi::Error::New(env, message_);
+      error.Set("status", Napi::Number::New(env, status_));
+      deferred_.Reject(error.Value());
+      return;
+    }
+    deferred_.Resolve(finish(env, status_, result_));
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+  Napi::Promise::Deferred deferred_;
+  tp_status status_ = TP_OK;
+  tp_result* result_ = nullptr;
+  std::string message_;
+};
 
 void register_abi_operations(Napi::Env env, Napi::Object exports);
 

@@ -8,9 +8,8 @@
 #include "abi_marshal.h"
 #include "cuda_device.h"
 #include "cuda_executor.h"
+#include "device_arena_handle.h"
 #include "tensorplan/c_api.h"
-#include "tensorplan/execute_abi.h"
-#include "tensorplan/reference_executor.h"
 
 namespace {
 
@@ -68,197 +67,16 @@ Napi::Value cuda_smoke_saxpy(const Napi::CallbackInfo& info) {
 }
 
 // ---- CUDA execution (docs/op-set.md "CUDA") --------------------------------
+// cuda_execute, reference_execute and tp_cuda_plan_device_bytes are generated
+// wrappers (scripts/gen-native-abi.mjs, cuda/cuda_execute_abi.h); the device
+// arena handles they take are made here.
 
-// A device arena owned by JS: disposed explicitly, or by the finalizer.
-struct ArenaBox {
-  tpc::DeviceArena* arena = nullptr;
-  int32_t busy = 0;  // executions in flight
-};
+using tp_napi::ArenaBox;
+using tp_napi::arena_of;
 
 void finalize_arena(Napi::Env, ArenaBox* box) {
   tpc::arena_destroy(box->arena);  // the safety net: a handle nobody disposed
   delete box;
-}
-
-// Decodes the tp_execute_reference arguments (the first 32 of info) into owned data.
-tp::Status decode_execute(const Napi::CallbackInfo& info, tp::PlanningGraph* pg, tp::OpSemantics* sem, tp::ExecRequest* req) {
-  tp_napi::ArgReader args(info, "cuda_execute", info.Length());
-  if (info.Length() < 32) {
-    args.fail("expects the 32 arguments of tp_execute_reference first");
-    return tp::Status::invalid("bad arguments");
-  }
-  using tp_napi::array_arg;
-  using tp_napi::double_arg;
-  using tp_napi::int32_arg;
-  auto a0 = array_arg<int32_t>(args, 0, "graph_i32");
-  auto a1 = int32_arg(args, 1, "graph_i32_count");
-  auto a2 = array_arg<double>(args, 2, "graph_f64");
-  auto a3 = int32_arg(args, 3, "graph_f64_count");
-  auto a4 = array_arg<uint8_t>(args, 4, "names");
-  auto a5 = int32_arg(args, 5, "names_length");
-  auto a6 = array_arg<int32_t>(args, 6, "name_offsets");
-  auto a7 = int32_arg(args, 7, "name_offsets_count");
-  auto a8 = array_arg<int32_t>(args, 8, "order");
-  auto a9 = int32_arg(args, 9, "order_count");
-  auto a10 = array_arg<int32_t>(args, 10, "tensor_dtype");
-  auto a11 = int32_arg(args, 11, "tensor_dtype_count");
-  auto a12 = array_arg<int32_t>(args, 12, "shape_offsets");
-  auto a13 = int32_arg(args, 13, "shape_offsets_count");
-  auto a14 = array_arg<double>(args, 14, "shape_dims");
-  auto a15 = int32_arg(args, 15, "shape_dims_count");
-  auto a16 = array_arg<int32_t>(args, 16, "op_codes");
-  auto a17 = int32_arg(args, 17, "op_codes_count");
-  auto a18 = array_arg<int32_t>(args, 18, "attribute_offsets");
-  auto a19 = int32_arg(args, 19, "attribute_offsets_count");
-  auto a20 = array_arg<double>(args, 20, "attributes");
-  auto a21 = int32_arg(args, 21, "attributes_count");
-  auto a22 = array_arg<int32_t>(args, 22, "storage_tensor");
-  auto a23 = array_arg<double>(args, 23, "storage_offset");
-  auto a24 = int32_arg(args, 24, "storage_count");
-  auto a25 = double_arg(args, 25, "arena_bytes");
-  auto a26 = int32_arg(args, 26, "mode");
-  auto a27 = array_arg<int32_t>(args, 27, "input_tensors");
-  auto a28 = array_arg<double>(args, 28, "input_offsets");
-  auto a29 = int32_arg(args, 29, "input_count");
-  auto a30 = array_arg<uint8_t>(args, 30, "input_data");
-  auto a31 = int32_arg(args, 31, "input_data_length");
-  if (args.failed()) return tp::Status::invalid("bad arguments");
-  return tp::decode_execute_abi(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19,
-                                a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, pg, sem, req);
-}
-
-// Runs one plan off the JS thread: on the GPU (CUDA executor), or on the
-// CPU with the reference executor, so a native session's tp.execute does
-// not block the event loop either.
-enum class Executor { kCuda, kReference };
-
-class ExecuteWorker : public Napi::AsyncWorker {
- public:
-  ExecuteWorker(Napi::Env env, Napi::Promise::Deferred deferred, Executor executor, ArenaBox* box, Napi::Value handle)
-      : Napi::AsyncWorker(env), deferred_(deferred), executor_(executor), box_(box) {
-    if (box_) {
-      handle_ = Napi::Persistent(handle.As<Napi::Object>());
-      box_->busy += 1;
-    }
-  }
-  tp::PlanningGraph pg;
-  tp::OpSemantics sem;
-  tp::ExecRequest req;
-
-  void Execute() override {
-    status_ = executor_ == Executor::kCuda ? tpc::execute_cuda(pg, sem, req, box_ ? box_->arena : nullptr, &result_)
-                                           : tp::execute_reference(pg, sem, req, &result_);
-  }
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (box_) box_->busy -= 1;
-    if (!status_.is_ok()) {
-      Napi::Error error = Napi::Error::New(env, status_.message());
-      error.Set("status", Napi::Number::New(env, status_.code()));
-      deferred_.Reject(error.Value());
-      return;
-    }
-    size_t total = 0;
-    for (const auto& o : result_.outputs) total += o.size();
-    Napi::Uint8Array data = Napi::Uint8Array::New(env, total);
-    Napi::Float64Array offsets = Napi::Float64Array::New(env, result_.outputs.size() + 1);
-    size_t at = 0;
-    offsets[0] = 0;
-    for (size_t k = 0; k < result_.outputs.size(); ++k) {
-      if (!result_.outputs[k].empty()) std::memcpy(data.Data() + at, result_.outputs[k].data(), result_.outputs[k].size());
-      at += result_.outputs[k].size();
-      offsets[k + 1] = static_cast<double>(at);
-    }
-    const size_t E = result_.trace.size();
-    Napi::Int32Array steps = Napi::Int32Array::New(env, E), tensors = Napi::Int32Array::New(env, E),
-                     kinds = Napi::Int32Array::New(env, E);
-    for (size_t k = 0; k < E; ++k) {
-      steps[k] = result_.trace[k].step;
-      tensors[k] = result_.trace[k].tensor;
-      kinds[k] = result_.trace[k].birth ? 0 : 1;
-    }
-    Napi::Float64Array stats = Napi::Float64Array::New(env, 2);
-    stats[0] = static_cast<double>(result_.stats.allocations);
-    stats[1] = static_cast<double>(result_.stats.peak_bytes);
-    Napi::Array out = Napi::Array::New(env, 6);
-    out.Set(0u, data);
-    out.Set(1u, offsets);
-    out.Set(2u, steps);
-    out.Set(3u, tensors);
-    out.Set(4u, kinds);
-    out.Set(5u, stats);
-    deferred_.Resolve(out);
-  }
-  void OnError(const Napi::Error& error) override {
-    if (box_) box_->busy -= 1;
-    deferred_.Reject(error.Value());
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  Executor executor_;
-  ArenaBox* box_;
-  Napi::ObjectReference handle_;
-  tp::Status status_;
-  tp::ExecResult result_;
-};
-
-ArenaBox* arena_of(Napi::Value value) {
-  if (!value.IsExternal()) return nullptr;
-  return value.As<Napi::External<ArenaBox>>().Data();
-}
-
-// Decodes the plan into the worker and queues it; a bad argument rejects the
-// promise instead (with the core's status, as the synchronous call reports it).
-Napi::Value decode_and_queue(const Napi::CallbackInfo& info, Napi::Promise::Deferred deferred, ExecuteWorker* worker,
-                             ArenaBox* box) {
-  Napi::Env env = info.Env();
-  const tp::Status status = decode_execute(info, &worker->pg, &worker->sem, &worker->req);
-  if (env.IsExceptionPending() || !status.is_ok()) {
-    Napi::Value reason;
-    if (env.IsExceptionPending()) {
-      reason = env.GetAndClearPendingException().Value();
-    } else {
-      Napi::Error error = Napi::Error::New(env, status.message());
-      error.Set("status", Napi::Number::New(env, status.code()));
-      reason = error.Value();
-    }
-    if (box) box->busy -= 1;  // the worker counted itself in
-    delete worker;
-    deferred.Reject(reason);
-    return deferred.Promise();
-  }
-  worker->Queue();
-  return deferred.Promise();
-}
-
-// cuda_execute(...32 args of tp_execute_reference, arena handle or null) -> Promise<arrays>.
-// Decoding happens here; the device work runs on a worker thread, never blocking the event loop.
-Napi::Value cuda_execute(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
-  if (info.Length() != 33) {
-    deferred.Reject(Napi::TypeError::New(env, "cuda_execute expects 33 arguments").Value());
-    return deferred.Promise();
-  }
-  ArenaBox* box = arena_of(info[32]);
-  if (!info[32].IsNull() && (box == nullptr || box->arena == nullptr)) {
-    deferred.Reject(Napi::Error::New(env, "the device arena was disposed").Value());
-    return deferred.Promise();
-  }
-  return decode_and_queue(info, deferred, new ExecuteWorker(env, deferred, Executor::kCuda, box, info[32]), box);
-}
-
-// reference_execute(...32 args of tp_execute_reference) -> Promise<arrays>:
-// tp_execute_reference on a worker thread (the same results, asynchronously).
-Napi::Value reference_execute(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
-  if (info.Length() != 32) {
-    deferred.Reject(Napi::TypeError::New(env, "reference_execute expects 32 arguments").Value());
-    return deferred.Promise();
-  }
-  return decode_and_queue(info, deferred, new ExecuteWorker(env, deferred, Executor::kReference, nullptr, env.Null()), nullptr);
 }
 
 // cuda_arena_create(bytes) -> handle, or a string with the reason.
@@ -292,18 +110,6 @@ Napi::Value cuda_arena_bytes(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), box ? static_cast<double>(tpc::arena_size(box->arena)) : -1);
 }
 
-// cuda_plan_device_bytes(...32 args) -> bytes of the one allocation the plan needs, or a string error.
-Napi::Value cuda_plan_device_bytes(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  tp::PlanningGraph pg;
-  tp::OpSemantics sem;
-  tp::ExecRequest req;
-  tp::Status status = decode_execute(info, &pg, &sem, &req);
-  if (env.IsExceptionPending()) return env.Undefined();
-  if (!status.is_ok()) return Napi::String::New(env, status.message());
-  return Napi::Number::New(env, static_cast<double>(tpc::plan_device_bytes(pg, req.arena_bytes)));
-}
-
 Napi::Value cuda_device_allocations(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(tpc::device_allocation_count()));
 }
@@ -316,12 +122,9 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("tp_last_status", Napi::Function::New(env, last_status));
   exports.Set("cuda_probe", Napi::Function::New(env, cuda_probe));
   exports.Set("cuda_smoke_saxpy", Napi::Function::New(env, cuda_smoke_saxpy));
-  exports.Set("cuda_execute", Napi::Function::New(env, cuda_execute));
-  exports.Set("reference_execute", Napi::Function::New(env, reference_execute));
   exports.Set("cuda_arena_create", Napi::Function::New(env, cuda_arena_create));
   exports.Set("cuda_arena_dispose", Napi::Function::New(env, cuda_arena_dispose));
   exports.Set("cuda_arena_bytes", Napi::Function::New(env, cuda_arena_bytes));
-  exports.Set("cuda_plan_device_bytes", Napi::Function::New(env, cuda_plan_device_bytes));
   exports.Set("cuda_device_allocations", Napi::Function::New(env, cuda_device_allocations));
   return exports;
 }

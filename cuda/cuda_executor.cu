@@ -1,5 +1,6 @@
-// CUDA executor: one device allocation, one stream, kernels for op set v1,
-// the reference executor's lifecycle trace. Kernels are correctness-first:
+// CUDA executor: device memory and kernels for op set v1, plugged into the
+// one executor loop (tp::run_plan, execute_lifecycle.h) that also runs the
+// reference executor, so both make the same trace, stats and errors. Kernels are correctness-first:
 // grid-stride loops, fp32 accumulation in the reference's order (k = 0..K-1,
 // rows sequential per thread), so results match the reference bit for bit
 // for data movement and within fp32 rounding (FMA contraction) elsewhere.
@@ -13,9 +14,10 @@
 #include <vector>
 
 #include "tensorplan/dtype.h"
-#include "tensorplan/liveness.h"
+#include "tensorplan/execute_lifecycle.h"
 #include "tensorplan/numeric_formats.h"
 #include "tensorplan/reference_kernels.h"
+#include "tensorplan/shape.h"
 
 #include "device_common.cuh"
 #include "quantize_kernels.h"
@@ -229,59 +231,177 @@ __global__ void transpose_kernel(const unsigned char* x, unsigned char* y, int64
   }
 }
 
-int64_t numel(const tp::TensorRef& t) {
-  int64_t n = 1;
-  for (int64_t d : t.shape) n *= d;
-  return n;
-}
-int64_t rows_of(const tp::TensorRef& t) { return t.shape.empty() ? 1 : numel(t) / (t.shape.back() == 0 ? 1 : t.shape.back()); }
-int64_t cols_of(const tp::TensorRef& t) { return t.shape.empty() ? 1 : t.shape.back(); }
+// ---- Launches, one function per op family; shapes were checked by
+// tp::check_reference_op (CudaDevice::run_op) before any of them runs. ------
 
-// Launches one op; shapes were checked by tp::check_reference_op.
+using tp::cols_of;
+using tp::numel;
+using tp::rows_of;
+
+tp::Status launch_copy(const tp::TensorRef& x, const tp::TensorRef& y, const std::string& label, cudaStream_t stream) {
+  if (x.data != y.data && x.bytes > 0) {
+    TPC_CHECK(cudaMemcpyAsync(y.data, x.data, static_cast<size_t>(x.bytes), cudaMemcpyDeviceToDevice, stream), label);
+  }
+  return tp::Status::ok();
+}
+
+tp::Status launch_fill(const std::vector<double>& a, const tp::TensorRef& y, const std::string& label, cudaStream_t stream) {
+  if (y.dtype == 0 || y.dtype == 1 || y.dtype == 2) {
+    const int64_t n = numel(y.shape);
+    if (n > 0) fill_kernel<<<grid_blocks(n), 256, 0, stream>>>(y.data, y.dtype, n, static_cast<float>(a[0]));
+  } else if (y.bytes > 0) {
+    TPC_CHECK(cudaMemsetAsync(y.data, static_cast<int>(a[0]), static_cast<size_t>(y.bytes), stream), label);
+  }
+  return tp::Status::ok();
+}
+
+// matmul: attributes {transpose_a, transpose_b}; grouped_matmul: {transpose_b, rows of each group...}.
+tp::Status launch_matmul(bool grouped, const std::vector<double>& a, const std::vector<tp::TensorRef>& in,
+                         const tp::TensorRef& C, const std::string& label, cudaStream_t stream) {
+  const bool ta = !grouped && !a.empty() && a[0] == 1.0;
+  const bool tb = grouped ? a[0] == 1.0 : (a.size() > 1 && a[1] == 1.0);
+  const tp::TensorRef &A = in[0], &B = in[1];
+  const int64_t M = ta ? A.shape[1] : A.shape[0];
+  const int64_t K = ta ? A.shape[0] : A.shape[1];
+  const int64_t N = C.shape[1];
+  const int64_t groups = grouped ? B.shape[0] : 1;
+  int64_t row = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t rows = grouped ? static_cast<int64_t>(a[static_cast<size_t>(g + 1)]) : M;
+    if (rows > 0 && N > 0) {
+      if ((rows + kTile - 1) / kTile > 65535) return tp::Status::unsupported(label + ": more than 1048560 rows per matmul");
+      const dim3 grid(static_cast<unsigned>((N + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
+      matmul_kernel<<<grid, dim3(kTile, kTile), 0, stream>>>(A.data, A.dtype, ta ? 1 : 0, row, M, B.data, B.dtype, tb ? 1 : 0,
+                                                              g * K * N, C.data, C.dtype, row, rows, K, N);
+    }
+    row += rows;
+  }
+  return tp::Status::ok();
+}
+
+void launch_elementwise(tp::OpCode code, const std::vector<double>& a, const std::vector<tp::TensorRef>& in,
+                        const tp::TensorRef& y, cudaStream_t stream) {
+  Elementwise p{};
+  p.a = in[0].data;
+  p.da = in[0].dtype;
+  if (in.size() > 1) {
+    p.b = in[1].data;
+    p.db = in[1].dtype;
+    p.nb = numel(in[1].shape);
+  }
+  p.y = y.data;
+  p.dy = y.dtype;
+  p.op = static_cast<int>(code);
+  p.n = numel(in[0].shape);
+  p.alpha = code == tp::OpCode::kScale ? static_cast<float>(a[0]) : 0.0f;
+  if (p.n > 0) elementwise_kernel<<<grid_blocks(p.n), 256, 0, stream>>>(p);
+}
+
+// layernorm: x, gamma, beta -> y [, mean, rstd]; rmsnorm: x, gamma -> y [, rstd].
+void launch_norm(bool layer, const std::vector<double>& a, const std::vector<tp::TensorRef>& in,
+                 const std::vector<tp::TensorRef>& out, cudaStream_t stream) {
+  Norm p{};
+  p.layer = layer ? 1 : 0;
+  p.x = in[0].data;
+  p.dx = in[0].dtype;
+  p.gamma = in[1].data;
+  p.dg = in[1].dtype;
+  if (layer) {
+    p.beta = in[2].data;
+    p.db = in[2].dtype;
+  }
+  p.y = out[0].data;
+  p.dy = out[0].dtype;
+  if (layer && out.size() == 3) {
+    p.mean = reinterpret_cast<float*>(out[1].data);
+    p.rstd = reinterpret_cast<float*>(out[2].data);
+  } else if (!layer && out.size() == 2) {
+    p.rstd = reinterpret_cast<float*>(out[1].data);
+  }
+  p.rows = rows_of(in[0].shape);
+  p.cols = cols_of(in[0].shape);
+  p.eps = a.empty() ? 1e-5f : static_cast<float>(a[0]);
+  if (p.rows > 0) norm_kernel<<<grid_blocks(p.rows, 128), 128, 0, stream>>>(p);
+}
+
+// layernorm_backward: dy, x, gamma, mean, rstd -> dx, dgamma, dbeta; rmsnorm_backward: dy, x, gamma, rstd -> dx, dgamma.
+void launch_norm_backward(bool layer, const std::vector<tp::TensorRef>& in, const std::vector<tp::TensorRef>& out,
+                          cudaStream_t stream) {
+  NormBackward p{};
+  p.layer = layer ? 1 : 0;
+  p.dy = in[0].data;
+  p.d_dy = in[0].dtype;
+  p.x = in[1].data;
+  p.d_x = in[1].dtype;
+  p.gamma = in[2].data;
+  p.d_g = in[2].dtype;
+  if (layer) {
+    p.mean = in[3].data;
+    p.d_mean = in[3].dtype;
+  }
+  p.rstd = in[layer ? 4 : 3].data;
+  p.d_rstd = in[layer ? 4 : 3].dtype;
+  p.dx = out[0].data;
+  p.d_dx = out[0].dtype;
+  p.dgamma = out[1].data;
+  p.d_dg = out[1].dtype;
+  if (layer) {
+    p.dbeta = out[2].data;
+    p.d_db = out[2].dtype;
+  }
+  p.rows = rows_of(in[1].shape);
+  p.cols = cols_of(in[1].shape);
+  if (p.rows > 0) norm_backward_rows<<<grid_blocks(p.rows, 128), 128, 0, stream>>>(p);
+  if (p.cols > 0) norm_backward_cols<<<grid_blocks(p.cols, 128), 128, 0, stream>>>(p);
+}
+
+void launch_softmax(bool backward, const std::vector<tp::TensorRef>& in, const tp::TensorRef& y, cudaStream_t stream) {
+  const int64_t rows = rows_of(in[0].shape);
+  if (rows == 0) return;
+  softmax_kernel<<<grid_blocks(rows, 128), 128, 0, stream>>>(in[0].data, in[0].dtype, backward ? in[1].data : nullptr,
+                                                             backward ? in[1].dtype : 0, y.data, y.dtype, rows,
+                                                             cols_of(in[0].shape), backward ? 1 : 0);
+}
+
+void launch_transpose(const tp::TensorRef& x, const tp::TensorRef& y, cudaStream_t stream) {
+  const int64_t R = x.shape[x.shape.size() - 2], C = x.shape[x.shape.size() - 1];
+  const int64_t B = R * C == 0 ? 0 : numel(x.shape) / (R * C);
+  const int elem = tp::dtype_element_bytes(static_cast<tp::DType>(x.dtype));
+  if (B * R * C > 0) {
+    transpose_kernel<<<grid_blocks(B * R * C), 256, 0, stream>>>(static_cast<const unsigned char*>(x.data),
+                                                                 static_cast<unsigned char*>(y.data), B, R, C, elem);
+  }
+}
+
+// quantize_kernels.h, with the spec the reference quantizes with.
+tp::Status launch_quantize(bool forward, const std::vector<double>& a, const std::vector<tp::TensorRef>& in,
+                           const std::vector<tp::TensorRef>& out, const std::string& label, cudaStream_t stream) {
+  const tp::TensorRef& logical = forward ? in[0] : out[0];
+  tp::TensorSpec spec;
+  tp::QuantizeParams params;
+  TP_RETURN_IF_ERROR(tp::quantize_op_spec(a, logical, label, &spec, &params));
+  if (forward) {
+    std::vector<uint8_t*> buffers;
+    for (const tp::TensorRef& t : out) buffers.push_back(t.data);
+    return quantize_on_device(spec, params, logical.data, buffers, stream);
+  }
+  std::vector<const uint8_t*> buffers;
+  for (const tp::TensorRef& t : in) buffers.push_back(t.data);
+  return dequantize_on_device(spec, buffers, logical.data, stream);
+}
+
+// Launches one op, then reports its launch error, if any.
 tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vector<tp::TensorRef>& in,
                   const std::vector<tp::TensorRef>& out, const std::string& label, cudaStream_t stream) {
   using tp::OpCode;
   switch (code) {
-    case OpCode::kView:
-      return tp::Status::ok();
-    case OpCode::kCopy:
-      if (in[0].data != out[0].data && in[0].bytes > 0) {
-        TPC_CHECK(cudaMemcpyAsync(out[0].data, in[0].data, static_cast<size_t>(in[0].bytes), cudaMemcpyDeviceToDevice, stream), label);
-      }
-      return tp::Status::ok();
-    case OpCode::kFill: {
-      const tp::TensorRef& y = out[0];
-      if (y.dtype == 0 || y.dtype == 1 || y.dtype == 2) {
-        const int64_t n = numel(y);
-        if (n > 0) fill_kernel<<<grid_blocks(n), 256, 0, stream>>>(y.data, y.dtype, n, static_cast<float>(a[0]));
-      } else if (y.bytes > 0) {
-        TPC_CHECK(cudaMemsetAsync(y.data, static_cast<int>(a[0]), static_cast<size_t>(y.bytes), stream), label);
-      }
-      break;
-    }
+    case OpCode::kView: return tp::Status::ok();
+    case OpCode::kCopy: return launch_copy(in[0], out[0], label, stream);
+    case OpCode::kFill: TP_RETURN_IF_ERROR(launch_fill(a, out[0], label, stream)); break;
     case OpCode::kMatmul:
-    case OpCode::kGroupedMatmul: {
-      const bool grouped = code == OpCode::kGroupedMatmul;
-      const bool ta = !grouped && !a.empty() && a[0] == 1.0;
-      const bool tb = grouped ? a[0] == 1.0 : (a.size() > 1 && a[1] == 1.0);
-      const tp::TensorRef &A = in[0], &B = in[1], &C = out[0];
-      const int64_t M = ta ? A.shape[1] : A.shape[0];
-      const int64_t K = ta ? A.shape[0] : A.shape[1];
-      const int64_t N = C.shape[1];
-      const int64_t groups = grouped ? B.shape[0] : 1;
-      int64_t row = 0;
-      for (int64_t g = 0; g < groups; ++g) {
-        const int64_t rows = grouped ? static_cast<int64_t>(a[static_cast<size_t>(g + 1)]) : M;
-        if (rows > 0 && N > 0) {
-          if ((rows + kTile - 1) / kTile > 65535) return tp::Status::unsupported(label + ": more than 1048560 rows per matmul");
-          const dim3 grid(static_cast<unsigned>((N + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
-          matmul_kernel<<<grid, dim3(kTile, kTile), 0, stream>>>(A.data, A.dtype, ta ? 1 : 0, row, M, B.data, B.dtype, tb ? 1 : 0,
-                                                                  g * K * N, C.data, C.dtype, row, rows, K, N);
-        }
-        row += rows;
-      }
+    case OpCode::kGroupedMatmul:
+      TP_RETURN_IF_ERROR(launch_matmul(code == OpCode::kGroupedMatmul, a, in, out[0], label, stream));
       break;
-    }
     case OpCode::kAdd:
     case OpCode::kMul:
     case OpCode::kScale:
@@ -290,123 +410,21 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
     case OpCode::kSilu:
     case OpCode::kReluBackward:
     case OpCode::kGeluBackward:
-    case OpCode::kSiluBackward: {
-      Elementwise p{};
-      p.a = in[0].data;
-      p.da = in[0].dtype;
-      if (in.size() > 1) {
-        p.b = in[1].data;
-        p.db = in[1].dtype;
-        p.nb = numel(in[1]);
-      }
-      p.y = out[0].data;
-      p.dy = out[0].dtype;
-      p.op = static_cast<int>(code);
-      p.n = numel(in[0]);
-      p.alpha = code == OpCode::kScale ? static_cast<float>(a[0]) : 0.0f;
-      if (p.n > 0) elementwise_kernel<<<grid_blocks(p.n), 256, 0, stream>>>(p);
-      break;
-    }
+    case OpCode::kSiluBackward: launch_elementwise(code, a, in, out[0], stream); break;
     case OpCode::kLayerNorm:
-    case OpCode::kRmsNorm: {
-      Norm p{};
-      p.layer = code == OpCode::kLayerNorm ? 1 : 0;
-      p.x = in[0].data;
-      p.dx = in[0].dtype;
-      p.gamma = in[1].data;
-      p.dg = in[1].dtype;
-      if (p.layer) {
-        p.beta = in[2].data;
-        p.db = in[2].dtype;
-      }
-      p.y = out[0].data;
-      p.dy = out[0].dtype;
-      if (p.layer && out.size() == 3) {
-        p.mean = reinterpret_cast<float*>(out[1].data);
-        p.rstd = reinterpret_cast<float*>(out[2].data);
-      } else if (!p.layer && out.size() == 2) {
-        p.rstd = reinterpret_cast<float*>(out[1].data);
-      }
-      p.rows = rows_of(in[0]);
-      p.cols = cols_of(in[0]);
-      p.eps = a.empty() ? 1e-5f : static_cast<float>(a[0]);
-      if (p.rows > 0) norm_kernel<<<grid_blocks(p.rows, 128), 128, 0, stream>>>(p);
-      break;
-    }
+    case OpCode::kRmsNorm: launch_norm(code == OpCode::kLayerNorm, a, in, out, stream); break;
     case OpCode::kLayerNormBackward:
-    case OpCode::kRmsNormBackward: {
-      NormBackward p{};
-      p.layer = code == OpCode::kLayerNormBackward ? 1 : 0;
-      p.dy = in[0].data;
-      p.d_dy = in[0].dtype;
-      p.x = in[1].data;
-      p.d_x = in[1].dtype;
-      p.gamma = in[2].data;
-      p.d_g = in[2].dtype;
-      if (p.layer) {
-        p.mean = in[3].data;
-        p.d_mean = in[3].dtype;
-      }
-      p.rstd = in[p.layer ? 4 : 3].data;
-      p.d_rstd = in[p.layer ? 4 : 3].dtype;
-      p.dx = out[0].data;
-      p.d_dx = out[0].dtype;
-      p.dgamma = out[1].data;
-      p.d_dg = out[1].dtype;
-      if (p.layer) {
-        p.dbeta = out[2].data;
-        p.d_db = out[2].dtype;
-      }
-      p.rows = rows_of(in[1]);
-      p.cols = cols_of(in[1]);
-      if (p.rows > 0) norm_backward_rows<<<grid_blocks(p.rows, 128), 128, 0, stream>>>(p);
-      if (p.cols > 0) norm_backward_cols<<<grid_blocks(p.cols, 128), 128, 0, stream>>>(p);
-      break;
-    }
+    case OpCode::kRmsNormBackward: launch_norm_backward(code == OpCode::kLayerNormBackward, in, out, stream); break;
     case OpCode::kSoftmax:
-    case OpCode::kSoftmaxBackward: {
-      const bool backward = code == OpCode::kSoftmaxBackward;
-      const int64_t rows = rows_of(in[0]);
-      if (rows > 0) {
-        softmax_kernel<<<grid_blocks(rows, 128), 128, 0, stream>>>(in[0].data, in[0].dtype, backward ? in[1].data : nullptr,
-                                                                   backward ? in[1].dtype : 0, out[0].data, out[0].dtype,
-                                                                   rows, cols_of(in[0]), backward ? 1 : 0);
-      }
+    case OpCode::kSoftmaxBackward: launch_softmax(code == OpCode::kSoftmaxBackward, in, out[0], stream); break;
+    case OpCode::kTranspose: launch_transpose(in[0], out[0], stream); break;
+    case OpCode::kAmax:
+      TP_RETURN_IF_ERROR(tensor_amax(in[0].data, in[0].dtype, numel(in[0].shape), reinterpret_cast<float*>(out[0].data), stream));
       break;
-    }
-    case OpCode::kTranspose: {
-      const tp::TensorRef& x = in[0];
-      const int64_t R = x.shape[x.shape.size() - 2], C = x.shape[x.shape.size() - 1];
-      const int64_t B = R * C == 0 ? 0 : numel(x) / (R * C);
-      const int elem = tp::dtype_element_bytes(static_cast<tp::DType>(x.dtype));
-      if (B * R * C > 0) {
-        transpose_kernel<<<grid_blocks(B * R * C), 256, 0, stream>>>(static_cast<const unsigned char*>(x.data),
-                                                                     static_cast<unsigned char*>(out[0].data), B, R, C, elem);
-      }
-      break;
-    }
-    case OpCode::kAmax: {
-      TP_RETURN_IF_ERROR(tensor_amax(in[0].data, in[0].dtype, numel(in[0]), reinterpret_cast<float*>(out[0].data), stream));
-      break;
-    }
     case OpCode::kQuantize:
-    case OpCode::kDequantize: {
-      const bool forward = code == OpCode::kQuantize;
-      const tp::TensorRef& logical = forward ? in[0] : out[0];
-      tp::TensorSpec spec;
-      tp::QuantizeParams params;
-      TP_RETURN_IF_ERROR(tp::quantize_op_spec(a, logical, label, &spec, &params));
-      if (forward) {
-        std::vector<uint8_t*> buffers;
-        for (const tp::TensorRef& t : out) buffers.push_back(t.data);
-        TP_RETURN_IF_ERROR(quantize_on_device(spec, params, logical.data, buffers, stream));
-      } else {
-        std::vector<const uint8_t*> buffers;
-        for (const tp::TensorRef& t : in) buffers.push_back(t.data);
-        TP_RETURN_IF_ERROR(dequantize_on_device(spec, buffers, logical.data, stream));
-      }
+    case OpCode::kDequantize:
+      TP_RETURN_IF_ERROR(launch_quantize(code == OpCode::kQuantize, a, in, out, label, stream));
       break;
-    }
   }
   TPC_CHECK(cudaGetLastError(), label);
   return tp::Status::ok();
@@ -414,19 +432,110 @@ tp::Status launch(tp::OpCode code, const std::vector<double>& a, const std::vect
 
 constexpr int64_t kPersistentAlignment = 256;
 
+// A device allocation failure is OUT_OF_MEMORY like the host's; other CUDA errors keep cuda_status.
+tp::Status malloc_status(cudaError_t e, const std::string& what, int64_t bytes) {
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // clear the sticky-free error so the next call starts clean
+    return tp::Status::out_of_memory(what, bytes);
+  }
+  return cuda_status(e, what + " (" + std::to_string(bytes) + " bytes)");
+}
+
+// Device memory and the kernels of this file for tp::run_plan: the arena
+// mode's one allocation (the given DeviceArena, or one made for the run)
+// holds the arena and then every persistent storage; separate mode makes one
+// cudaMalloc per storage. All work goes on one stream.
+class CudaDevice final : public tp::ExecutionDevice {
+ public:
+  explicit CudaDevice(DeviceArena* given) : given_(given) {}
+  ~CudaDevice() override {
+    if (owned_base_) cudaFree(owned_base_);
+    if (owned_stream_) cudaStreamDestroy(owned_stream_);
+  }
+
+  // The stream: the given arena's, or one made for this run.
+  tp::Status start() {
+    if (given_ != nullptr) {
+      stream_ = given_->stream;
+      return tp::Status::ok();
+    }
+    TPC_CHECK(cudaStreamCreateWithFlags(&owned_stream_, cudaStreamNonBlocking), "creating a stream");
+    stream_ = owned_stream_;
+    return tp::Status::ok();
+  }
+
+  int64_t persistent_alignment() const override { return kPersistentAlignment; }
+
+  tp::Status acquire_arena(int64_t bytes, uint8_t** base, int64_t* allocations) override {
+    *allocations = 0;
+    if (given_ != nullptr) {
+      if (given_->bytes < bytes) {
+        return tp::Status::invalid("the device arena has " + std::to_string(given_->bytes) + " bytes, the plan needs " +
+                                   std::to_string(bytes));
+      }
+      *base = static_cast<uint8_t*>(given_->base);
+      return tp::Status::ok();
+    }
+    if (bytes > 0) {  // a plan of 0 bytes needs no allocation, only the stream
+      TP_RETURN_IF_ERROR(malloc_status(device_malloc(&owned_base_, bytes), "device arena", bytes));
+      *allocations = 1;
+    }
+    *base = static_cast<uint8_t*>(owned_base_);
+    return tp::Status::ok();
+  }
+  tp::Status allocate(int64_t bytes, const std::string& what, uint8_t** data) override {
+    void* p = nullptr;
+    TP_RETURN_IF_ERROR(malloc_status(device_malloc(&p, bytes), "device " + what, bytes));
+    *data = static_cast<uint8_t*>(p);
+    return tp::Status::ok();
+  }
+  tp::Status release(uint8_t* data) override {
+    TPC_CHECK(cudaFree(data), "cudaFree");
+    return tp::Status::ok();
+  }
+  tp::Status clear(uint8_t* data, int64_t bytes) override {
+    if (bytes > 0) TPC_CHECK(cudaMemsetAsync(data, 0, static_cast<size_t>(bytes), stream_), "clearing a storage");
+    return tp::Status::ok();
+  }
+  tp::Status copy_in(uint8_t* data, const uint8_t* host, int64_t bytes, const std::string& what) override {
+    TPC_CHECK(cudaMemcpyAsync(data, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice, stream_), what);
+    return tp::Status::ok();
+  }
+  tp::Status copy_out(uint8_t* host, const uint8_t* data, int64_t bytes) override {
+    TPC_CHECK(cudaMemcpyAsync(host, data, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost, stream_), "copying outputs");
+    return tp::Status::ok();
+  }
+  tp::Status run_op(tp::OpCode code, const std::vector<double>& attributes, const std::vector<tp::TensorRef>& inputs,
+                    const std::vector<tp::TensorRef>& outputs, const std::string& label) override {
+    // The kernels trust their shapes: the reference's checks come first.
+    TP_RETURN_IF_ERROR(tp::check_reference_op(code, attributes, inputs, outputs, label));
+    return launch(code, attributes, inputs, outputs, label, stream_);
+  }
+  tp::Status finish() override {
+    TPC_CHECK(cudaStreamSynchronize(stream_), "executing the plan");
+    return tp::Status::ok();
+  }
+
+ private:
+  DeviceArena* given_;
+  void* owned_base_ = nullptr;
+  cudaStream_t owned_stream_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
 }  // namespace
 
 tp::Status arena_create(int64_t bytes, DeviceArena** out) {
   *out = nullptr;
   DeviceArena* arena = new DeviceArena();
   arena->bytes = bytes;
-  // A plan of 0 bytes needs no allocation, only the stream.
+  // An arena of 0 bytes needs no allocation, only the stream.
   cudaError_t e = bytes > 0 ? device_malloc(&arena->base, bytes) : cudaSuccess;
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&arena->stream, cudaStreamNonBlocking);
   if (e != cudaSuccess) {
     if (arena->base) cudaFree(arena->base);
     delete arena;
-    return cuda_status(e, "allocating a device arena of " + std::to_string(bytes) + " bytes");
+    return malloc_status(e, "device arena", bytes);
   }
   *out = arena;
   return tp::Status::ok();
@@ -444,186 +553,14 @@ int64_t arena_size(const DeviceArena* arena) { return arena ? arena->bytes : 0; 
 int64_t device_allocation_count() { return g_allocations.load(); }
 
 int64_t plan_device_bytes(const tp::PlanningGraph& pg, int64_t arena_bytes) {
-  int64_t end = arena_bytes;
-  for (const tp::Storage& s : pg.storage.storages) {
-    if (!s.persistent) continue;
-    end = (end + kPersistentAlignment - 1) / kPersistentAlignment * kPersistentAlignment + s.aligned_bytes;
-  }
-  return end;
+  return tp::arena_extent(pg, arena_bytes, kPersistentAlignment);
 }
 
 tp::Status execute_cuda(const tp::PlanningGraph& pg, const tp::OpSemantics& s, const tp::ExecRequest& req,
-                        DeviceArena* given_arena, tp::ExecResult* out) {
-  const tp::Graph& g = pg.graph;
-  TP_RETURN_IF_ERROR(tp::check_op_semantics(pg, s));
-  TP_RETURN_IF_ERROR(tp::check_schedule(pg, req.order));
-  tp::Liveness live;
-  TP_RETURN_IF_ERROR(tp::compute_liveness(pg, req.order, &live));
-  const int32_t S = pg.storage_count();
-  const int32_t steps = static_cast<int32_t>(req.order.size());
-  const bool arena_mode = req.mode == tp::ExecMode::kArena;
-  if (arena_mode && static_cast<int32_t>(req.storage_offset.size()) != S) {
-    return tp::Status::invalid("storage_offset has " + std::to_string(req.storage_offset.size()) + " entries, the graph has " +
-                               std::to_string(S) + " storages");
-  }
-
-  // Device offsets: arena storages at their planned offsets, persistent ones after the arena.
-  std::vector<int64_t> offset(static_cast<size_t>(S), -1);
-  int64_t end = req.arena_bytes;
-  for (int32_t st = 0; st < S; ++st) {
-    const tp::Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
-    if (storage.persistent) {
-      end = (end + kPersistentAlignment - 1) / kPersistentAlignment * kPersistentAlignment;
-      offset[static_cast<size_t>(st)] = end;
-      end += storage.aligned_bytes;
-      continue;
-    }
-    if (!arena_mode || (live.birth[static_cast<size_t>(st)] < 0 && !storage.graph_input)) continue;
-    const int64_t off = req.storage_offset[static_cast<size_t>(st)];
-    if (off < 0 || off > req.arena_bytes || storage.aligned_bytes > req.arena_bytes - off) {
-      return tp::Status::invalid("storage of " + tp::tensor_label(g, storage.root_tensor) + " at offset " + std::to_string(off) +
-                                 " is outside the arena of " + std::to_string(req.arena_bytes) + " bytes");
-    }
-    offset[static_cast<size_t>(st)] = off;
-  }
-
-  // Check every op before touching the device.
-  auto host_ref = [&](int32_t t) {
-    tp::TensorRef r;
-    r.bytes = g.tensors[static_cast<size_t>(t)].bytes;
-    r.dtype = s.tensor_dtype[static_cast<size_t>(t)];
-    r.shape = s.tensor_shape[static_cast<size_t>(t)];
-    r.label = tp::tensor_label(g, t);
-    return r;
-  };
-  for (int32_t op : req.order) {
-    const tp::GraphOp& gop = g.ops[static_cast<size_t>(op)];
-    std::vector<tp::TensorRef> ins, outs;
-    for (int32_t t : gop.inputs) ins.push_back(host_ref(t));
-    for (int32_t t : gop.outputs) outs.push_back(host_ref(t));
-    TP_RETURN_IF_ERROR(tp::check_reference_op(static_cast<tp::OpCode>(s.op_codes[static_cast<size_t>(op)]),
-                                              s.attributes[static_cast<size_t>(op)], ins, outs, "op " + tp::op_label(g, op)));
-  }
-
-  // Memory: one allocation (given or made here), or one per storage.
-  DeviceArena* arena = given_arena;
-  DeviceArena* owned = nullptr;
-  const int64_t before = g_allocations.load();
-  std::vector<void*> separate(static_cast<size_t>(S), nullptr);
-  struct Cleanup {
-    DeviceArena** owned;
-    std::vector<void*>* separate;
-    ~Cleanup() {
-      for (void* p : *separate) if (p) cudaFree(p);
-      arena_destroy(*owned);
-    }
-  } cleanup{&owned, &separate};
-  const int64_t need = arena_mode ? end : 0;
-  if (arena_mode && arena != nullptr && arena->bytes < need) {
-    return tp::Status::invalid("the device arena has " + std::to_string(arena->bytes) + " bytes, the plan needs " + std::to_string(need));
-  }
-  if (arena == nullptr) {
-    TP_RETURN_IF_ERROR(arena_create(arena_mode ? need : 0, &owned));
-    arena = owned;
-  }
-  cudaStream_t stream = arena->stream;
-  uint8_t* base = static_cast<uint8_t*>(arena->base);
-  int64_t live_bytes = 0, peak = arena_mode ? need : 0;
-  auto storage_base = [&](int32_t st) -> uint8_t* {
-    const bool in_arena = arena_mode || pg.storage.storages[static_cast<size_t>(st)].persistent;
-    return in_arena && arena_mode ? base + offset[static_cast<size_t>(st)] : static_cast<uint8_t*>(separate[static_cast<size_t>(st)]);
-  };
-  auto allocate = [&](int32_t st) -> tp::Status {
-    const tp::Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
-    if (!arena_mode) {
-      void* p = nullptr;
-      TPC_CHECK(device_malloc(&p, storage.aligned_bytes), "cudaMalloc for " + tp::tensor_label(g, storage.root_tensor));
-      separate[static_cast<size_t>(st)] = p;
-      if (!storage.persistent) {
-        live_bytes += storage.aligned_bytes;
-        if (live_bytes > peak) peak = live_bytes;
-      }
-    }
-    if (storage.aligned_bytes > 0) {
-      TPC_CHECK(cudaMemsetAsync(storage_base(st), 0, static_cast<size_t>(storage.aligned_bytes), stream), "clearing a storage");
-    }
-    return tp::Status::ok();
-  };
-  auto release = [&](int32_t st) -> tp::Status {
-    if (arena_mode) return tp::Status::ok();
-    live_bytes -= pg.storage.storages[static_cast<size_t>(st)].aligned_bytes;
-    TPC_CHECK(cudaFree(separate[static_cast<size_t>(st)]), "cudaFree");
-    separate[static_cast<size_t>(st)] = nullptr;
-    return tp::Status::ok();
-  };
-  auto device_ref = [&](int32_t t) {
-    tp::TensorRef r = host_ref(t);
-    r.data = storage_base(pg.storage.tensor_storage[static_cast<size_t>(t)]) + pg.storage.tensor_offset[static_cast<size_t>(t)];
-    return r;
-  };
-
-  std::vector<bool> alive(static_cast<size_t>(S), false);
-  for (int32_t st = 0; st < S; ++st) {
-    const tp::Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
-    if (storage.graph_input || storage.persistent) {
-      TP_RETURN_IF_ERROR(allocate(st));
-      alive[static_cast<size_t>(st)] = true;
-    }
-  }
-  std::vector<bool> given(g.tensors.size(), false);
-  for (size_t k = 0; k < req.input_tensors.size(); ++k) {
-    const int32_t t = req.input_tensors[k];
-    if (t < 0 || static_cast<size_t>(t) >= g.tensors.size()) return tp::Status::invalid("input_tensors: no such tensor");
-    if (!alive[static_cast<size_t>(pg.storage.tensor_storage[static_cast<size_t>(t)])]) {
-      return tp::Status::invalid("input " + tp::tensor_label(g, t) + " is neither a graph input nor persistent");
-    }
-    if (static_cast<int64_t>(req.input_bytes[k].size()) != g.tensors[static_cast<size_t>(t)].bytes) {
-      return tp::Status::invalid("input " + tp::tensor_label(g, t) + " has " + std::to_string(req.input_bytes[k].size()) +
-                                 " bytes, the graph says " + std::to_string(g.tensors[static_cast<size_t>(t)].bytes));
-    }
-    if (!req.input_bytes[k].empty()) {
-      TPC_CHECK(cudaMemcpyAsync(device_ref(t).data, req.input_bytes[k].data(), req.input_bytes[k].size(), cudaMemcpyHostToDevice, stream),
-                "copying input " + tp::tensor_label(g, t));
-    }
-    given[static_cast<size_t>(t)] = true;
-  }
-  for (int32_t t : g.inputs) {
-    if (!given[static_cast<size_t>(t)]) return tp::Status::invalid("graph input " + tp::tensor_label(g, t) + " has no bytes");
-  }
-
-  const tp::StepLifecycle lifecycle = tp::step_lifecycle(pg, live);
-  const auto& born = lifecycle.born;
-  const auto& dying = lifecycle.dying;
-  for (int32_t step = 0; step < steps; ++step) {
-    for (int32_t st : born[static_cast<size_t>(step)]) {
-      TP_RETURN_IF_ERROR(allocate(st));
-      alive[static_cast<size_t>(st)] = true;
-      out->trace.push_back(tp::TraceEvent{step, pg.storage.storages[static_cast<size_t>(st)].root_tensor, true});
-    }
-    const int32_t op = req.order[static_cast<size_t>(step)];
-    const tp::GraphOp& gop = g.ops[static_cast<size_t>(op)];
-    std::vector<tp::TensorRef> ins, outs;
-    for (int32_t t : gop.inputs) ins.push_back(device_ref(t));
-    for (int32_t t : gop.outputs) outs.push_back(device_ref(t));
-    TP_RETURN_IF_ERROR(launch(static_cast<tp::OpCode>(s.op_codes[static_cast<size_t>(op)]), s.attributes[static_cast<size_t>(op)], ins,
-                              outs, "op " + tp::op_label(g, op), stream));
-    for (int32_t st : dying[static_cast<size_t>(step)]) {
-      TP_RETURN_IF_ERROR(release(st));
-      alive[static_cast<size_t>(st)] = false;
-      out->trace.push_back(tp::TraceEvent{step, pg.storage.storages[static_cast<size_t>(st)].root_tensor, false});
-    }
-  }
-  for (int32_t t : g.outputs) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(g.tensors[static_cast<size_t>(t)].bytes), 0);
-    if (alive[static_cast<size_t>(pg.storage.tensor_storage[static_cast<size_t>(t)])] && !bytes.empty()) {
-      TPC_CHECK(cudaMemcpyAsync(bytes.data(), device_ref(t).data, bytes.size(), cudaMemcpyDeviceToHost, stream), "copying outputs");
-    }
-    out->outputs.push_back(std::move(bytes));
-  }
-  TPC_CHECK(cudaStreamSynchronize(stream), "executing the plan");
-  out->stats.allocations = g_allocations.load() - before;
-  out->stats.peak_bytes = peak;
-  return tp::Status::ok();
+                        DeviceArena* arena, tp::ExecResult* out) {
+  CudaDevice device(arena);
+  TP_RETURN_IF_ERROR(device.start());
+  return tp::run_plan(pg, s, req, &device, out);
 }
 
 }  // namespace tpc

@@ -1,7 +1,8 @@
 // The CUDA executor (docs/op-set.md "CUDA"): runs a plan on device 0 in ONE
 // device allocation (the plan's arena, followed by the persistent tensors)
-// on one stream, with kernels for the whole op set, and records the same
-// lifecycle trace as the reference executor. Built from cuda_executor.cu
+// on one stream, with kernels for the whole op set. It is a device of the
+// core's one executor loop (tensorplan/execute_lifecycle.h), so its trace,
+// stats and errors are the reference executor's. Built from cuda_executor.cu
 // where nvcc exists; cuda_executor_stub.cpp otherwise (every call then fails
 // with the reason).
 #ifndef TENSORPLAN_CUDA_EXECUTOR_H
@@ -9,7 +10,7 @@
 
 #include <cstdint>
 
-#include "tensorplan/reference_executor.h"
+#include "tensorplan/execute_lifecycle.h"
 #include "tensorplan/status.h"
 
 namespace tpc {

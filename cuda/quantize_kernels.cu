@@ -578,8 +578,6 @@ float max_finite_of(DType dtype) {
   return tp::kFloatMax;
 }
 
-int64_t rows_of(const tp::TensorSpec& spec) { return spec.shape.empty() ? 1 : tp::leading_rows(spec.shape); }
-
 // Blocks for a kernel that loops over the tiles of an m x k matrix on grid.x.
 unsigned tile_blocks(int64_t m, int64_t k, int64_t tile_m, int64_t tile_k) {
   const int64_t tiles = ((m + tile_m - 1) / tile_m) * ((k + tile_k - 1) / tile_k);
@@ -594,7 +592,7 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
                               const std::vector<uint8_t*>& buffers, cudaStream_t stream) {
   NamedBuffers named;
   TP_RETURN_IF_ERROR(name_buffers(spec, buffers, &named));
-  const int64_t m = rows_of(spec), k = tp::last_dim(spec.shape), n = m * k;
+  const int64_t m = tp::rows_of(spec.shape), k = tp::cols_of(spec.shape), n = m * k;
   const int dtype = static_cast<int>(spec.dtype);
   const tp::FormatOptions& o = spec.options;
   const bool e5m2 = o.fp8_dtype == DType::kFloat8E5M2;
@@ -711,7 +709,7 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
   std::vector<uint8_t*> pointers;
   for (const uint8_t* b : buffers) pointers.push_back(const_cast<uint8_t*>(b));  // read only below
   TP_RETURN_IF_ERROR(name_buffers(spec, pointers, &named));
-  const int64_t m = rows_of(spec), k = tp::last_dim(spec.shape), n = m * k;
+  const int64_t m = tp::rows_of(spec.shape), k = tp::cols_of(spec.shape), n = m * k;
   const tp::FormatOptions& o = spec.options;
   if (spec.recipe == Recipe::kNone) {
     TPC_CHECK(cudaMemcpyAsync(x, buffers[0], static_cast<size_t>(named.specs[0].bytes), cudaMemcpyDeviceToDevice, stream),

@@ -4,14 +4,20 @@ import type { GraphDocument } from './graph/graph-document.js';
 import type { PlanDocument } from './plan/plan-document.js';
 import { type ExecutionResult, type TensorBytes, decodeExecution, executeArgs } from './execute.js';
 
-/** The addon's CUDA executor entry points (cuda/addon.cpp). */
+/**
+ * The addon's CUDA executor entry points: generated wrappers of
+ * cuda/cuda_execute_abi.h and c_api.h (scripts/gen-native-abi.mjs; the
+ * executions are promises run on a worker thread), and the arena handles of
+ * cuda/addon.cpp.
+ */
 interface CudaExecutorAddon {
   cuda_execute(...args: unknown[]): Promise<[Uint8Array, Float64Array, Int32Array, Int32Array, Int32Array, Float64Array]>;
   reference_execute?(...args: unknown[]): Promise<[Uint8Array, Float64Array, Int32Array, Int32Array, Int32Array, Float64Array]>;
   cuda_arena_create(bytes: number): object | string;
   cuda_arena_dispose(handle: object): string;
   cuda_arena_bytes(handle: object): number;
-  cuda_plan_device_bytes(...args: unknown[]): number | string;
+  tp_cuda_plan_device_bytes(...args: unknown[]): [Float64Array] | number;
+  tp_last_error(): string;
   cuda_device_allocations(): number;
 }
 
@@ -87,7 +93,8 @@ export async function executeCuda(core: CoreBinding, addon: unknown, plan: PlanD
   } catch (error) {
     if (error instanceof TensorplanError) throw error;
     const status = (error as { status?: number }).status;
-    throw new TensorplanError(status === 3 ? 'UNSUPPORTED' : 'INVALID_ARGUMENT', (error as Error).message);
+    if (status === undefined) throw new TensorplanError('INVALID_ARGUMENT', (error as Error).message);
+    throw TensorplanError.fromStatus(status, (error as Error).message, 'tp_cuda_execute');
   }
 }
 
@@ -115,9 +122,10 @@ export async function executeReferenceOffThread(core: CoreBinding, addon: unknow
 /** Bytes of the one device allocation a plan needs: its arena, then its persistent tensors. */
 export function planDeviceBytes(core: CoreBinding, addon: unknown, plan: PlanDocument, graph?: GraphDocument): number {
   const { args } = executeArgs(core, plan, {}, 'arena', graph);
-  const bytes = (addon as CudaExecutorAddon).cuda_plan_device_bytes(...args);
-  if (typeof bytes === 'string') throw new TensorplanError('INVALID_ARGUMENT', bytes);
-  return bytes;
+  const cuda = addon as CudaExecutorAddon;
+  const result = cuda.tp_cuda_plan_device_bytes(...args);
+  if (typeof result === 'number') throw new TensorplanError('INVALID_ARGUMENT', cuda.tp_last_error());
+  return result[0][0];
 }
 
 /** cudaMalloc calls the CUDA executor made in this process (tests: one per plan). */

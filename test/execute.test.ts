@@ -164,6 +164,27 @@ describe.each(BACKENDS)('reference executor on %s', (backend) => {
     expect(tp.verifyTrace(graph, plan.schedule, result.trace)).toEqual([]);
   });
 
+  it('an arena the host cannot hold is OUT_OF_MEMORY naming the arena and its bytes; the session then executes normally', async () => {
+    const graph = randomGraph(3, EXACT_OPS);
+    const plan = tp.plan(graph);
+    const inputs = randomInputs(graph, 3);
+    const expected = tp.executeReference(plan, inputs);
+    // 2^52 bytes: an exact double, beyond any 47-bit address space and far beyond WASM's 4 GiB heap.
+    const huge = { ...plan, arenaBytes: 2 ** 52 };
+    const message = 'arena: cannot allocate 4503599627370496 bytes';
+    let error: unknown;
+    try {
+      tp.executeReference(huge, inputs);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TensorplanError);
+    expect(error).toMatchObject({ code: 'OUT_OF_MEMORY', message });
+    await expect(tp.execute(huge, inputs)).rejects.toMatchObject({ code: 'OUT_OF_MEMORY', message });
+    expect(tp.executeReference(plan, inputs)).toEqual(expected);
+    expect((await tp.execute(plan, inputs)).outputs).toEqual(expected.outputs);
+  });
+
   it('quantizes and dequantizes with the formats reference numerics', () => {
     const format = { shape: [32, 64], dtype: 'bf16' as const, recipe: 'mxfp8' as const, columnwise: false };
     const [data, scales] = tp.tensorSpecBuffers(format).buffers;

@@ -23,7 +23,9 @@ const tp_result::Array* array_at(const tp_result* result, int32_t index) {
 
 namespace tp {
 
-tp_status finish_call(const Status& status, ResultBuilder* result, tp_result** out) {
+tp_status finish_call(const Status& call_status, ResultBuilder* result, tp_result** out) {
+  // A result array that could not be allocated fails the call like any other error.
+  const Status& status = call_status.is_ok() && result != nullptr ? result->status() : call_status;
   g_last_status = status.code();
   if (!status.is_ok()) {
     g_last_error = status.message();
@@ -74,7 +76,7 @@ int32_t tp_result_length(const tp_result* result, int32_t index) {
 
 const void* tp_result_data(const tp_result* result, int32_t index) {
   const tp_result::Array* array = array_at(result, index);
-  if (array == nullptr || array->bytes.empty()) return nullptr;
+  if (array == nullptr || array->bytes.size() == 0) return nullptr;
   return array->bytes.data();
 }
 

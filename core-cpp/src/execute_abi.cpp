@@ -103,25 +103,20 @@ Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics*
   return Status::ok();
 }
 
-void encode_exec_result(const ExecResult& res, ResultBuilder* result) {
-  std::vector<uint8_t> data;
-  std::vector<double> offsets{0};
-  for (const auto& o : res.outputs) {
-    data.insert(data.end(), o.begin(), o.end());
-    offsets.push_back(static_cast<double>(data.size()));
-  }
+void encode_exec_result(ExecResult* res, ResultBuilder* result) {
+  std::vector<double> offsets(res->output_offsets.begin(), res->output_offsets.end());
   std::vector<int32_t> steps, tensors, kinds;
-  for (const TraceEvent& e : res.trace) {
+  for (const TraceEvent& e : res->trace) {
     steps.push_back(e.step);
     tensors.push_back(e.tensor);
     kinds.push_back(e.birth ? 0 : 1);
   }
-  result->add(data);
+  result->adopt(std::move(res->output_data));
   result->add(offsets);
   result->add(steps);
   result->add(tensors);
   result->add(kinds);
-  result->add(std::vector<double>{static_cast<double>(res.stats.allocations), static_cast<double>(res.stats.peak_bytes)});
+  result->add(std::vector<double>{static_cast<double>(res->stats.allocations), static_cast<double>(res->stats.peak_bytes)});
 }
 
 }  // namespace tp
@@ -136,7 +131,7 @@ extern "C" tp_status tp_execute_reference(TP_EXECUTE_ABI_PARAMS, tp_result** out
     TP_RETURN_IF_ERROR(decode_execute_abi(TP_EXECUTE_ABI_ARGS, &pg, &sem, &req));
     ExecResult res;
     TP_RETURN_IF_ERROR(execute_reference(pg, sem, req, &res));
-    encode_exec_result(res, &result);
+    encode_exec_result(&res, &result);
     return Status::ok();
   };
   return finish_call(run(), &result, out);

@@ -7,6 +7,7 @@
 #include "tensorplan/dtype.h"
 #include "tensorplan/numeric_formats.h"
 #include "tensorplan/quantize.h"
+#include "tensorplan/shape.h"
 #include "tensorplan/tensor_spec.h"
 
 namespace tp {
@@ -14,12 +15,6 @@ namespace {
 
 // Set while check_reference_op runs: every kernel returns after its checks.
 thread_local bool g_check_only = false;
-
-int64_t numel(const TensorRef& t) {
-  int64_t n = 1;
-  for (int64_t d : t.shape) n *= d;
-  return n;
-}
 
 bool is_float_dtype(int32_t dtype) {
   return dtype == static_cast<int32_t>(DType::kFloat32) || dtype == static_cast<int32_t>(DType::kFloat16) ||
@@ -97,7 +92,7 @@ class Checker {
     return Status::ok();
   }
   Status count(const TensorRef& t, int64_t expected, const char* what) const {
-    if (numel(t) != expected) {
+    if (numel(t.shape) != expected) {
       return Status::invalid(label_ + ": tensor " + t.label + " has shape " + shape_to_string(t.shape) + ", expected " +
                              std::to_string(expected) + " elements (" + what + ")");
     }
@@ -125,9 +120,6 @@ class Checker {
   const std::vector<TensorRef>& out_;
 };
 
-int64_t rows_of(const TensorRef& t) { return t.shape.empty() ? 1 : leading_rows(t.shape); }
-int64_t cols_of(const TensorRef& t) { return t.shape.empty() ? 1 : last_dim(t.shape); }
-
 constexpr float kSqrt2OverPi = 0.7978845608028654f;
 
 Status run_unary(const Checker& c, OpCode code, const std::vector<double>& a, const std::vector<TensorRef>& in,
@@ -140,7 +132,7 @@ Status run_unary(const Checker& c, OpCode code, const std::vector<double>& a, co
   }
   TP_RETURN_IF_ERROR(c.floating(in[0]));
   TP_RETURN_IF_ERROR(c.floating(out[0]));
-  const int64_t n = numel(in[0]);
+  const int64_t n = numel(in[0].shape);
   TP_RETURN_IF_ERROR(c.count(out[0], n, "as many as the input"));
   if (g_check_only) return Status::ok();
   const float alpha = code == OpCode::kScale ? static_cast<float>(a[0]) : 0.0f;
@@ -164,8 +156,8 @@ Status run_binary(const Checker& c, OpCode code, const std::vector<double>& a, c
   TP_RETURN_IF_ERROR(c.attrs(a, 0, 0));
   for (const TensorRef& t : in) TP_RETURN_IF_ERROR(c.floating(t));
   TP_RETURN_IF_ERROR(c.floating(out[0]));
-  const int64_t n = numel(in[0]);
-  const int64_t nb = numel(in[1]);
+  const int64_t n = numel(in[0].shape);
+  const int64_t nb = numel(in[1].shape);
   TP_RETURN_IF_ERROR(c.count(out[0], n, "as many as the first input"));
   const bool backward = code == OpCode::kReluBackward || code == OpCode::kGeluBackward || code == OpCode::kSiluBackward;
   if (backward) {
@@ -287,7 +279,7 @@ Status run_norm(const Checker& c, bool layer, const std::vector<double>& a, cons
   for (const TensorRef& t : in) TP_RETURN_IF_ERROR(c.floating(t));
   TP_RETURN_IF_ERROR(c.floating(out[0]));
   const TensorRef& x = in[0];
-  const int64_t R = rows_of(x), C = cols_of(x);
+  const int64_t R = rows_of(x.shape), C = cols_of(x.shape);
   for (size_t i = 1; i < in.size(); ++i) TP_RETURN_IF_ERROR(c.count(in[i], C, "the last dim of x"));
   TP_RETURN_IF_ERROR(c.count(out[0], R * C, "as many as x"));
   for (size_t i = 1; i < out.size(); ++i) {
@@ -333,7 +325,7 @@ Status run_norm_backward(const Checker& c, bool layer, const std::vector<double>
   for (const TensorRef& t : out) TP_RETURN_IF_ERROR(c.floating(t));
   const TensorRef& dy = in[0];
   const TensorRef& x = in[1];
-  const int64_t R = rows_of(x), C = cols_of(x);
+  const int64_t R = rows_of(x.shape), C = cols_of(x.shape);
   TP_RETURN_IF_ERROR(c.count(dy, R * C, "as many as x"));
   TP_RETURN_IF_ERROR(c.count(in[2], C, "the last dim of x"));
   for (size_t i = 3; i < in.size(); ++i) TP_RETURN_IF_ERROR(c.count(in[i], R, "one per row"));
@@ -377,7 +369,7 @@ Status run_softmax(const Checker& c, bool backward, const std::vector<double>& a
   TP_RETURN_IF_ERROR(c.attrs(a, 0, 0));
   for (const TensorRef& t : in) TP_RETURN_IF_ERROR(c.floating(t));
   TP_RETURN_IF_ERROR(c.floating(out[0]));
-  const int64_t R = rows_of(in[0]), C = cols_of(in[0]);
+  const int64_t R = rows_of(in[0].shape), C = cols_of(in[0].shape);
   for (const TensorRef& t : in) TP_RETURN_IF_ERROR(c.count(t, R * C, "as many as the first input"));
   TP_RETURN_IF_ERROR(c.count(out[0], R * C, "as many as the input"));
   if (g_check_only) return Status::ok();
@@ -418,7 +410,7 @@ Status run_transpose(const Checker& c, const std::vector<double>& a, const std::
   TP_RETURN_IF_ERROR(c.shape(y, expected));
   if (g_check_only) return Status::ok();
   const int64_t R = x.shape[x.shape.size() - 2], C = x.shape[x.shape.size() - 1];
-  const int64_t B = R * C == 0 ? 0 : numel(x) / (R * C);
+  const int64_t B = R * C == 0 ? 0 : numel(x.shape) / (R * C);
   const int64_t e = dtype_element_bytes(static_cast<DType>(x.dtype));
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t r = 0; r < R; ++r) {
@@ -440,7 +432,7 @@ Status run_fill(const Checker& c, const std::vector<double>& a, const std::vecto
   }
   if (g_check_only) return Status::ok();
   if (is_float_dtype(y.dtype)) {
-    const int64_t n = numel(y);
+    const int64_t n = numel(y.shape);
     for (int64_t i = 0; i < n; ++i) store(y, i, static_cast<float>(a[0]));
     return Status::ok();
   }
@@ -460,7 +452,7 @@ Status run_amax(const Checker& c, const std::vector<double>& a, const std::vecto
   TP_RETURN_IF_ERROR(c.count(out[0], 1, "one scalar"));
   if (g_check_only) return Status::ok();
   float m = 0.0f;
-  const int64_t n = numel(in[0]);
+  const int64_t n = numel(in[0].shape);
   for (int64_t i = 0; i < n; ++i) m = fmax_ignoring_nan(m, std::fabs(load(in[0], i)));
   store(out[0], 0, m);
   return Status::ok();
@@ -563,7 +555,7 @@ Status run_reference_op(OpCode code, const std::vector<double>& attributes, cons
   const Checker c(label, inputs, outputs);
   for (const std::vector<TensorRef>* list : {&inputs, &outputs}) for (const TensorRef& t : *list) {
     if (t.dtype >= 0 && t.dtype != static_cast<int32_t>(DType::kFloat4E2M1) &&
-        numel(t) * dtype_element_bytes(static_cast<DType>(t.dtype)) > t.bytes) {
+        numel(t.shape) * dtype_element_bytes(static_cast<DType>(t.dtype)) > t.bytes) {
       return c.fail("tensor " + t.label + " is smaller than its shape and dtype");
     }
   }

@@ -49,14 +49,6 @@ bool has_buffer(const std::vector<BufferSpec>& buffers, const std::string& name)
 
 }  // namespace
 
-int64_t leading_rows(const std::vector<int64_t>& shape) {
-  int64_t m = 1;
-  for (size_t d = 0; d + 1 < shape.size(); ++d) m *= shape[d];
-  return m;
-}
-
-int64_t last_dim(const std::vector<int64_t>& shape) { return shape.empty() ? 1 : shape.back(); }
-
 std::string shape_to_string(const std::vector<int64_t>& shape) {
   std::string text = "[";
   for (size_t d = 0; d < shape.size(); ++d) {

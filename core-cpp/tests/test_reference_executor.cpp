@@ -14,6 +14,7 @@
 #include "tensorplan/plan_arena.h"
 #include "tensorplan/reference_executor.h"
 #include "tensorplan/reference_kernels.h"
+#include "tensorplan/shape.h"
 
 namespace {
 
@@ -103,6 +104,35 @@ TEST(ReferenceKernels, LayerNormNormalisesAndBf16OutputRounds) {
   EXPECT_EQ(first, tp::float_to_bf16(-1.5f * f32_values(rstd)[0]));
 }
 
+// [R, 0] is R rows of 0 columns for every executor (shape.h): a row-wise op
+// writes R statistics, not none.
+TEST(ShapeHelpers, EmptyLastDimKeepsTheRows) {
+  EXPECT_EQ(tp::rows_of({3, 0}), 3);
+  EXPECT_EQ(tp::cols_of({3, 0}), 0);
+  EXPECT_EQ(tp::numel({3, 0}), 0);
+  EXPECT_EQ(tp::rows_of({2, 3, 0}), 6);
+  EXPECT_EQ(tp::rows_of({0, 5}), 0);
+  EXPECT_EQ(tp::rows_of({7}), 1);
+  EXPECT_EQ(tp::cols_of({7}), 7);
+  EXPECT_EQ(tp::rows_of({}), 1);
+  EXPECT_EQ(tp::cols_of({}), 1);
+  EXPECT_EQ(tp::numel({}), 1);
+}
+
+// The statistics of an empty row are 0/0: NaN (canonical), one per row.
+TEST(ReferenceKernels, NormsOfRowsWithoutColumnsWriteOneNanStatisticPerRow) {
+  std::vector<uint8_t> x, g, b, y;
+  std::vector<uint8_t> mean = f32_bytes({1, 1, 1}), rstd = f32_bytes({1, 1, 1});
+  ASSERT_TRUE(tp::run_reference_op(OpCode::kLayerNorm, {}, {ref(&x, {3, 0}), ref(&g, {0}), ref(&b, {0})},
+                                   {ref(&y, {3, 0}), ref(&mean, {3}), ref(&rstd, {3})}, "ln").is_ok());
+  for (float v : f32_values(mean)) EXPECT_EQ(tp::float_bits(v), tp::kCanonicalNanBits);
+  for (float v : f32_values(rstd)) EXPECT_EQ(tp::float_bits(v), tp::kCanonicalNanBits);
+  std::vector<uint8_t> rms = f32_bytes({1, 1, 1});
+  ASSERT_TRUE(tp::run_reference_op(OpCode::kRmsNorm, {}, {ref(&x, {3, 0}), ref(&g, {0})},
+                                   {ref(&y, {3, 0}), ref(&rms, {3})}, "rms").is_ok());
+  for (float v : f32_values(rms)) EXPECT_EQ(tp::float_bits(v), tp::kCanonicalNanBits);
+}
+
 TEST(ReferenceKernels, GeluGradMatchesFiniteDifference) {
   for (float x : {-3.0f, -0.5f, 0.0f, 0.7f, 2.5f}) {
     const double h = 1e-3;
@@ -163,7 +193,7 @@ TEST(ReferenceExecutor, ArenaAndSeparateAllocationsGiveIdenticalOutputsAndAVerif
   ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &arena).is_ok());
   req.mode = tp::ExecMode::kSeparate;
   ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &separate).is_ok());
-  EXPECT_EQ(arena.outputs, separate.outputs);
+  EXPECT_EQ(arena.outputs(), separate.outputs());
   EXPECT_EQ(arena.stats.allocations, 2);  // the arena and the persistent weight
   EXPECT_GT(separate.stats.allocations, arena.stats.allocations);
   std::vector<tp::LifecycleIssue> issues;
@@ -173,18 +203,45 @@ TEST(ReferenceExecutor, ArenaAndSeparateAllocationsGiveIdenticalOutputsAndAVerif
   float expect = 0;
   for (int k = 0; k < 8; ++k) expect += std::max(xs[k], 0.0f) * ws[k * 8];
   expect += 0.5f * std::max(xs[0], 0.0f);
-  EXPECT_EQ(f32_values(arena.outputs[0])[0], expect);
+  EXPECT_EQ(f32_values(arena.outputs()[0])[0], expect);
 
   // Put every arena storage at offset 0: live storages overlap, outputs change.
   req.mode = tp::ExecMode::kArena;
   for (int64_t& off : req.storage_offset) off = off >= 0 ? 0 : off;
   tp::ExecResult broken;
   ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &broken).is_ok());
-  EXPECT_NE(broken.outputs, separate.outputs);
+  EXPECT_NE(broken.outputs(), separate.outputs());
   // An offset outside the arena is refused, never executed.
   req.storage_offset = plan.storage_offsets;
   req.arena_bytes = 16;
   EXPECT_FALSE(tp::execute_reference(pg, c.sem, req, &broken).is_ok());
+}
+
+// An arena the host cannot hold (2^52 bytes: more than any 47-bit address
+// space) is OUT_OF_MEMORY naming the arena and its bytes, not an abort; the
+// next execution runs normally.
+TEST(ReferenceExecutor, AnArenaTooLargeIsOutOfMemoryAndTheNextRunWorks) {
+  Chain c = chain(4);
+  tp::PlanningGraph pg;
+  ASSERT_TRUE(tp::build_planning_graph(c.graph, &pg).is_ok());
+  const std::vector<int32_t> order{0, 1, 2, 3};
+  tp::ArenaPlan plan;
+  ASSERT_TRUE(tp::plan_arena(pg, order, tp::PlaceOptions{}, false, &plan).is_ok());
+  tp::ExecRequest req;
+  req.order = order;
+  req.storage_offset = plan.storage_offsets;
+  req.arena_bytes = int64_t{1} << 52;
+  req.input_tensors = {0};
+  req.input_bytes = {std::vector<uint8_t>(64, 0)};
+  tp::ExecResult res;
+  tp::Status s = tp::execute_reference(pg, c.sem, req, &res);
+  EXPECT_EQ(s.code(), TP_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(s.message(), "arena: cannot allocate 4503599627370496 bytes");
+  req.arena_bytes = plan.placement.height;
+  tp::ExecResult ok;
+  ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &ok).is_ok());
+  EXPECT_EQ(ok.outputs().size(), 1u);
+  EXPECT_EQ(ok.outputs()[0].size(), 64u);
 }
 
 TEST(ReferenceExecutor, RejectsMissingInputsAndBadSemantics) {

@@ -132,19 +132,20 @@ void run_case(const Case& c) {
   req.mode = tp::ExecMode::kSeparate;
   st = tpc::execute_cuda(pg, c.sem, req, nullptr, &gpu_separate);
   EXPECT(st.is_ok(), "%s cuda separate: %s", c.name.c_str(), st.message().c_str());
-  EXPECT(gpu_separate.outputs == gpu.outputs, "%s: separate device allocations give other bytes than the arena", c.name.c_str());
+  EXPECT(gpu_separate.outputs() == gpu.outputs(), "%s: separate device allocations give other bytes than the arena", c.name.c_str());
+  const std::vector<std::vector<uint8_t>> gpu_out = gpu.outputs(), ref_out = ref.outputs();
   for (size_t k = 0; k < c.graph.outputs.size(); ++k) {
     const int32_t t = c.graph.outputs[k];
     const int32_t d = c.sem.tensor_dtype[static_cast<size_t>(t)];
     if (c.tolerance == 0 || d < 0 || d > 2) {
-      EXPECT(gpu.outputs[k] == ref.outputs[k], "%s: output %s differs from the reference", c.name.c_str(),
+      EXPECT(gpu_out[k] == ref_out[k], "%s: output %s differs from the reference", c.name.c_str(),
              c.graph.tensors[static_cast<size_t>(t)].name.c_str());
       continue;
     }
-    const size_t n = gpu.outputs[k].size() / (d == 0 ? 4 : 2);
+    const size_t n = gpu_out[k].size() / (d == 0 ? 4 : 2);
     double worst = 0;
     for (size_t i = 0; i < n; ++i) {
-      const float a = value(gpu.outputs[k], d, i), b = value(ref.outputs[k], d, i);
+      const float a = value(gpu_out[k], d, i), b = value(ref_out[k], d, i);
       worst = std::fmax(worst, std::fabs(a - b) / std::fmax(1.0, std::fabs(b)));
     }
     EXPECT(worst <= c.tolerance, "%s: output %s off by %g (tolerance %g)", c.name.c_str(),

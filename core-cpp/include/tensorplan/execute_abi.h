@@ -33,8 +33,9 @@ namespace tp {
 Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics* semantics, ExecRequest* request);
 
 // Result arrays of tp_execute_reference: outputs, output offsets, trace
-// steps, tensors, kinds, stats {allocations, peak bytes}.
-void encode_exec_result(const ExecResult& result, ResultBuilder* builder);
+// steps, tensors, kinds, stats {allocations, peak bytes}. The output bytes
+// move into the result (no copy).
+void encode_exec_result(ExecResult* result, ResultBuilder* builder);
 
 }  // namespace tp
 

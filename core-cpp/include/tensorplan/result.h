@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "tensorplan/c_api.h"
+#include "tensorplan/host_buffer.h"
 #include "tensorplan/status.h"
 
 struct tp_result {
   struct Array {
     tp_array_type type;
     int32_t length;
-    std::vector<unsigned char> bytes;
+    tp::HostBuffer bytes;  // checked allocation: a result too large is OUT_OF_MEMORY, not an abort
   };
   std::vector<Array> arrays;
 };
@@ -40,11 +41,42 @@ class ResultBuilder {
 
   template <typename T>
   void add(const T* values, size_t count) {
+    T* data = append<T>(count);
+    if (data != nullptr && count > 0) std::memcpy(data, values, count * sizeof(T));
+  }
+
+  // Appends an array of `count` zeroed elements and returns where to write
+  // them; NULL once the builder has failed (then status() says why and
+  // finish_call reports it). For results the caller fills in place.
+  template <typename T>
+  T* append(size_t count) {
+    if (!status_.is_ok()) return nullptr;
+    const std::string what = "result array " + std::to_string(result_.arrays.size());
+    if (count > static_cast<size_t>(INT32_MAX)) {
+      status_ = Status::out_of_range(what + " has " + std::to_string(count) + " elements, more than 2^31 - 1");
+      return nullptr;
+    }
     tp_result::Array array;
     array.type = ArrayTypeOf<T>::value;
     array.length = static_cast<int32_t>(count);
-    array.bytes.resize(count * sizeof(T));
-    if (count > 0) std::memcpy(array.bytes.data(), values, count * sizeof(T));
+    status_ = array.bytes.allocate(static_cast<int64_t>(count * sizeof(T)), what);
+    if (!status_.is_ok()) return nullptr;
+    result_.arrays.push_back(std::move(array));
+    return reinterpret_cast<T*>(result_.arrays.back().bytes.data());
+  }
+
+  // A U8 array that takes over `bytes` without copying them (large outputs).
+  void adopt(HostBuffer&& bytes) {
+    if (!status_.is_ok()) return;
+    if (bytes.size() > INT32_MAX) {
+      status_ = Status::out_of_range("result array " + std::to_string(result_.arrays.size()) + " has " +
+                                     std::to_string(bytes.size()) + " bytes, more than 2^31 - 1");
+      return;
+    }
+    tp_result::Array array;
+    array.type = TP_ARRAY_U8;
+    array.length = static_cast<int32_t>(bytes.size());
+    array.bytes = std::move(bytes);
     result_.arrays.push_back(std::move(array));
   }
 
@@ -69,8 +101,12 @@ class ResultBuilder {
 
   tp_result* release() { return new tp_result(std::move(result_)); }
 
+  // OK, or why an array could not be added (OUT_OF_MEMORY, OUT_OF_RANGE).
+  const Status& status() const { return status_; }
+
  private:
   tp_result result_;
+  Status status_;
 };
 
 // Records the outcome of an ABI call for tp_last_error/tp_last_status and

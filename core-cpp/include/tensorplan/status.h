@@ -23,6 +23,10 @@ class Status {
   static Status unsupported(std::string message) { return Status(TP_ERR_UNSUPPORTED, std::move(message)); }
   static Status infeasible(std::string message) { return Status(TP_ERR_INFEASIBLE, std::move(message)); }
   static Status internal(std::string message) { return Status(TP_ERR_INTERNAL, std::move(message)); }
+  // "<what>: cannot allocate <bytes> bytes": a buffer the host (or device) had no room for.
+  static Status out_of_memory(const std::string& what, int64_t bytes) {
+    return Status(TP_ERR_OUT_OF_MEMORY, what + ": cannot allocate " + std::to_string(bytes) + " bytes");
+  }
 
   bool is_ok() const { return code_ == TP_OK; }
   tp_status code() const { return code_; }

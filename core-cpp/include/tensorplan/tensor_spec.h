@@ -14,6 +14,7 @@
 
 #include "tensorplan/dtype.h"
 #include "tensorplan/recipe.h"
+#include "tensorplan/shape.h"
 #include "tensorplan/status.h"
 
 namespace tp {
@@ -50,9 +51,7 @@ struct BufferSpec {
   std::vector<int64_t> alt_shape;
 };
 
-// M = product of all dims but the last (1 for a 1-D shape), K = the last dim.
-int64_t leading_rows(const std::vector<int64_t>& shape);
-int64_t last_dim(const std::vector<int64_t>& shape);
+// leading_rows (M) and last_dim (K) live in shape.h, shared with the executors.
 
 // "[1000, 4096]"
 std::string shape_to_string(const std::vector<int64_t>& shape);
