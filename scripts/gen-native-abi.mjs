@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseOperations } from './abi/parse-c-api.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HEADER = `${root}core-cpp/include/tensorplan/c_api.h`;
@@ -22,29 +23,8 @@ const PARAM_KINDS = {
   'double': 'tp_napi::double_arg',
 };
 
-/** Returns [{ name, params: [{ type, name }] }] for every tp_status operation. */
-export function parseOperations(headerText) {
-  const withoutComments = headerText.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
-  const operations = [];
-  const pattern = /TP_API\s+tp_status\s+(tp_\w+)\s*\(([^)]*)\)\s*;/g;
-  for (const match of withoutComments.matchAll(pattern)) {
-    const params = match[2].split(',').map((raw) => {
-      const text = raw.trim().replace(/\s+/g, ' ');
-      const m = /^(.*?)\s*(\w+)$/.exec(text);
-      const type = m[1].replace(/\s*\*/g, '*').trim();
-      return { type, name: m[2] };
-    });
-    const last = params.pop();
-    if (!last || last.type !== 'tp_result**') {
-      throw new Error(`${match[1]}: the last parameter must be tp_result** out (c_api.h rules)`);
-    }
-    for (const p of params) {
-      if (!PARAM_KINDS[p.type]) throw new Error(`${match[1]}: parameter ${p.name} has unsupported type ${p.type}`);
-    }
-    operations.push({ name: match[1], params });
-  }
-  return operations;
-}
+// The header's operations, parsed once for every generator (scripts/abi/).
+export { parseOperations };
 
 function wrapperSource(operations) {
   const lines = [
