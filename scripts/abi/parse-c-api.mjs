@@ -41,7 +41,7 @@ function macroBodies(headerText) {
 }
 
 /** The X(...) entries of a list body: their arguments and the comment on their line. */
-function entries(bodyLines, where) {
+function entries(bodyLines, where, allowEmpty = false) {
   const out = [];
   for (const line of bodyLines) {
     const comment = (/\/\*(.*?)\*\//.exec(line)?.[1] ?? '').trim();
@@ -49,7 +49,7 @@ function entries(bodyLines, where) {
       out.push({ args: m[1].split(',').map((a) => a.trim()), comment });
     }
   }
-  if (out.length === 0 && !bodyLines.join(' ').includes('none')) throw new Error(`${where}: no X(...) entries`);
+  if (out.length === 0 && !allowEmpty) throw new Error(`${where}: no X(...) entries`);
   return out;
 }
 
@@ -80,7 +80,8 @@ export function parseOperations(headerText) {
     const name = match[1];
     const body = macros.get(`TP_RESULT_FIELDS_${name}`);
     if (!body) throw new Error(`${name}: c_api.h declares no TP_RESULT_FIELDS_${name}(X) list above it`);
-    const fields = entries(body, `TP_RESULT_FIELDS_${name}`).map(({ args, comment }) => {
+    // An operation may declare no arrays (an empty result on success).
+    const fields = entries(body, `TP_RESULT_FIELDS_${name}`, true).map(({ args, comment }) => {
       if (args.length !== 2 || !ARRAY_TYPES.includes(args[0]) || !/^[a-z][a-z0-9_]*$/.test(args[1])) {
         throw new Error(`TP_RESULT_FIELDS_${name}: X(${args.join(', ')}) must be X(<${ARRAY_TYPES.join('|')}>, snake_case_name)`);
       }
