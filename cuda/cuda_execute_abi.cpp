@@ -6,7 +6,7 @@
 #include "tensorplan/result.h"
 
 tp_status tp_cuda_execute(TP_EXECUTE_ABI_PARAMS, tpc::DeviceArena* arena, tp_result** out) {
-  tp::ResultBuilder result;
+  tp::ResultBuilder result(TP_RESULT_SPEC(tp_cuda_execute));
   auto run = [&]() -> tp::Status {
     tp::PlanningGraph pg;
     tp::OpSemantics sem;
@@ -21,7 +21,7 @@ tp_status tp_cuda_execute(TP_EXECUTE_ABI_PARAMS, tpc::DeviceArena* arena, tp_res
 }
 
 tp_status tp_cuda_plan_device_bytes(TP_EXECUTE_ABI_PARAMS, tp_result** out) {
-  tp::ResultBuilder result;
+  tp::ResultBuilder result(TP_RESULT_SPEC(tp_cuda_plan_device_bytes));
   auto run = [&]() -> tp::Status {
     tp::PlanningGraph pg;
     tp::OpSemantics sem;

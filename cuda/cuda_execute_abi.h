@@ -10,7 +10,15 @@
 #include "tensorplan/c_api.h"
 
 /* Runs the plan with the CUDA executor in `arena` (NULL: one device
- * allocation made for the call). Result arrays: tp_execute_reference's. */
+ * allocation made for the call). Its result arrays are tp_execute_reference's
+ * (the same encoder writes them). */
+#define TP_RESULT_FIELDS_tp_cuda_execute(X) \
+  X(U8, outputs)         /* bytes of every graph output, concatenated */ \
+  X(F64, output_offsets) /* [O+1] */ \
+  X(I32, trace_steps)    /* [E] lifecycle trace as tp_verify_trace takes it */ \
+  X(I32, trace_tensors)  /* [E] */ \
+  X(I32, trace_kinds)    /* [E] TP_TRACE_EVENT_LIST */ \
+  X(F64, stats)          /* [2] {allocations made, peak bytes allocated} */
 TP_API tp_status tp_cuda_execute(const int32_t* graph_i32, int32_t graph_i32_count,
                                   const double* graph_f64, int32_t graph_f64_count,
                                   const uint8_t* names, int32_t names_length,
@@ -29,7 +37,9 @@ TP_API tp_status tp_cuda_execute(const int32_t* graph_i32, int32_t graph_i32_cou
                                   int32_t input_data_length, tpc::DeviceArena* arena, tp_result** out);
 
 /* Bytes of the one device allocation the plan needs (its arena, then its
- * persistent tensors). Result arrays: 0 F64 bytes[1]. */
+ * persistent tensors). */
+#define TP_RESULT_FIELDS_tp_cuda_plan_device_bytes(X) \
+  X(F64, bytes) /* [1] */
 TP_API tp_status tp_cuda_plan_device_bytes(const int32_t* graph_i32, int32_t graph_i32_count,
                                        const double* graph_f64, int32_t graph_f64_count,
                                        const uint8_t* names, int32_t names_length,

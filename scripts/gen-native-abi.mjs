@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseOperations } from './abi/parse-c-api.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HEADER = `${root}core-cpp/include/tensorplan/c_api.h`;
@@ -25,29 +26,8 @@ const PARAM_KINDS = {
   'tpc::DeviceArena*': 'tp_napi::arena_arg',
 };
 
-/** Returns [{ name, params: [{ type, name }] }] for every tp_status operation. */
-export function parseOperations(headerText) {
-  const withoutComments = headerText.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
-  const operations = [];
-  const pattern = /TP_API\s+tp_status\s+(tp_\w+)\s*\(([^)]*)\)\s*;/g;
-  for (const match of withoutComments.matchAll(pattern)) {
-    const params = match[2].split(',').map((raw) => {
-      const text = raw.trim().replace(/\s+/g, ' ');
-      const m = /^(.*?)\s*(\w+)$/.exec(text);
-      const type = m[1].replace(/\s*\*/g, '*').trim();
-      return { type, name: m[2] };
-    });
-    const last = params.pop();
-    if (!last || last.type !== 'tp_result**') {
-      throw new Error(`${match[1]}: the last parameter must be tp_result** out (c_api.h rules)`);
-    }
-    for (const p of params) {
-      if (!PARAM_KINDS[p.type]) throw new Error(`${match[1]}: parameter ${p.name} has unsupported type ${p.type}`);
-    }
-    operations.push({ name: match[1], params });
-  }
-  return operations;
-}
+// The header's operations, parsed once for every generator (scripts/abi/).
+export { parseOperations };
 
 // Operations the addon exports as promises under `name`: the call runs on a
 // worker thread (tp_napi::AsyncCall) on copies of its array arguments, so a
@@ -151,7 +131,7 @@ function checkCudaExecute(operations) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outFile = process.argv[2] ?? `${root}cuda/build/gen/abi_wrappers.gen.cpp`;
-  const operations = [...parseOperations(readFileSync(HEADER, 'utf8')), ...parseOperations(readFileSync(CUDA_HEADER, 'utf8'))];
+  const operations = [...parseOperations(readFileSync(HEADER, 'utf8')), ...parseOperations(readFileSync(CUDA_HEADER, 'utf8'), { paramTypes: Object.keys(PARAM_KINDS) })];
   checkCudaExecute(operations);
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, wrapperSource(operations));

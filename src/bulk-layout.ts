@@ -1,3 +1,4 @@
+import { callBulkLayout } from './abi/c-api.generated.js';
 import type { CoreBinding } from './backend/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
 import { TensorplanError } from './errors.js';
@@ -66,9 +67,9 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
       alignments[i] = tensor.alignment;
     }
   });
-  const [offsets, bytes, aligns, separate, totals] = core.call('tp_bulk_layout', [
-    shapeOffsets, Float64Array.from(dims), dtypes, alignments, count,
-  ]);
+  const { offsets, bytes, alignments: aligns, separate, totals } = callBulkLayout(core, {
+    shapeOffsets, dims: Float64Array.from(dims), dtypes, alignments, count,
+  });
   const entries: BulkEntry[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const entry: BulkEntry = { offset: offsets[i], bytes: bytes[i], alignment: aligns[i], separateAllocation: separate[i] === 1 };

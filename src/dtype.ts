@@ -1,16 +1,15 @@
+import { DTYPE_CODE, DTYPE_NAMES } from './abi/c-api-tables.generated.js';
+
 /**
  * Element types, by the names the core and the CLI use. The position in this
- * list is the dtype code that crosses the C ABI (core-cpp dtype.h; append only).
+ * list is the dtype code that crosses the C ABI (c_api.h TP_DTYPE_LIST; append only).
  */
-export const DTYPES = [
-  'fp32', 'fp16', 'bf16', 'fp8_e4m3', 'fp8_e5m2', 'fp4_e2m1', 'e8m0',
-  'int8', 'uint8', 'int32', 'int64', 'bool', 'fp64', 'int16',
-] as const;
+export const DTYPES = DTYPE_NAMES;
 
 /** An element type name, e.g. `'bf16'` or `'fp8_e4m3'`. */
 export type DType = (typeof DTYPES)[number];
 
 /** The ABI code of a dtype name, or -1 when the name is unknown. */
 export function dtypeCode(name: string): number {
-  return (DTYPES as readonly string[]).indexOf(name);
+  return Object.hasOwn(DTYPE_CODE, name) ? DTYPE_CODE[name as DType] : -1;
 }

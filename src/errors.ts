@@ -1,3 +1,5 @@
+import { STATUS_NAME } from './abi/c-api-tables.generated.js';
+
 /**
  * Why a tensorplan call failed. Codes mirror the core's `tp_status`, plus the
  * facade's own backend-selection failures.
@@ -12,16 +14,6 @@ export type TensorplanErrorCode =
   | 'BACKEND_UNAVAILABLE'
   | 'NO_BACKEND';
 
-/** Status codes of the C ABI (`tp_status` in c_api.h), indexed by value. */
-const STATUS_CODES: readonly TensorplanErrorCode[] = [
-  'INTERNAL', // 0 is TP_OK and never becomes an error
-  'INVALID_ARGUMENT',
-  'OUT_OF_RANGE',
-  'UNSUPPORTED',
-  'INFEASIBLE',
-  'OUT_OF_MEMORY',
-  'INTERNAL',
-];
 
 /** The error every tensorplan function throws or rejects with. */
 export class TensorplanError extends Error {
@@ -39,7 +31,9 @@ export class TensorplanError extends Error {
 
   /** Builds the error for a failed core call from its status and message. */
   static fromStatus(status: number, message: string, operation: string): TensorplanError {
-    const code = STATUS_CODES[status] ?? 'INTERNAL';
+    // TP_STATUS_LIST names are the error codes; OK (0) never becomes an error.
+    const name = STATUS_NAME[status];
+    const code: TensorplanErrorCode = name === undefined || name === 'OK' ? 'INTERNAL' : name;
     return new TensorplanError(code, message || `${operation} failed with status ${status}`);
   }
 }

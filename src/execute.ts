@@ -1,4 +1,5 @@
-import type { CoreArg, CoreBinding } from './backend/core-binding.js';
+import { TRACE_EVENT_NAME, decodeExecuteReference } from './abi/c-api.generated.js';
+import type { CoreArg, CoreArray, CoreBinding } from './backend/core-binding.js';
 import { TensorplanError } from './errors.js';
 import { encodeGraph } from './graph/encode-graph.js';
 import type { GraphDocument } from './graph/graph-document.js';
@@ -99,14 +100,16 @@ export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Reado
 
 /** Decodes the result arrays of tp_execute_reference (and of the addon's async executors). */
 export function decodeExecution(doc: GraphDocument, arrays: ArrayLike<number>[]): ExecutionResult {
-  const [data, offsets, steps, tensors, kinds, stats] = arrays;
+  const {
+    outputs: data, outputOffsets: offsets, traceSteps: steps, traceTensors: tensors, traceKinds: kinds, stats,
+  } = decodeExecuteReference(arrays as CoreArray[]);
   const outputs: Record<string, Uint8Array> = {};
   (doc.outputs ?? []).forEach((name, k) => {
-    outputs[name] = Uint8Array.from((data as Uint8Array).subarray(offsets[k], offsets[k + 1]));
+    outputs[name] = Uint8Array.from(data.subarray(offsets[k], offsets[k + 1]));
   });
   return {
     outputs,
-    trace: Array.from(steps as Int32Array, (step, k) => ({ step, tensor: doc.tensors[tensors[k]].name, event: kinds[k] === 0 ? 'alloc' as const : 'free' as const })),
+    trace: Array.from(steps, (step, k) => ({ step, tensor: doc.tensors[tensors[k]].name, event: TRACE_EVENT_NAME[kinds[k]] ?? 'free' })),
     allocations: stats[0],
     peakBytes: stats[1],
   };

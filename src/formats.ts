@@ -1,9 +1,14 @@
+import {
+  ARCH_CODE, BUFFER_ROLE_NAMES, FORMAT_OPTION_CODE, GROUPED_KIND_NAMES, RECIPE_CODE, RECIPE_NAMES, USAGE_CODE,
+  callDelayedScalingUpdate, callDequantize, callGroupedLayout, callQuantize, callSplitQuantizeLayout, callSwizzleScales,
+  callTensorSpecBuffers, callTensorSpecCheckBuffers, callTensorSpecUpdateUsage,
+} from './abi/c-api.generated.js';
 import type { CoreArray, CoreBinding } from './backend/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
 import { TensorplanError } from './errors.js';
 
-/** Quantization recipes, in ABI code order (c_api.h `tp_recipe`). */
-export const RECIPES = ['none', 'fp8_delayed', 'fp8_current', 'mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d'] as const;
+/** Quantization recipes, in ABI code order (c_api.h TP_RECIPE_LIST). */
+export const RECIPES = RECIPE_NAMES;
 
 /** A quantization recipe of FORMATS.md §2. */
 export type Recipe = (typeof RECIPES)[number];
@@ -166,11 +171,9 @@ export interface DelayedScalingUpdate {
   amax: number[];
 }
 
-const ROLES = ['data', 'scale', 'amax'] as const;
-const GROUPED_KINDS = ['uniform', 'varying_first', 'varying_last', 'varying_both'] as const;
-const OPTION_BITS: [keyof FormatOptions, number][] = [
-  ['gemmSwizzledScales', 1], ['nvfp4RowScaled', 2], ['nvfp4Hadamard', 4], ['nvfp4HadamardNoSigns', 8], ['pow2Scales', 16],
-];
+const ROLES = BUFFER_ROLE_NAMES;
+const GROUPED_KINDS = GROUPED_KIND_NAMES;
+const OPTION_BITS = Object.entries(FORMAT_OPTION_CODE) as [keyof typeof FORMAT_OPTION_CODE, number][];
 
 function invalid(message: string): never {
   throw new TensorplanError('INVALID_ARGUMENT', message);
@@ -186,16 +189,16 @@ function formatCodes(format: Omit<TensorFormat, 'shape'>, field = 'format'): Int
   if (format === null || typeof format !== 'object') invalid(`${field} must be an object`);
   const dtype = dtypeCode(format.dtype);
   if (dtype < 0) invalid(`${field}.dtype = ${JSON.stringify(format.dtype)}: expected one of ${DTYPES.join(', ')}`);
-  const recipe = (RECIPES as readonly string[]).indexOf(format.recipe);
+  const recipe = Object.hasOwn(RECIPE_CODE, format.recipe) ? RECIPE_CODE[format.recipe] : -1;
   if (recipe < 0) invalid(`${field}.recipe = ${JSON.stringify(format.recipe)}: expected one of ${RECIPES.join(', ')}`);
   const arch = format.arch ?? 'hopper';
   if (arch !== 'hopper' && arch !== 'blackwell') invalid(`${field}.arch = ${JSON.stringify(arch)}: expected hopper or blackwell`);
-  const usage = ((format.rowwise ?? true) ? 1 : 0) | ((format.columnwise ?? true) ? 2 : 0);
+  const usage = ((format.rowwise ?? true) ? USAGE_CODE.rowwise : 0) | ((format.columnwise ?? true) ? USAGE_CODE.columnwise : 0);
   const options = format.options ?? {};
   let bits = 0;
   for (const [key, bit] of OPTION_BITS) if (options[key]) bits |= bit;
   const fp8 = dtypeCode(options.fp8Dtype ?? 'fp8_e4m3');
-  return Int32Array.from([dtype, recipe, usage, arch === 'blackwell' ? 1 : 0, bits, fp8]);
+  return Int32Array.from([dtype, recipe, usage, ARCH_CODE[arch], bits, fp8]);
 }
 
 function names(blob: CoreArray, offsets: CoreArray): string[] {
@@ -219,24 +222,24 @@ function text(bytes: CoreArray): string {
 export function tensorSpecBuffers(core: CoreBinding, format: TensorFormat): TensorSpecBuffers {
   const codes = formatCodes(format);
   const shape = dims(format.shape, 'format.shape');
-  const r = core.call('tp_tensor_spec_buffers', [shape, shape.length, codes]);
-  const bufferNames = names(r[0], r[1]);
-  const bufferShapes = shapes(r[2], r[3]);
-  const altShapes = shapes(r[10], r[11]);
+  const r = callTensorSpecBuffers(core, { dims: shape, rank: shape.length, format: codes });
+  const bufferNames = names(r.names, r.nameOffsets);
+  const bufferShapes = shapes(r.shapeOffsets, r.dims);
+  const altShapes = shapes(r.altShapeOffsets, r.altDims);
   const buffers = bufferNames.map((name, i): InnerBuffer => {
     const usages: ('rowwise' | 'columnwise')[] = [];
-    if (r[9][i] & 1) usages.push('rowwise');
-    if (r[9][i] & 2) usages.push('columnwise');
+    if (r.usages[i] & USAGE_CODE.rowwise) usages.push('rowwise');
+    if (r.usages[i] & USAGE_CODE.columnwise) usages.push('columnwise');
     const buffer: InnerBuffer = {
-      name, shape: bufferShapes[i], dtype: DTYPES[r[4][i]], element: DTYPES[r[5][i]], bytes: r[6][i],
-      alignment: r[7][i], role: ROLES[r[8][i]], usages,
+      name, shape: bufferShapes[i], dtype: DTYPES[r.dtypes[i]], element: DTYPES[r.elements[i]], bytes: r.bytes[i],
+      alignment: r.alignments[i], role: ROLES[r.roles[i]], usages,
     };
     if (altShapes[i].length > 0) buffer.altShape = altShapes[i];
     return buffer;
   });
   return {
-    buffers, totalBytes: r[12][0], storageClass: text(r[13]), tensorClass: text(r[14]), quantizerClass: text(r[15]),
-    quantizable: r[16][0] === 1, quantizableReason: text(r[17]),
+    buffers, totalBytes: r.totals[0], storageClass: text(r.storageClass), tensorClass: text(r.tensorClass),
+    quantizerClass: text(r.quantizerClass), quantizable: r.quantizable[0] === 1, quantizableReason: text(r.quantizableReason),
   };
 }
 
@@ -251,10 +254,11 @@ export function updateUsage(core: CoreBinding, format: TensorFormat, usage: { ro
   const shape = dims(format.shape, 'format.shape');
   const flag = (v: boolean | undefined) => (v === undefined ? -1 : v ? 1 : 0);
   if (mode !== 'proto' && mode !== 'storage') invalid(`mode = ${JSON.stringify(mode)}: expected proto or storage`);
-  const [bits] = core.call('tp_tensor_spec_update_usage', [
-    shape, shape.length, codes, flag(usage?.rowwise), flag(usage?.columnwise), mode === 'storage' ? 1 : 0,
-  ]);
-  return { ...format, rowwise: (bits[0] & 1) !== 0, columnwise: (bits[0] & 2) !== 0 };
+  const { usageBits } = callTensorSpecUpdateUsage(core, {
+    dims: shape, rank: shape.length, format: codes, rowwise: flag(usage?.rowwise), columnwise: flag(usage?.columnwise),
+    mode: mode === 'storage' ? 1 : 0,
+  });
+  return { ...format, rowwise: (usageBits[0] & USAGE_CODE.rowwise) !== 0, columnwise: (usageBits[0] & USAGE_CODE.columnwise) !== 0 };
 }
 
 /** Checks buffers handed to an unflatten against a format; throws naming the first mismatch. */
@@ -280,10 +284,10 @@ export function checkBuffers(core: CoreBinding, format: TensorFormat, buffers: r
     dtypes[i] = code;
     bytes[i] = typeof buffer.bytes === 'number' ? buffer.bytes : Number.NaN;
   });
-  core.call('tp_tensor_spec_check_buffers', [
-    shape, shape.length, codes, Uint8Array.from(nameBytes), nameBytes.length, nameOffsets, shapeOffsets,
-    Float64Array.from(bufferDims), dtypes, bytes, buffers.length,
-  ]);
+  callTensorSpecCheckBuffers(core, {
+    dims: shape, rank: shape.length, format: codes, names: Uint8Array.from(nameBytes), namesLength: nameBytes.length,
+    nameOffsets, shapeOffsets, bufferDims: Float64Array.from(bufferDims), dtypes, bytes, count: buffers.length,
+  });
 }
 
 /** TE split_quantize's bulk layout (FORMATS.md §1) of members for one usage. */
@@ -298,17 +302,20 @@ export function splitQuantizeLayout(core: CoreBinding, members: readonly (readon
     all.push(...dims(shape, `members[${i}]`));
     offsets[i + 1] = all.length;
   });
-  const r = core.call('tp_split_quantize_layout', [offsets, Float64Array.from(all), members.length, codes, usage === 'columnwise' ? 1 : 0]);
-  const entryNames = names(r[1], r[2]);
-  const entryShapes = shapes(r[3], r[4]);
+  const r = callSplitQuantizeLayout(core, {
+    shapeOffsets: offsets, dims: Float64Array.from(all), count: members.length, format: codes, columnwise: usage === 'columnwise' ? 1 : 0,
+  });
+  const entryNames = names(r.names, r.nameOffsets);
+  const entryShapes = shapes(r.shapeOffsets, r.dims);
   return {
     entries: entryNames.map((name, i) => ({
-      member: r[0][i], name, shape: entryShapes[i], offset: r[5][i], bytes: r[6][i], alignment: r[7][i], role: ROLES[r[8][i]],
+      member: r.members[i], name, shape: entryShapes[i], offset: r.offsets[i], bytes: r.bytes[i], alignment: r.alignments[i],
+      role: ROLES[r.roles[i]],
     })),
-    usedBytes: r[9][0],
-    baseAlignment: r[9][1],
-    allocationBytes: r[9][2],
-    contiguousDataAndScale: r[10][0] === 1,
+    usedBytes: r.totals[0],
+    baseAlignment: r.totals[1],
+    allocationBytes: r.totals[2],
+    contiguousDataAndScale: r.contiguous[0] === 1,
   };
 }
 
@@ -323,20 +330,20 @@ export function groupedLayout(core: CoreBinding, members: readonly (readonly num
     flat[2 * i] = typeof shape[0] === 'number' ? shape[0] : Number.NaN;
     flat[2 * i + 1] = typeof shape[1] === 'number' ? shape[1] : Number.NaN;
   });
-  const r = core.call('tp_grouped_layout', [flat, members.length, codes]);
-  const bufferNames = names(r[3], r[4]);
-  const memberOffsets = shapes(r[11], r[12]);
+  const r = callGroupedLayout(core, { memberDims: flat, count: members.length, format: codes });
+  const bufferNames = names(r.names, r.nameOffsets);
+  const memberOffsets = shapes(r.memberOffsetCsr, r.memberOffsets);
   return {
-    kind: GROUPED_KINDS[r[0][0]],
-    logicalShape: [r[1][0], r[1][1]],
-    tensorOffsets: Array.from(r[2]),
-    hasTensorOffsets: r[0][1] === 1,
+    kind: GROUPED_KINDS[r.info[0]],
+    logicalShape: [r.logical[0], r.logical[1]],
+    tensorOffsets: Array.from(r.tensorOffsets),
+    hasTensorOffsets: r.info[1] === 1,
     buffers: bufferNames.map((name, i) => ({
-      name, dtype: DTYPES[r[5][i]], element: DTYPES[r[6][i]], elements: r[7][i], bytes: r[8][i],
-      cppElements: r[9][i], cppBytes: r[10][i], memberOffsets: memberOffsets[i],
+      name, dtype: DTYPES[r.dtypes[i]], element: DTYPES[r.elements[i]], elements: r.elementCounts[i], bytes: r.bytes[i],
+      cppElements: r.cppElementCounts[i], cppBytes: r.cppBytes[i], memberOffsets: memberOffsets[i],
     })),
-    totalBytes: r[13][0],
-    cppTotalBytes: r[13][1],
+    totalBytes: r.totals[0],
+    cppTotalBytes: r.totals[1],
   };
 }
 
@@ -348,14 +355,14 @@ export function quantize(core: CoreBinding, format: TensorFormat, input: Uint8Ar
   const codes = formatCodes(format);
   const shape = dims(format.shape, 'format.shape');
   if (!(input instanceof Uint8Array)) invalid('input must be a Uint8Array of raw fp32/bf16/fp16 bytes');
-  const r = core.call('tp_quantize', [
-    shape, shape.length, codes, input, input.length, params.amaxEpsilon ?? 0, params.delayedScale ?? 1,
-  ]);
+  const r = callQuantize(core, {
+    dims: shape, rank: shape.length, format: codes, input, inputBytes: input.length, amaxEpsilon: params.amaxEpsilon ?? 0,
+    delayedScale: params.delayedScale ?? 1,
+  });
   const spec = tensorSpecBuffers(core, format);
-  const bytes = r[0] as Uint8Array;
   return {
-    buffers: spec.buffers.map((b, i) => ({ name: b.name, bytes: bytes.slice(r[1][i], r[1][i + 1]) })),
-    amax: Array.from(r[2]),
+    buffers: spec.buffers.map((b, i) => ({ name: b.name, bytes: r.bytes.slice(r.bufferOffsets[i], r.bufferOffsets[i + 1]) })),
+    amax: Array.from(r.amax),
   };
 }
 
@@ -371,19 +378,18 @@ export function dequantize(core: CoreBinding, format: TensorFormat, buffers: rea
     joined.set(b, at);
     at += b.length;
   }
-  const [out] = core.call('tp_dequantize', [shape, shape.length, codes, joined, total]);
-  return out as Uint8Array;
+  return callDequantize(core, { dims: shape, rank: shape.length, format: codes, buffers: joined, buffersBytes: total }).bytes;
 }
 
 /** GEMM swizzle of a row-major scale matrix (FORMATS.md §4.7), or its inverse. */
 export function swizzleScales(core: CoreBinding, source: Uint8Array, rows: number, cols: number,
   options: { transpose?: boolean; validRows?: number; validCols?: number; inverse?: boolean } = {}): Uint8Array {
   if (!(source instanceof Uint8Array)) invalid('source must be a Uint8Array');
-  const [out] = core.call('tp_swizzle_scales', [
-    source, rows, cols, options.transpose ? 1 : 0, options.validRows ?? (options.transpose ? cols : rows),
-    options.validCols ?? (options.transpose ? rows : cols), options.inverse ? 1 : 0,
-  ]);
-  return out as Uint8Array;
+  return callSwizzleScales(core, {
+    source, srcRows: rows, srcCols: cols, transpose: options.transpose ? 1 : 0,
+    validRows: options.validRows ?? (options.transpose ? cols : rows), validCols: options.validCols ?? (options.transpose ? rows : cols),
+    inverse: options.inverse ? 1 : 0,
+  }).bytes;
 }
 
 /** Delayed scaling update (FORMATS.md §4.4) for `scale.length` quantizers. */
@@ -392,11 +398,11 @@ export function delayedScalingUpdate(core: CoreBinding, amaxHistory: readonly nu
   if (!Array.isArray(amaxHistory) || !Array.isArray(scale)) invalid('amaxHistory and scale must be arrays of numbers');
   const algo = options.algo ?? 'max';
   if (algo !== 'max' && algo !== 'most_recent') invalid(`algo = ${JSON.stringify(algo)}: expected max or most_recent`);
-  const [history, newScale, amax] = core.call('tp_delayed_scaling_update', [
-    Float64Array.from(amaxHistory), historyLen, Float64Array.from(scale), scale.length, algo === 'max' ? 0 : 1,
-    options.fp8Max ?? 448, options.margin ?? 0,
-  ]);
-  return { amaxHistory: Array.from(history), scale: Array.from(newScale), amax: Array.from(amax) };
+  const r = callDelayedScalingUpdate(core, {
+    amaxHistory: Float64Array.from(amaxHistory), historyLen, scale: Float64Array.from(scale), count: scale.length,
+    algo: algo === 'max' ? 0 : 1, fp8Max: options.fp8Max ?? 448, margin: options.margin ?? 0,
+  });
+  return { amaxHistory: Array.from(r.amaxHistory), scale: Array.from(r.scale), amax: Array.from(r.amax) };
 }
 
 /** JSON form of a tensor format (version 1): the format plus TE-style metadata. */

@@ -1,17 +1,15 @@
 import { DTYPES, dtypeCode } from './dtype.js';
 import { TensorplanError } from './errors.js';
-import { RECIPES } from './formats.js';
+import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from './abi/c-api-tables.generated.js';
+import { RECIPES, type Recipe } from './formats.js';
 import type { GraphDocument, OpAttributeValue } from './graph/graph-document.js';
 
 /**
- * The ops of op set v1 (docs/op-set.md), in the order of their ABI codes.
- * A graph names one in an op's `op` field; `reshape` and `noop` also mean `view`.
+ * The ops of op set v1 (docs/op-set.md), in the order of their ABI codes
+ * (c_api.h TP_OP_LIST). A graph names one in an op's `op` field; `reshape`
+ * and `noop` also mean `view`.
  */
-export const OP_SET_V1 = [
-  'view', 'copy', 'fill', 'matmul', 'grouped_matmul', 'add', 'mul', 'scale', 'relu', 'gelu', 'silu',
-  'relu_backward', 'gelu_backward', 'silu_backward', 'layernorm', 'layernorm_backward', 'rmsnorm',
-  'rmsnorm_backward', 'softmax', 'softmax_backward', 'transpose', 'amax', 'quantize', 'dequantize',
-] as const;
+export const OP_SET_V1 = OP_NAMES;
 
 /** The name of an op of op set v1. */
 export type OpName = (typeof OP_SET_V1)[number];
@@ -26,9 +24,7 @@ export interface EncodedSemantics {
   attributes: Float64Array;
 }
 
-const QUANTIZE_OPTION_BITS: [string, number][] = [
-  ['gemmSwizzledScales', 1], ['nvfp4RowScaled', 2], ['nvfp4Hadamard', 4], ['nvfp4HadamardNoSigns', 8], ['pow2Scales', 16],
-];
+const QUANTIZE_OPTION_BITS = Object.entries(FORMAT_OPTION_CODE);
 
 /** Attribute names each op accepts, for the error on an unknown key. */
 const ACCEPTED: Partial<Record<OpName, string[]>> = {
@@ -75,7 +71,7 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
     case 'rmsnorm': return [num('epsilon', 1e-5)];
     case 'quantize':
     case 'dequantize': {
-      const recipe = (RECIPES as readonly string[]).indexOf(attrs.recipe as string);
+      const recipe = Object.hasOwn(RECIPE_CODE, attrs.recipe as string) ? RECIPE_CODE[attrs.recipe as Recipe] : -1;
       if (recipe < 0) fail(`${field}.recipe = ${JSON.stringify(attrs.recipe)}: expected one of ${RECIPES.join(', ')}`);
       const arch = attrs.arch ?? 'hopper';
       if (arch !== 'hopper' && arch !== 'blackwell') fail(`${field}.arch = ${JSON.stringify(arch)}: expected hopper or blackwell`);
@@ -83,7 +79,8 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
       if (fp8 !== 'fp8_e4m3' && fp8 !== 'fp8_e5m2') fail(`${field}.fp8Dtype = ${JSON.stringify(fp8)}: expected fp8_e4m3 or fp8_e5m2`);
       let bits = 0;
       for (const [key, bit] of QUANTIZE_OPTION_BITS) if (bool(key, false)) bits |= bit;
-      return [recipe, bool('rowwise', true) | (bool('columnwise', true) << 1), arch === 'blackwell' ? 1 : 0, bits,
+      const usage = (bool('rowwise', true) ? USAGE_CODE.rowwise : 0) | (bool('columnwise', true) ? USAGE_CODE.columnwise : 0);
+      return [recipe, usage, ARCH_CODE[arch], bits,
         dtypeCode(fp8), num('amaxEpsilon', 0), num('delayedScale', 1)];
     }
     default: return [];
@@ -93,7 +90,7 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
 /** The op-set code of a graph op's `op` string, or an error naming the op. */
 export function opCode(op: string, field: string): number {
   const name = op === 'reshape' || op === 'noop' ? 'view' : op;
-  const code = (OP_SET_V1 as readonly string[]).indexOf(name);
+  const code = Object.hasOwn(OP_CODE, name) ? OP_CODE[name as OpName] : -1;
   if (code < 0) fail(`${field} = ${JSON.stringify(op)}: not an op of op set v1 (${OP_SET_V1.join(', ')})`);
   return code;
 }

@@ -1,3 +1,4 @@
+import { PLACE_ALGORITHM_CODE, PLACE_METHOD_NAME, callPlace } from './abi/c-api.generated.js';
 import type { CoreBinding } from './backend/core-binding.js';
 import { TensorplanError } from './errors.js';
 
@@ -46,10 +47,15 @@ export interface PlaceResult {
   stats: { nodes: number; seconds: number; bestBaselineHeight: number; pieces: number; timedOut: boolean };
 }
 
-/** ABI codes of the algorithms (tp_place). @internal */
-export const PLACE_ALGORITHM_CODES: Record<PlaceAlgorithm, number> = { ours: 1, 'greedy-size': 2, 'xla-best': 3, 'first-fit': 4 };
-/** Names of the solver parts that can produce a placement, by the core's code. @internal */
-export const PLACE_METHODS = ['none', 'greedy-size', 'xla-size', 'xla-lifetime', 'first-fit', 'constructive', 'search'];
+/** ABI codes of the algorithms the API offers (c_api.h TP_PLACE_ALGORITHM_LIST, without `auto`). @internal */
+export const PLACE_ALGORITHM_CODES: Record<PlaceAlgorithm, number> = {
+  ours: PLACE_ALGORITHM_CODE.ours, 'greedy-size': PLACE_ALGORITHM_CODE['greedy-size'], 'xla-best': PLACE_ALGORITHM_CODE['xla-best'],
+  'first-fit': PLACE_ALGORITHM_CODE['first-fit'],
+};
+/** Name of the solver part that produced a placement, by the core's code (c_api.h TP_PLACE_METHOD_LIST). @internal */
+export function placeMethodName(code: number): string {
+  return PLACE_METHOD_NAME[code] ?? 'none';
+}
 
 function fail(message: string): never {
   throw new TensorplanError('INVALID_ARGUMENT', message);
@@ -69,10 +75,10 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
       if (typeof value !== 'number') fail(`buffers[${i}].${key} = ${JSON.stringify(value)}: must be a number`);
       return value;
     });
-  const [offsets, summary] = core.call('tp_place', [
-    column('lower'), column('upper'), column('size'), column('alignment', 0), buffers.length,
-    PLACE_ALGORITHM_CODES[algorithm], capacity, limit, options.minimize ? 1 : 0,
-  ]);
+  const { offsets, summary } = callPlace(core, {
+    lower: column('lower'), upper: column('upper'), size: column('size'), alignment: column('alignment', 0), count: buffers.length,
+    algorithm: PLACE_ALGORITHM_CODES[algorithm], capacity, timeLimitSeconds: limit, minimize: options.minimize ? 1 : 0,
+  });
   return {
     offsets: Array.from(offsets),
     height: summary[0],
@@ -82,7 +88,7 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
     provedOptimal: summary[4] === 1,
     provedInfeasible: summary[5] === 1,
     algorithm,
-    method: PLACE_METHODS[summary[8]] ?? 'none',
+    method: placeMethodName(summary[8]),
     stats: { nodes: summary[6], seconds: summary[7], bestBaselineHeight: summary[9], pieces: summary[10], timedOut: summary[11] === 1 },
   };
 }

@@ -1,4 +1,8 @@
-import type { CoreArray, CoreBinding } from './backend/core-binding.js';
+import {
+  LIFECYCLE_ISSUE_NAMES, SCHEDULE_METHOD_CODE, SCHEDULE_METHOD_NAMES, STORAGE_FLAG_CODE, TRACE_EVENT_CODE,
+  callFusionCheck, callGraphLiveness, callGraphSchedule, callVerifyTrace,
+} from './abi/c-api.generated.js';
+import type { CoreBinding } from './backend/core-binding.js';
 import { TensorplanError } from './errors.js';
 import type { GraphDocument } from './graph/graph-document.js';
 import { type EncodedGraph, encodeGraph } from './graph/encode-graph.js';
@@ -25,11 +29,8 @@ export type ScheduleMethod =
 /** The seven single baselines, in the core's code order (0..6). */
 export type BaselineMethod = 'given' | 'inductor-lpmf' | 'inductor-bfs' | 'inductor-dfs' | 'xla-list' | 'xla-dfs' | 'xla-post-order';
 
-/** Every method, in the core's code order: the index is the ABI code. */
-export const SCHEDULE_METHODS: readonly ScheduleMethod[] = [
-  'given', 'inductor-lpmf', 'inductor-bfs', 'inductor-dfs', 'xla-list', 'xla-dfs', 'xla-post-order',
-  'inductor-best', 'xla-best', 'ours',
-];
+/** Every method, in the core's code order: the index is the ABI code (c_api.h TP_SCHEDULE_METHOD_LIST). */
+export const SCHEDULE_METHODS: readonly ScheduleMethod[] = SCHEDULE_METHOD_NAMES;
 
 /** Options of {@link Tensorplan.schedule} (and of the scheduling inside {@link Tensorplan.checkFusion}). */
 export interface ScheduleOptions {
@@ -159,7 +160,7 @@ export interface LifecycleIssue {
   message: string;
 }
 
-const ISSUE_KINDS: LifecycleIssue['kind'][] = ['missing-birth', 'unexpected-birth', 'missing-death', 'unexpected-death'];
+const ISSUE_KINDS: readonly LifecycleIssue['kind'][] = LIFECYCLE_ISSUE_NAMES;
 
 function fail(message: string): never {
   throw new TensorplanError('INVALID_ARGUMENT', message);
@@ -167,7 +168,8 @@ function fail(message: string): never {
 
 /** Tensor bytes: given, or computed by the core from shape and dtype. */
 function methodCode(method: ScheduleMethod | undefined): number {
-  const code = SCHEDULE_METHODS.indexOf(method ?? 'ours');
+  const name = method ?? 'ours';
+  const code = Object.hasOwn(SCHEDULE_METHOD_CODE, name) ? SCHEDULE_METHOD_CODE[name] : -1;
   if (code < 0) fail(`method = ${JSON.stringify(method)}: expected one of ${SCHEDULE_METHODS.join(', ')}`);
   return code;
 }
@@ -200,7 +202,9 @@ export function scheduleEncoded(core: CoreBinding, encoded: EncodedGraph, option
   const method = options.method ?? 'ours';
   const workLimit = options.workLimit ?? 0;
   if (!(Number.isInteger(workLimit) && workLimit >= 0)) fail(`workLimit = ${String(workLimit)}: must be an integer >= 0`);
-  const [order, stats, peaks, seconds] = core.call('tp_graph_schedule', [...encoded.args, methodCode(method), timeLimit(options), workLimit]);
+  const { order, stats, baselinePeaks: peaks, baselineSeconds: seconds } = callGraphSchedule(core, {
+    ...encoded.graph, method: methodCode(method), timeLimitS: timeLimit(options), workLimit,
+  });
   const baselines: Partial<Record<BaselineMethod, BaselineFigure>> = {};
   for (let m = 0; m < 7; m++) {
     if (peaks[m] >= 0) baselines[SCHEDULE_METHODS[m] as BaselineMethod] = { peakBytes: peaks[m], seconds: seconds[m] };
@@ -221,8 +225,10 @@ export function scheduleEncoded(core: CoreBinding, encoded: EncodedGraph, option
 export function liveness(core: CoreBinding, graph: GraphDocument, order?: readonly string[]): LivenessResult {
   const encoded = encodeGraph(core, graph);
   const steps = encodeOrder(encoded, order);
-  const r: CoreArray[] = core.call('tp_graph_liveness', [...encoded.args, steps, steps.length]);
-  const [tensorStorage, tensorOffset, bytes, birth, death, flags, live, stats, peakStorages, peakBytes, producers, lastOps, roots] = r;
+  const {
+    tensorStorage, tensorOffset, storageBytes: bytes, storageBirth: birth, storageDeath: death, storageFlags: flags, liveBytes: live,
+    stats, peakStorages, peakBytes, peakProducers: producers, peakLastOps: lastOps, storageRoot: roots,
+  } = callGraphLiveness(core, { ...encoded.graph, order: steps, orderCount: steps.length });
   const tensors = encoded.doc.tensors;
   const storages: StorageLifetime[] = Array.from(bytes, (b, s) => ({
     owner: tensors[roots[s]].name,
@@ -230,10 +236,10 @@ export function liveness(core: CoreBinding, graph: GraphDocument, order?: readon
     bytes: b,
     birth: birth[s],
     death: death[s],
-    graphInput: (flags[s] & 1) !== 0,
-    graphOutput: (flags[s] & 2) !== 0,
-    persistent: (flags[s] & 4) !== 0,
-    group: (flags[s] & 8) !== 0,
+    graphInput: (flags[s] & STORAGE_FLAG_CODE.graphInput) !== 0,
+    graphOutput: (flags[s] & STORAGE_FLAG_CODE.graphOutput) !== 0,
+    persistent: (flags[s] & STORAGE_FLAG_CODE.persistent) !== 0,
+    group: (flags[s] & STORAGE_FLAG_CODE.group) !== 0,
   }));
   tensorStorage.forEach((s, i) => storages[s].tensors.push(tensors[i].name));
   const orderNames = Array.from(steps, (i) => encoded.doc.ops[i].name);
@@ -271,9 +277,10 @@ export function checkFusion(core: CoreBinding, graph: GraphDocument, ops: readon
     if (index === undefined) fail(`ops[${i}] = ${JSON.stringify(name)}: unknown op`);
     return index;
   }));
-  const [verdict, figures] = core.call('tp_fusion_check', [
-    ...encoded.args, fused, fused.length, options.maxReadBytes ?? 0, methodCode(options.method), timeLimit(options),
-  ]);
+  const { verdict, figures } = callFusionCheck(core, {
+    ...encoded.graph, fusedOps: fused, fusedCount: fused.length, maxReadBytes: options.maxReadBytes ?? 0,
+    method: methodCode(options.method), timeLimitS: timeLimit(options),
+  });
   return {
     accepted: verdict[0] === 1,
     createsCycle: verdict[1] === 1,
@@ -306,12 +313,12 @@ export function verifyTrace(core: CoreBinding, graph: GraphDocument, order: read
     if (!Number.isInteger(e.step)) fail(`trace[${k}].step = ${String(e.step)}: must be an integer step`);
     traceSteps[k] = e.step;
     traceTensors[k] = tensor;
-    traceKinds[k] = e.event === 'alloc' ? 0 : 1;
+    traceKinds[k] = TRACE_EVENT_CODE[e.event as TraceEvent['event']];
   });
-  const [kinds, storages, tensors, at, report] = core.call('tp_verify_trace', [
-    ...encoded.args, steps, steps.length, traceSteps, traceTensors, traceKinds, trace.length,
-  ]);
-  const lines = new TextDecoder().decode(report as Uint8Array).split('\n');
+  const { kinds, storages, tensors, steps: at, report } = callVerifyTrace(core, {
+    ...encoded.graph, order: steps, orderCount: steps.length, traceSteps, traceTensors, traceKinds, traceCount: trace.length,
+  });
+  const lines = new TextDecoder().decode(report).split('\n');
   return Array.from(kinds, (kind, k) => ({
     kind: ISSUE_KINDS[kind],
     tensor: encoded.doc.tensors[tensors[k]].name,

@@ -137,6 +137,14 @@ describe('op set v1', () => {
       expect(OP_SET_V1).toContain(op);
     }
   });
+
+  it.each(BACKENDS)('names every op code as the %s core does (every entry, not just view)', (backend) => {
+    const core = (session(backend) as unknown as { core: { call(op: string, args: unknown[]): ArrayLike<number>[] } }).core;
+    const [codes, blob, offsets] = core.call('tp_code_table', [9]);  // TP_TABLE_OP
+    const names = Array.from(codes as ArrayLike<number>, (_, i) => new TextDecoder().decode((blob as Uint8Array).subarray(offsets[i], offsets[i + 1])));
+    expect(Array.from(codes as ArrayLike<number>)).toEqual(OP_SET_V1.map((_, i) => i));
+    expect(names).toEqual([...OP_SET_V1]);
+  });
 });
 
 describe.each(BACKENDS)('reference executor on %s', (backend) => {

@@ -68,7 +68,7 @@ extern "C" tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* 
   BulkLayout layout;
   Status status = decode_requests(shape_offsets, dims, dtypes, alignments, count, &requests);
   if (status.is_ok()) status = bulk_layout(requests, &layout);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_bulk_layout));
   if (status.is_ok()) {
     const size_t n = layout.entries.size();
     std::vector<double> offsets(n), bytes(n), aligns(n);

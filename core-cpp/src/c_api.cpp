@@ -23,9 +23,43 @@ const tp_result::Array* array_at(const tp_result* result, int32_t index) {
 
 namespace tp {
 
-tp_status finish_call(const Status& call_status, ResultBuilder* result, tp_result** out) {
+namespace {
+
+const char* array_type_name(int32_t type) {
+  switch (type) {
+#define TP_X(code, c, cpp, name, bytes) \
+  case TP_ARRAY_##c:                    \
+    return name;
+    TP_ARRAY_TYPE_LIST(TP_X)
+#undef TP_X
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+Status check_result_fields(const ResultSpec& spec, const tp_result& result) {
+  const int32_t count = static_cast<int32_t>(result.arrays.size());
+  for (int32_t i = 0; i < count && i < spec.count; ++i) {
+    if (result.arrays[static_cast<size_t>(i)].type != spec.fields[i].type) {
+      return Status::internal(std::string(spec.operation) + ": result field " + spec.fields[i].name + " (array " +
+                              std::to_string(i) + ") is " + array_type_name(result.arrays[static_cast<size_t>(i)].type) +
+                              ", c_api.h declares " + array_type_name(spec.fields[i].type));
+    }
+  }
+  if (count != spec.count) {
+    const std::string which = count < spec.count ? std::string(", missing ") + spec.fields[count].name : "";
+    return Status::internal(std::string(spec.operation) + " returned " + std::to_string(count) +
+                            " result arrays, c_api.h declares " + std::to_string(spec.count) + which);
+  }
+  return Status::ok();
+}
+
+tp_status finish_call(const Status& given, ResultBuilder* result, tp_result** out) {
+  Status status = given;
   // A result array that could not be allocated fails the call like any other error.
-  const Status& status = call_status.is_ok() && result != nullptr ? result->status() : call_status;
+  if (status.is_ok() && result != nullptr) status = result->status();
+  if (status.is_ok() && result != nullptr) status = check_result_fields(result->spec(), result->result());
   g_last_status = status.code();
   if (!status.is_ok()) {
     g_last_error = status.message();

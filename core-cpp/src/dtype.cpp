@@ -4,37 +4,36 @@ namespace tp {
 
 namespace {
 
-struct DTypeInfo {
-  DType dtype;
-  const char* name;
-  int32_t bits;
+// Bits of each dtype, indexed by the ABI code (TP_DTYPE_LIST is dense from 0).
+constexpr int32_t kBits[kDTypeCount] = {
+#define TP_X(code, c, cpp, name, bits) bits,
+    TP_DTYPE_LIST(TP_X)
+#undef TP_X
 };
 
-// Indexed by the ABI code.
-constexpr DTypeInfo kDTypes[kDTypeCount] = {
-    {DType::kFloat32, "fp32", 32},    {DType::kFloat16, "fp16", 16},
-    {DType::kBFloat16, "bf16", 16},   {DType::kFloat8E4M3, "fp8_e4m3", 8},
-    {DType::kFloat8E5M2, "fp8_e5m2", 8}, {DType::kFloat4E2M1, "fp4_e2m1", 4},
-    {DType::kFloat8E8M0, "e8m0", 8},  {DType::kInt8, "int8", 8},
-    {DType::kUInt8, "uint8", 8},      {DType::kInt32, "int32", 32},
-    {DType::kInt64, "int64", 64},     {DType::kBool, "bool", 8},
-    {DType::kFloat64, "fp64", 64},    {DType::kInt16, "int16", 16},
+constexpr const char* kNames[kDTypeCount] = {
+#define TP_X(code, c, cpp, name, bits) name,
+    TP_DTYPE_LIST(TP_X)
+#undef TP_X
 };
 
-const DTypeInfo& info(DType dtype) { return kDTypes[static_cast<int32_t>(dtype)]; }
+// The arrays above are indexed by code: that holds only while the list is
+// dense and in code order.
+constexpr int32_t kCodes[] = {TP_DTYPE_LIST(TP_CODE_OF_ENTRY)};
+static_assert(codes_are_positions(kCodes), "TP_DTYPE_LIST must list codes 0, 1, 2, ... in order");
 
 }  // namespace
 
-int32_t dtype_bits(DType dtype) { return info(dtype).bits; }
+int32_t dtype_bits(DType dtype) { return kBits[static_cast<int32_t>(dtype)]; }
 
-int32_t dtype_element_bytes(DType dtype) { return (info(dtype).bits + 7) / 8; }
+int32_t dtype_element_bytes(DType dtype) { return (dtype_bits(dtype) + 7) / 8; }
 
-const char* dtype_name(DType dtype) { return info(dtype).name; }
+const char* dtype_name(DType dtype) { return kNames[static_cast<int32_t>(dtype)]; }
 
 bool dtype_from_name(const std::string& name, DType* out) {
-  for (const DTypeInfo& entry : kDTypes) {
-    if (name == entry.name) {
-      *out = entry.dtype;
+  for (int32_t code = 0; code < kDTypeCount; ++code) {
+    if (name == kNames[code]) {
+      *out = static_cast<DType>(code);
       return true;
     }
   }

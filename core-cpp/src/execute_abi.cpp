@@ -109,7 +109,7 @@ void encode_exec_result(ExecResult* res, ResultBuilder* result) {
   for (const TraceEvent& e : res->trace) {
     steps.push_back(e.step);
     tensors.push_back(e.tensor);
-    kinds.push_back(e.birth ? 0 : 1);
+    kinds.push_back(e.birth ? TP_TRACE_ALLOC : TP_TRACE_FREE);
   }
   result->adopt(std::move(res->output_data));
   result->add(offsets);
@@ -123,7 +123,7 @@ void encode_exec_result(ExecResult* res, ResultBuilder* result) {
 
 extern "C" tp_status tp_execute_reference(TP_EXECUTE_ABI_PARAMS, tp_result** out) {
   using namespace tp;
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_execute_reference));
   auto run = [&]() -> Status {
     PlanningGraph pg;
     OpSemantics sem;

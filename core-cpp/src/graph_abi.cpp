@@ -230,8 +230,8 @@ Status decode_order(const int32_t* order, int32_t order_count, std::vector<int32
 }
 
 uint8_t storage_flags(const Storage& s) {
-  return static_cast<uint8_t>((s.graph_input ? 1 : 0) | (s.graph_output ? 2 : 0) | (s.persistent ? 4 : 0) |
-                              (s.group >= 0 ? 8 : 0));
+  return static_cast<uint8_t>((s.graph_input ? TP_STORAGE_GRAPH_INPUT : 0) | (s.graph_output ? TP_STORAGE_GRAPH_OUTPUT : 0) |
+                              (s.persistent ? TP_STORAGE_PERSISTENT : 0) | (s.group >= 0 ? TP_STORAGE_GROUP : 0));
 }
 
 // Arrays 0..2 of tp_graph_liveness / tp_graph_validate: the storage map.
@@ -264,7 +264,7 @@ extern "C" tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i
   using namespace tp;
   PlanningGraph pg;
   Status status = decode_planning_graph(TP_GRAPH_ARGS, &pg);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_graph_validate));
   if (status.is_ok()) {
     add_tensor_map(pg, &result);
     std::vector<double> alignments;
@@ -294,7 +294,7 @@ extern "C" tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i
   if (status.is_ok()) status = check_method_and_limit(method, time_limit_s, &options);
   if (status.is_ok()) status = to_byte_count(work_limit, "work_limit", &options.work_limit);
   if (status.is_ok()) status = schedule_graph(pg, options, &schedule);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_graph_schedule));
   if (status.is_ok()) {
     result.add(schedule.order);
     result.add(std::vector<double>{static_cast<double>(schedule.peak), static_cast<double>(schedule.lower_bound),
@@ -318,7 +318,7 @@ extern "C" tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i
   Status status = decode_planning_graph(TP_GRAPH_ARGS, &pg);
   if (status.is_ok()) status = decode_order(order, order_count, &steps);
   if (status.is_ok()) status = compute_liveness(pg, steps, &live);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_graph_liveness));
   if (status.is_ok()) {
     add_tensor_map(pg, &result);
     result.add(live.birth);
@@ -367,7 +367,7 @@ extern "C" tp_status tp_fusion_check(const int32_t* graph_i32, int32_t graph_i32
   }
   if (status.is_ok()) status = check_method_and_limit(method, time_limit_s, &limits.schedule);
   if (status.is_ok()) status = check_fusion(pg, ops, limits, &check);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_fusion_check));
   if (status.is_ok()) {
     result.add(std::vector<uint8_t>{static_cast<uint8_t>(check.accepted), static_cast<uint8_t>(check.creates_cycle),
                                     static_cast<uint8_t>(check.raises_peak), static_cast<uint8_t>(check.reads_too_large)});
@@ -393,15 +393,15 @@ extern "C" tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32
   if (status.is_ok()) status = check_array_arg(trace_tensors, trace_count, "trace_tensors");
   if (status.is_ok()) status = check_array_arg(trace_kinds, trace_count, "trace_kinds");
   for (int32_t k = 0; status.is_ok() && k < trace_count; ++k) {
-    if (trace_kinds[k] != 0 && trace_kinds[k] != 1) {
+    if (trace_kinds[k] != TP_TRACE_ALLOC && trace_kinds[k] != TP_TRACE_FREE) {
       status = Status::invalid("trace_kinds[" + std::to_string(k) + "] = " + std::to_string(trace_kinds[k]) +
                                ": must be 0 (allocated) or 1 (freed)");
       break;
     }
-    trace.push_back(TraceEvent{trace_steps[k], trace_tensors[k], trace_kinds[k] == 0});
+    trace.push_back(TraceEvent{trace_steps[k], trace_tensors[k], trace_kinds[k] == TP_TRACE_ALLOC});
   }
   if (status.is_ok()) status = verify_lifecycle(pg, steps, trace, &issues);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_verify_trace));
   if (status.is_ok()) {
     std::vector<int32_t> kinds, storages, tensors, at;
     std::string report;

@@ -36,7 +36,7 @@ extern "C" tp_status tp_grouped_layout(const double* member_dims, int32_t count,
     shapes.push_back(shape);
   }
   if (status.is_ok()) status = grouped_layout(shapes, spec.dtype, spec.recipe, spec.rowwise, spec.columnwise, spec.options, &layout);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_grouped_layout));
   if (status.is_ok()) {
     result.add(std::vector<int32_t>{static_cast<int32_t>(layout.kind), layout.has_tensor_offsets ? 1 : 0});
     result.add(std::vector<double>{static_cast<double>(layout.logical_rows), static_cast<double>(layout.logical_cols)});

@@ -4,12 +4,13 @@ namespace tp {
 namespace {
 
 const char* const kNames[kOpCodeCount] = {
-    "view",         "copy",           "fill",          "matmul",          "grouped_matmul",
-    "add",          "mul",            "scale",         "relu",            "gelu",
-    "silu",         "relu_backward",  "gelu_backward", "silu_backward",   "layernorm",
-    "layernorm_backward", "rmsnorm",  "rmsnorm_backward", "softmax",      "softmax_backward",
-    "transpose",    "amax",           "quantize",      "dequantize",
+#define TP_X(code, c, cpp, name) name,
+    TP_OP_LIST(TP_X)
+#undef TP_X
 };
+
+constexpr int32_t kCodes[] = {TP_OP_LIST(TP_CODE_OF_ENTRY)};
+static_assert(codes_are_positions(kCodes), "TP_OP_LIST must list codes 0, 1, 2, ... in order");
 
 }  // namespace
 

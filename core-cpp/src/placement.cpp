@@ -22,13 +22,11 @@ using placement_detail::SearchOutcome;
 
 const char* place_method_name(PlaceMethod method) {
   switch (method) {
-    case PlaceMethod::kNone: return "none";
-    case PlaceMethod::kGreedySize: return "greedy-size";
-    case PlaceMethod::kXlaSize: return "xla-size";
-    case PlaceMethod::kXlaLifetime: return "xla-lifetime";
-    case PlaceMethod::kFirstFit: return "first-fit";
-    case PlaceMethod::kSkyline: return "skyline";
-    case PlaceMethod::kSearch: return "search";
+#define TP_X(code, c, cpp, name) \
+  case PlaceMethod::k##cpp:      \
+    return name;
+    TP_PLACE_METHOD_LIST(TP_X)
+#undef TP_X
   }
   return "unknown";
 }
@@ -228,7 +226,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     // Buffers under a millionth of the lower bound barely move the height;
     // they go in a second dive (see skyline_in_order).
     for (bool starters : {false, true}) {
-      results.emplace_back(PlaceMethod::kSkyline,
+      results.emplace_back(PlaceMethod::kConstructive,
                            placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000,
                                                               buffers.size() > 40000, starters));
     }
@@ -283,7 +281,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
       });
       const std::vector<int64_t> offsets =
           placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000, buffers.size() > 40000);
-      for (Piece& piece : pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kSkyline);
+      for (Piece& piece : pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
     }
   }
 

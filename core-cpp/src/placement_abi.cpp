@@ -67,7 +67,7 @@ extern "C" tp_status tp_place(const double* lower, const double* upper, const do
     options.minimize = minimize != 0;
     status = place(buffers, options, &placement);
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_place));
   if (status.is_ok()) {
     std::vector<double> offsets(placement.offsets.size());
     for (size_t i = 0; i < offsets.size(); ++i) offsets[i] = static_cast<double>(placement.offsets[i]);

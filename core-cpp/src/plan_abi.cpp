@@ -56,8 +56,9 @@ Status plan_place(TP_PLAN_GRAPH_PARAMS, const int32_t* order, int32_t order_coun
     const Storage& storage = pg.storage.storages[s];
     bytes[s] = static_cast<double>(storage.aligned_bytes);
     roots[s] = storage.root_tensor;
-    flags[s] = static_cast<uint8_t>((storage.graph_input ? 1 : 0) | (storage.graph_output ? 2 : 0) |
-                                    (storage.persistent ? 4 : 0) | (storage.group >= 0 ? 8 : 0));
+    flags[s] = static_cast<uint8_t>(
+        (storage.graph_input ? TP_STORAGE_GRAPH_INPUT : 0) | (storage.graph_output ? TP_STORAGE_GRAPH_OUTPUT : 0) |
+        (storage.persistent ? TP_STORAGE_PERSISTENT : 0) | (storage.group >= 0 ? TP_STORAGE_GROUP : 0));
   }
   std::vector<double> workspace_bytes(pg.op_workspace.begin(), pg.op_workspace.end());
   std::vector<int32_t> peak_storages;
@@ -143,7 +144,7 @@ extern "C" tp_status tp_plan_place(TP_PLAN_GRAPH_PARAMS, const int32_t* order, i
                                    double capacity, double time_limit_s, int32_t minimize, int32_t with_baselines,
                                    tp_result** out) {
   using namespace tp;
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_plan_place));
   PlaceOptions options;
   Status status = decode_place_options(algorithm, capacity, time_limit_s, minimize, &options);
   if (status.is_ok()) status = plan_place(TP_PLAN_GRAPH_ARGS, order, order_count, options, with_baselines != 0, &result);
@@ -166,7 +167,7 @@ extern "C" tp_status tp_plan_validate(TP_PLAN_GRAPH_PARAMS, const int32_t* order
                                 storage_death, storage_count, workspace_offset, workspace_count, stated, stated_count, &plan);
   }
   if (status.is_ok()) status = validate_plan(graph, plan, &diagnostics);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_plan_validate));
   if (status.is_ok()) {
     std::vector<int32_t> codes, storages, others, ops, steps;
     std::vector<std::string> messages;

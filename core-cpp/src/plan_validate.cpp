@@ -11,21 +11,11 @@ namespace tp {
 
 const char* diagnostic_code_name(DiagnosticCode code) {
   switch (code) {
-    case DiagnosticCode::kGraphInvalid: return "GRAPH_INVALID";
-    case DiagnosticCode::kScheduleInvalid: return "SCHEDULE_INVALID";
-    case DiagnosticCode::kStorageUnknown: return "STORAGE_UNKNOWN";
-    case DiagnosticCode::kStorageDuplicate: return "STORAGE_DUPLICATE";
-    case DiagnosticCode::kStorageMissing: return "STORAGE_MISSING";
-    case DiagnosticCode::kStorageNotInArena: return "STORAGE_NOT_IN_ARENA";
-    case DiagnosticCode::kSizeMismatch: return "SIZE_MISMATCH";
-    case DiagnosticCode::kFreedWhileInUse: return "FREED_WHILE_IN_USE";
-    case DiagnosticCode::kBornTooLate: return "BORN_TOO_LATE";
-    case DiagnosticCode::kLifetimeMismatch: return "LIFETIME_MISMATCH";
-    case DiagnosticCode::kMisaligned: return "MISALIGNED";
-    case DiagnosticCode::kOutsideArena: return "OUTSIDE_ARENA";
-    case DiagnosticCode::kOverlap: return "OVERLAP";
-    case DiagnosticCode::kWorkspaceMissing: return "WORKSPACE_MISSING";
-    case DiagnosticCode::kStatsMismatch: return "STATS_MISMATCH";
+#define TP_X(code, c, cpp, name) \
+  case DiagnosticCode::k##cpp:   \
+    return name;
+    TP_DIAGNOSTIC_LIST(TP_X)
+#undef TP_X
   }
   return "UNKNOWN";
 }

@@ -29,7 +29,7 @@ extern "C" tp_status tp_quantize(const double* dims, int32_t rank, const int32_t
     params.delayed_scale = static_cast<float>(delayed_scale);
     status = quantize(spec, input, byte_count, params, &quantized);
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_quantize));
   if (status.is_ok()) {
     std::vector<uint8_t> bytes;
     std::vector<double> offsets{0};
@@ -73,7 +73,7 @@ extern "C" tp_status tp_dequantize(const double* dims, int32_t rank, const int32
     }
     status = dequantize(spec, split, &values);
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_dequantize));
   if (status.is_ok()) result.add(values);
   return finish_call(status, &result, out);
 }
@@ -96,7 +96,7 @@ extern "C" tp_status tp_swizzle_scales(const uint8_t* source, double src_rows, d
     status = inverse == 1 ? unswizzle_scales(source, rows, cols, transpose == 1, &bytes)
                           : swizzle_scales(source, rows, cols, transpose == 1, valid_r, valid_c, &bytes);
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_swizzle_scales));
   if (status.is_ok()) result.add(bytes);
   return finish_call(status, &result, out);
 }
@@ -124,7 +124,7 @@ extern "C" tp_status tp_delayed_scaling_update(const double* amax_history, int32
     status = delayed_scaling_update(history_len, count, &history, &scales, static_cast<AmaxAlgo>(algo),
                                     static_cast<float>(fp8_max), margin, &amax);
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_delayed_scaling_update));
   if (status.is_ok()) {
     result.add(history);
     result.add(scales);

@@ -4,16 +4,19 @@ namespace tp {
 
 const char* recipe_name(Recipe recipe) {
   switch (recipe) {
-    case Recipe::kNone: return "none";
-    case Recipe::kFp8Delayed: return "fp8_delayed";
-    case Recipe::kFp8Current: return "fp8_current";
-    case Recipe::kMxfp8: return "mxfp8";
-    case Recipe::kNvfp4: return "nvfp4";
-    case Recipe::kFp8Block1D: return "fp8_block_1d";
-    case Recipe::kFp8Block2D: return "fp8_block_2d";
+#define TP_X(code, c, cpp, name) \
+  case Recipe::k##cpp:           \
+    return name;
+    TP_RECIPE_LIST(TP_X)
+#undef TP_X
   }
   return "unknown";
 }
+
+namespace {
+constexpr int32_t kRecipeCodes[] = {TP_RECIPE_LIST(TP_CODE_OF_ENTRY)};
+static_assert(codes_are_positions(kRecipeCodes), "TP_RECIPE_LIST must list codes 0, 1, 2, ... in order");
+}  // namespace
 
 bool is_valid_recipe_code(int32_t code) { return code >= 0 && code < kRecipeCount; }
 
@@ -28,19 +31,17 @@ bool is_fp8_block(Recipe recipe) {
 }
 
 Status decode_format_options(int32_t option_bits, int32_t fp8_dtype_code, FormatOptions* out) {
-  const int32_t known = TP_FMT_OPT_GEMM_SWIZZLED | TP_FMT_OPT_NVFP4_ROW_SCALED |
-                        TP_FMT_OPT_NVFP4_HADAMARD | TP_FMT_OPT_NVFP4_HADAMARD_NO_SIGNS |
-                        TP_FMT_OPT_POW2_SCALES;
+#define TP_X(code, c, member, name) | TP_FMT_OPT_##c
+  const int32_t known = 0 TP_FORMAT_OPTION_LIST(TP_X);
+#undef TP_X
   if ((option_bits & ~known) != 0) {
     return Status::invalid("options = " + std::to_string(option_bits) + ": unknown option bits " +
                            std::to_string(option_bits & ~known));
   }
   FormatOptions options;
-  options.gemm_swizzled_scales = (option_bits & TP_FMT_OPT_GEMM_SWIZZLED) != 0;
-  options.nvfp4_row_scaled = (option_bits & TP_FMT_OPT_NVFP4_ROW_SCALED) != 0;
-  options.nvfp4_hadamard = (option_bits & TP_FMT_OPT_NVFP4_HADAMARD) != 0;
-  options.nvfp4_hadamard_no_signs = (option_bits & TP_FMT_OPT_NVFP4_HADAMARD_NO_SIGNS) != 0;
-  options.pow2_scales = (option_bits & TP_FMT_OPT_POW2_SCALES) != 0;
+#define TP_X(code, c, member, name) options.member = (option_bits & TP_FMT_OPT_##c) != 0;
+  TP_FORMAT_OPTION_LIST(TP_X)
+#undef TP_X
   if (fp8_dtype_code == static_cast<int32_t>(DType::kFloat8E4M3)) {
     options.fp8_dtype = DType::kFloat8E4M3;
   } else if (fp8_dtype_code == static_cast<int32_t>(DType::kFloat8E5M2)) {
@@ -55,11 +56,10 @@ Status decode_format_options(int32_t option_bits, int32_t fp8_dtype_code, Format
 
 int32_t encode_format_options(const FormatOptions& options) {
   int32_t bits = 0;
-  if (options.gemm_swizzled_scales) bits |= TP_FMT_OPT_GEMM_SWIZZLED;
-  if (options.nvfp4_row_scaled) bits |= TP_FMT_OPT_NVFP4_ROW_SCALED;
-  if (options.nvfp4_hadamard) bits |= TP_FMT_OPT_NVFP4_HADAMARD;
-  if (options.nvfp4_hadamard_no_signs) bits |= TP_FMT_OPT_NVFP4_HADAMARD_NO_SIGNS;
-  if (options.pow2_scales) bits |= TP_FMT_OPT_POW2_SCALES;
+#define TP_X(code, c, member, name) \
+  if (options.member) bits |= TP_FMT_OPT_##c;
+  TP_FORMAT_OPTION_LIST(TP_X)
+#undef TP_X
   return bits;
 }
 

@@ -12,16 +12,11 @@ namespace tp {
 
 const char* schedule_method_name(int32_t method) {
   switch (method) {
-    case kScheduleGiven: return "given";
-    case kScheduleInductorLpmf: return "inductor_lpmf";
-    case kScheduleInductorBfs: return "inductor_bfs";
-    case kScheduleInductorDfs: return "inductor_dfs";
-    case kScheduleXlaList: return "xla_list";
-    case kScheduleXlaDfs: return "xla_dfs";
-    case kScheduleXlaPostOrder: return "xla_post_order";
-    case kScheduleInductorBest: return "inductor_best";
-    case kScheduleXlaBest: return "xla_best";
-    case kScheduleOurs: return "ours";
+#define TP_X(code, c, cpp, name) \
+  case kSchedule##cpp:           \
+    return name;
+    TP_SCHEDULE_METHOD_LIST(TP_X)
+#undef TP_X
     default: return "unknown";
   }
 }

@@ -57,7 +57,7 @@ extern "C" tp_status tp_split_quantize_layout(const int32_t* shape_offsets, cons
     status = Status::invalid("columnwise = " + std::to_string(columnwise) + ": must be 0 or 1");
   }
   if (status.is_ok()) status = split_quantize_layout(shapes, spec.dtype, spec.recipe, columnwise == 1, spec.options, &layout);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_split_quantize_layout));
   if (status.is_ok()) {
     std::vector<int32_t> members, roles, entry_shape_offsets{0};
     std::vector<std::string> names;

@@ -78,7 +78,7 @@ extern "C" tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, co
   std::vector<BufferSpec> buffers;
   Status status = decode_spec_abi(dims, rank, format, &spec);
   if (status.is_ok()) status = tensor_spec_buffers(spec, &buffers);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_tensor_spec_buffers));
   if (status.is_ok()) {
     std::vector<std::string> names;
     std::vector<std::vector<int64_t>> shapes, alt_shapes;
@@ -126,7 +126,7 @@ extern "C" tp_status tp_tensor_spec_update_usage(const double* dims, int32_t ran
     status = Status::invalid("mode = " + std::to_string(mode) + ": must be 0 (proto) or 1 (storage)");
   }
   if (status.is_ok()) status = update_usage(spec, rowwise, columnwise, static_cast<UsageUpdateMode>(mode), &next);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_tensor_spec_update_usage));
   if (status.is_ok()) {
     const int32_t bits = (next.rowwise ? TP_USAGE_ROWWISE : 0) | (next.columnwise ? TP_USAGE_COLUMNWISE : 0);
     result.add(std::vector<int32_t>{bits});
@@ -181,6 +181,6 @@ extern "C" tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t ra
     }
   }
   if (status.is_ok()) status = check_buffers(spec, given);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_tensor_spec_check_buffers));
   return finish_call(status, &result, out);
 }

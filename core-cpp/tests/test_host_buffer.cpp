@@ -33,8 +33,14 @@ TEST(HostBuffer, ZeroBytesIsAValidPointer) {
 // builder's status (finish_call), not with a truncated result. (An
 // allocation failure takes the same path; its sizes, at most 2^34 bytes,
 // could succeed under overcommit, so the test uses the count limit.)
+// Test-only operations: the builder needs the fields its call declares.
+const tp::ResultField kIntsThenDoubles[] = {{TP_ARRAY_I32, "ints"}, {TP_ARRAY_F64, "doubles"}};
+const tp::ResultSpec kIntsThenDoublesSpec{"test_ints_then_doubles", kIntsThenDoubles, 2};
+const tp::ResultField kBytes[] = {{TP_ARRAY_U8, "bytes"}};
+const tp::ResultSpec kBytesSpec{"test_bytes", kBytes, 1};
+
 TEST(ResultBuilder, AnArrayItCannotMakeFailsTheCall) {
-  tp::ResultBuilder result;
+  tp::ResultBuilder result(kIntsThenDoublesSpec);
   result.add(std::vector<int32_t>{1, 2, 3});
   EXPECT_EQ(result.append<double>(size_t{1} << 31), nullptr);
   EXPECT_EQ(result.status().code(), TP_ERR_OUT_OF_RANGE);
@@ -51,7 +57,7 @@ TEST(ResultBuilder, AdoptedBytesBecomeAU8Array) {
   tp::HostBuffer bytes;
   ASSERT_TRUE(bytes.allocate(5, "bytes").is_ok());
   bytes.data()[4] = 9;
-  tp::ResultBuilder result;
+  tp::ResultBuilder result(kBytesSpec);
   result.adopt(std::move(bytes));
   tp_result* out = nullptr;
   ASSERT_EQ(tp::finish_call(tp::Status::ok(), &result, &out), TP_OK);

@@ -1,3 +1,4 @@
+import { ARRAY_TYPE_ATTRIBUTE, ARRAY_TYPE_NAME, type ArrayTypeName } from '../abi/c-api-tables.generated.js';
 import { TensorplanError } from '../errors.js';
 import { type CoreArg, type CoreArray, type CoreBinding, checkAbiVersion } from './core-binding.js';
 
@@ -9,14 +10,14 @@ export interface EmscriptenCoreModule {
   [exported: `_tp_${string}`]: (...args: number[]) => number;
 }
 
-const ARRAY_TYPES: Record<number, (buffer: ArrayBuffer, length: number) => CoreArray> = {
-  1: (b, n) => new Float64Array(b, 0, n),
-  2: (b, n) => new Int32Array(b, 0, n),
-  3: (b, n) => new Uint8Array(b, 0, n),
-  4: (b, n) => new Float32Array(b, 0, n),
-  5: (b, n) => new Uint16Array(b, 0, n),
+/** The typed array of each tp_array_type (c_api.h TP_ARRAY_TYPE_LIST). */
+const ARRAY_CLASSES: Record<ArrayTypeName, (buffer: ArrayBuffer, length: number) => CoreArray> = {
+  F64: (b, n) => new Float64Array(b, 0, n),
+  I32: (b, n) => new Int32Array(b, 0, n),
+  U8: (b, n) => new Uint8Array(b, 0, n),
+  F32: (b, n) => new Float32Array(b, 0, n),
+  U16: (b, n) => new Uint16Array(b, 0, n),
 };
-const ELEMENT_BYTES: Record<number, number> = { 1: 8, 2: 4, 3: 1, 4: 4, 5: 2 };
 
 /**
  * Marshals C ABI calls into an Emscripten-built core: each input array is
@@ -78,10 +79,11 @@ export function wasmCoreBinding(module: EmscriptenCoreModule): CoreBinding {
             const type = fn('tp_result_type')(result, i);
             const length = fn('tp_result_length')(result, i);
             const data = fn('tp_result_data')(result, i);
-            const bytes = length * (ELEMENT_BYTES[type] ?? 1);
+            const typeName = ARRAY_TYPE_NAME[type];
+            const bytes = length * (typeName === undefined ? 1 : ARRAY_TYPE_ATTRIBUTE[typeName]);
             const copy = new ArrayBuffer(bytes);
             if (bytes > 0) new Uint8Array(copy).set(heap().subarray(data, data + bytes));
-            const make = ARRAY_TYPES[type];
+            const make = typeName === undefined ? undefined : ARRAY_CLASSES[typeName];
             if (!make) throw new TensorplanError('INTERNAL', `${operation}: result array ${i} has unknown type ${type}`);
             arrays.push(make(copy, length));
           }

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { TensorplanError, VERSION } from '../index.js';
+import { RECIPES, TensorplanError, VERSION } from '../index.js';
 import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { executeCommand } from './execute-command.js';
@@ -120,7 +120,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--grouped <members>', 'a grouped tensor instead: member shapes, e.g. 128x512,256x512,384x512')
     .option('--dtype <dtype>', 'logical dtype (fp32, bf16, fp16)', 'bf16')
     .addOption(new Option('--recipe <recipe>', 'quantization recipe')
-      .choices(['none', 'fp8_delayed', 'fp8_current', 'mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d']).default('mxfp8'))
+      .choices([...RECIPES]).default('mxfp8'))
     .option('--usage <usages>', 'rowwise, columnwise or rowwise,columnwise', 'rowwise,columnwise')
     .addOption(new Option('--arch <arch>', 'GPU class').choices(['hopper', 'blackwell']).default('hopper'))
     .option('--swizzled', 'GEMM-swizzled scales (MXFP8/NVFP4)')

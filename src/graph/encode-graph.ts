@@ -9,8 +9,22 @@ const ENCODER = new TextEncoder();
 export interface EncodedGraph {
   doc: GraphDocument;
   args: [Int32Array, number, Float64Array, number, Uint8Array, number, Int32Array, number];
+  /** The same eight leading parameters of every tp_graph_* operation, by their c_api.h names. */
+  graph: GraphArgs;
   tensorIndex: Map<string, number>;
   opIndex: Map<string, number>;
+}
+
+/** The graph parameters the tp_graph_* operations (and the plan and execute ones) start with. */
+export interface GraphArgs {
+  graphI32: Int32Array;
+  graphI32Count: number;
+  graphF64: Float64Array;
+  graphF64Count: number;
+  names: Uint8Array;
+  namesLength: number;
+  nameOffsets: Int32Array;
+  nameOffsetsCount: number;
 }
 
 /** Bytes of every tensor: given, or computed by the core from shape and dtype. */
@@ -82,6 +96,10 @@ export function encodeGraph(core: CoreBinding, input: GraphDocument): EncodedGra
   return {
     doc,
     args: [intArray, intArray.length, numArray, numArray.length, names, names.length, nameOffsets, nameOffsets.length],
+    graph: {
+      graphI32: intArray, graphI32Count: intArray.length, graphF64: numArray, graphF64Count: numArray.length,
+      names, namesLength: names.length, nameOffsets, nameOffsetsCount: nameOffsets.length,
+    },
     tensorIndex,
     opIndex,
   };

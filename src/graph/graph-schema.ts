@@ -1,3 +1,5 @@
+import { DTYPES } from '../dtype.js';
+
 /**
  * JSON Schema (draft 2020-12) of graph files, version 1. `docs/schemas/graph-v1.schema.json`
  * is written from this object (`npm run schemas`), and a test keeps the two equal.
@@ -30,7 +32,7 @@ export const GRAPH_SCHEMA_V1 = {
     byteCount: { type: 'integer', minimum: 0, maximum: 9007199254740992 },
     alignment: { type: 'integer', minimum: 1, maximum: 1073741824, description: 'A power of two.' },
     dtype: {
-      enum: ['fp32', 'fp16', 'bf16', 'fp8_e4m3', 'fp8_e5m2', 'fp4_e2m1', 'e8m0', 'int8', 'uint8', 'int32', 'int64', 'bool', 'fp64', 'int16'],
+      enum: [...DTYPES],
     },
     tensor: {
       type: 'object',

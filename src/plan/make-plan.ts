@@ -4,7 +4,8 @@ import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { type ScheduleMethod, scheduleEncoded } from '../schedule.js';
 import { VERSION } from '../version.js';
-import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, PLACE_METHODS } from '../place.js';
+import { callPlanPlace } from '../abi/c-api.generated.js';
+import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, placeMethodName } from '../place.js';
 import type { PlanDocument, PlanStorage, PlanWorkspace } from './plan-document.js';
 import { validatePlanAgainst } from './validate-plan.js';
 
@@ -86,11 +87,14 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
 
   progress('place', 1);
   const order = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
-  const [offsets, births, deaths, bytes, roots, , producers, lastOps, workspaceOffsets, workspaceBytes, liveBytes,
-    tensorStorage, , peakStorages, stats, baselineHeights] = core.call('tp_plan_place', [
-    ...encoded.args, order, order.length, PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], 0,
-    thorough ? 0.6 * budget : 0.5, thorough ? 1 : 0, options.baselines ? 1 : 0,
-  ]);
+  const {
+    storageOffset: offsets, storageBirth: births, storageDeath: deaths, storageBytes: bytes, storageRoot: roots,
+    storageProducer: producers, storageLastOp: lastOps, workspaceOffset: workspaceOffsets, workspaceBytes, liveBytes,
+    tensorStorage, peakStorages, stats, baselineHeights,
+  } = callPlanPlace(core, {
+    ...encoded.graph, order, orderCount: order.length, algorithm: PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], capacity: 0,
+    timeLimitS: thorough ? 0.6 * budget : 0.5, minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
+  });
   const afterPlace = performance.now();
 
   const opName = (op: number): string | null => (op >= 0 ? doc.ops[op].name : null);
@@ -142,7 +146,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
         storage: doc.tensors[roots[s]].name, bytes: bytes[s], producer: opName(producers[s]), lastUse: opName(lastOps[s]),
       })),
       schedule: { method: scheduled.method, provedOptimal: scheduled.provedOptimal, baselines: scheduleBaselines },
-      placement: { method: PLACE_METHODS[placeMethod] ?? 'none', provedOptimal: placeProved === 1, baselines: placementBaselines },
+      placement: { method: placeMethodName(placeMethod), provedOptimal: placeProved === 1, baselines: placementBaselines },
       timeMs: { schedule: 0, place: 0, validate: 0, total: 0 },
     },
   };

@@ -1,3 +1,4 @@
+import { DIAGNOSTIC_NAME, callPlanValidate } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../backend/core-binding.js';
 import { TensorplanError } from '../errors.js';
 import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
@@ -10,12 +11,8 @@ export type DiagnosticCode =
   | 'STORAGE_NOT_IN_ARENA' | 'SIZE_MISMATCH' | 'FREED_WHILE_IN_USE' | 'BORN_TOO_LATE' | 'LIFETIME_MISMATCH'
   | 'MISALIGNED' | 'OUTSIDE_ARENA' | 'OVERLAP' | 'WORKSPACE_MISSING' | 'STATS_MISMATCH';
 
-/** Codes in the core's numbering (tp_diagnostic_code): index = code. */
-const CODES: readonly (DiagnosticCode | null)[] = [
-  null, 'GRAPH_INVALID', 'SCHEDULE_INVALID', 'STORAGE_UNKNOWN', 'STORAGE_DUPLICATE', 'STORAGE_MISSING',
-  'STORAGE_NOT_IN_ARENA', 'SIZE_MISMATCH', 'FREED_WHILE_IN_USE', 'BORN_TOO_LATE', 'LIFETIME_MISMATCH',
-  'MISALIGNED', 'OUTSIDE_ARENA', 'OVERLAP', 'WORKSPACE_MISSING', 'STATS_MISMATCH',
-];
+/** Codes in the core's numbering (c_api.h TP_DIAGNOSTIC_LIST). */
+const CODES: { readonly [code: number]: DiagnosticCode | undefined } = DIAGNOSTIC_NAME;
 
 /** One violation found in a plan. */
 export interface PlanDiagnostic {
@@ -60,16 +57,17 @@ export function validatePlanAgainst(core: CoreBinding, plan: PlanDocument, graph
     if (op !== undefined) workspaceOffsets[op] = w.offset;
   }
   const stated = Float64Array.from([plan.arenaBytes, plan.statistics.peakBytes, plan.statistics.lowerBoundBytes]);
-  const [codes, storage, other, ops, steps, messages, offsets] = core.call('tp_plan_validate', [
-    ...enc.args, order, order.length, tensorOf,
-    Float64Array.from(storages, (s) => s.offset), Float64Array.from(storages, (s) => s.bytes),
-    Int32Array.from(storages, (s) => s.birth), Int32Array.from(storages, (s) => s.death), storages.length,
-    workspaceOffsets, workspaceOffsets.length, stated, stated.length,
-  ]);
+  const { code: codes, storage, otherStorage: other, op: ops, step: steps, messages, messageOffsets: offsets } = callPlanValidate(core, {
+    ...enc.graph, order, orderCount: order.length, storageTensor: tensorOf,
+    storageOffset: Float64Array.from(storages, (s) => s.offset), storageBytes: Float64Array.from(storages, (s) => s.bytes),
+    storageBirth: Int32Array.from(storages, (s) => s.birth), storageDeath: Int32Array.from(storages, (s) => s.death),
+    storageCount: storages.length, workspaceOffset: workspaceOffsets, workspaceCount: workspaceOffsets.length, stated,
+    statedCount: stated.length,
+  });
   const storageName = (k: number) => storages[k]?.tensors[0] ?? `storage ${k}`;
   return Array.from(codes, (code, i) => ({
     code: CODES[code] ?? 'GRAPH_INVALID',
-    message: DECODER.decode((messages as Uint8Array).subarray(offsets[i], offsets[i + 1])),
+    message: DECODER.decode(messages.subarray(offsets[i], offsets[i + 1])),
     storages: [storage[i], other[i]].filter((k) => k >= 0).map(storageName),
     ops: ops[i] >= 0 ? [enc.doc.ops[ops[i]].name] : [],
     step: steps[i] >= 0 ? steps[i] : null,

@@ -17,7 +17,10 @@
  *     pointer after the call returns.
  *   - Every operation returns tp_status. On success it hands back a new
  *     tp_result through its last parameter; the caller owns it and must release
- *     it with tp_result_free. On failure *out is set to NULL and the message is
+ *     it with tp_result_free. Its arrays are the ones TP_RESULT_FIELDS_<name>,
+ *     right above the operation, declares, in that order and of those types
+ *     (X(type, name): type a tp_array_type suffix, name snake_case); the core
+ *     checks this on every call (a mismatch is TP_ERR_INTERNAL). On failure *out is set to NULL and the message is
  *     available from tp_last_error until the next call on the same thread.
  *   - The core never aborts and never throws across this door.
  */
@@ -40,24 +43,255 @@ extern "C" {
 /* Bumped whenever a function's signature or a result's array order changes. */
 #define TP_ABI_VERSION 1
 
-typedef enum tp_status {
-  TP_OK = 0,
-  TP_ERR_INVALID_ARGUMENT = 1, /* a field has a value the operation cannot accept */
-  TP_ERR_OUT_OF_RANGE = 2,     /* a value or a result exceeds 2^53 or a count limit */
-  TP_ERR_UNSUPPORTED = 3,      /* valid request the core does not implement */
-  TP_ERR_INFEASIBLE = 4,       /* proved impossible (e.g. no placement at a capacity) */
-  TP_ERR_OUT_OF_MEMORY = 5,    /* the core could not allocate working memory */
-  TP_ERR_INTERNAL = 6          /* a broken invariant inside the core: a bug */
-} tp_status;
+/* ---- code tables ------------------------------------------------------- *
+ * Every code that crosses this door is listed once, here, as an X-macro
+ * list. The C enums below, the core's C++ enums and name functions, and the
+ * TypeScript module src/abi/c-api.generated.ts (scripts/abi/gen-ts.mjs) are
+ * all expanded from these lists, so the two sides cannot drift apart.
+ * Codes are part of the ABI: append only, never renumber.
+ *
+ * Every entry reads X(code, C, CPP, "name", attributes...):
+ *   code    the value that crosses the door
+ *   C       suffix of the C enumerator (TP_<table prefix>_<C>)
+ *   CPP     suffix of the core's C++ enumerator (k<CPP>), or where a table has
+ *           no C++ enum, the C++ member it sets (said at the table)
+ *   "name"  the public name: what the TypeScript API, the CLI and plans print
+ */
 
-/* Element type of one array inside a tp_result. */
-typedef enum tp_array_type {
-  TP_ARRAY_F64 = 1,
-  TP_ARRAY_I32 = 2,
-  TP_ARRAY_U8 = 3,
-  TP_ARRAY_F32 = 4,
-  TP_ARRAY_U16 = 5
-} tp_array_type;
+/* Status of every operation (tp_status). Names are TensorplanError codes. */
+#define TP_STATUS_LIST(X)                                                                        \
+  X(0, OK, Ok, "OK")                                                                               \
+  X(1, ERR_INVALID_ARGUMENT, InvalidArgument, "INVALID_ARGUMENT") /* a field has a value the operation cannot accept */ \
+  X(2, ERR_OUT_OF_RANGE, OutOfRange, "OUT_OF_RANGE")    /* a value or a result exceeds 2^53 or a count limit */ \
+  X(3, ERR_UNSUPPORTED, Unsupported, "UNSUPPORTED")     /* valid request the core does not implement */ \
+  X(4, ERR_INFEASIBLE, Infeasible, "INFEASIBLE")        /* proved impossible (e.g. no placement at a capacity) */ \
+  X(5, ERR_OUT_OF_MEMORY, OutOfMemory, "OUT_OF_MEMORY") /* the core could not allocate working memory */ \
+  X(6, ERR_INTERNAL, Internal, "INTERNAL")              /* a broken invariant inside the core: a bug */
+
+/* Element type of one array inside a tp_result; attribute: bytes per element. */
+#define TP_ARRAY_TYPE_LIST(X) \
+  X(1, F64, F64, "F64", 8)    \
+  X(2, I32, I32, "I32", 4)    \
+  X(3, U8, U8, "U8", 1)       \
+  X(4, F32, F32, "F32", 4)    \
+  X(5, U16, U16, "U16", 2)
+
+/* Element types (C++ tp::DType); attribute: storage bits per element (4 for
+ * packed FP4: element 2i in the low nibble). FP8/FP4/E8M0 are the formats of
+ * FORMATS.md §4.1; PyTorch stores their buffers as uint8. */
+#define TP_DTYPE_LIST(X)                          \
+  X(0, FP32, Float32, "fp32", 32)                 \
+  X(1, FP16, Float16, "fp16", 16)                 \
+  X(2, BF16, BFloat16, "bf16", 16)                \
+  X(3, FP8_E4M3, Float8E4M3, "fp8_e4m3", 8)       \
+  X(4, FP8_E5M2, Float8E5M2, "fp8_e5m2", 8)       \
+  X(5, FP4_E2M1, Float4E2M1, "fp4_e2m1", 4)       \
+  X(6, E8M0, Float8E8M0, "e8m0", 8) /* unsigned exponent-only scale format */ \
+  X(7, INT8, Int8, "int8", 8)                     \
+  X(8, UINT8, UInt8, "uint8", 8)                  \
+  X(9, INT32, Int32, "int32", 32)                 \
+  X(10, INT64, Int64, "int64", 64)                \
+  X(11, BOOL, Bool, "bool", 8)                    \
+  X(12, FP64, Float64, "fp64", 64)                \
+  X(13, INT16, Int16, "int16", 16)
+
+/* Quantization recipe of a tensor (C++ tp::Recipe). */
+#define TP_RECIPE_LIST(X)                                                                        \
+  X(0, NONE, None, "none")                 /* plain tensor of the logical dtype */                \
+  X(1, FP8_DELAYED, Fp8Delayed, "fp8_delayed") /* FP8 per-tensor, delayed scaling (amax history) */ \
+  X(2, FP8_CURRENT, Fp8Current, "fp8_current") /* FP8 per-tensor, current scaling */              \
+  X(3, MXFP8, Mxfp8, "mxfp8")              /* 1x32 blocks, E8M0 scales */                         \
+  X(4, NVFP4, Nvfp4, "nvfp4")              /* E2M1 data, 1x16 blocks with E4M3 scales, fp32 amax */ \
+  X(5, FP8_BLOCK_1D, Fp8Block1D, "fp8_block_1d") /* 1x128 blocks, fp32 scales */                 \
+  X(6, FP8_BLOCK_2D, Fp8Block2D, "fp8_block_2d") /* 128x128 blocks, fp32 scales */
+
+/* Usage bits (a quantizer's rowwise_usage / columnwise_usage); no C++ enum. */
+#define TP_USAGE_LIST(X)                  \
+  X(1, ROWWISE, Rowwise, "rowwise")       \
+  X(2, COLUMNWISE, Columnwise, "columnwise")
+
+/* GPU class (C++ tp::Arch): decides whether FP8 per-tensor columnwise use
+ * needs a transpose. */
+#define TP_ARCH_LIST(X)                                                                      \
+  X(0, HOPPER, Hopper, "hopper")          /* SM < 10.0 and SM 12.x: `_transpose` materialised */ \
+  X(1, BLACKWELL, Blackwell, "blackwell") /* SM 10.x-11.x, >= 13.0: non-TN FP8 GEMM, `_data` only */
+
+/* Option bits of a format; CPP is the tp::FormatOptions member the bit sets,
+ * the name is the TypeScript FormatOptions key. */
+#define TP_FORMAT_OPTION_LIST(X)                                                                            \
+  X(1, GEMM_SWIZZLED, gemm_swizzled_scales, "gemmSwizzledScales")     /* MXFP8/NVFP4 scales GEMM-swizzled (§4.7) */ \
+  X(2, NVFP4_ROW_SCALED, nvfp4_row_scaled, "nvfp4RowScaled")          /* NVFP4 one amax per row (needs rowwise) */ \
+  X(4, NVFP4_HADAMARD, nvfp4_hadamard, "nvfp4Hadamard")               /* NVFP4 16-pt RHT before columnwise cast */ \
+  X(8, NVFP4_HADAMARD_NO_SIGNS, nvfp4_hadamard_no_signs, "nvfp4HadamardNoSigns") /* RHT without the random sign mask */ \
+  X(16, POW2_SCALES, pow2_scales, "pow2Scales")                       /* current/block FP8: power-of-two scales */
+
+/* Role of an inner buffer (C++ tp::BufferRole). */
+#define TP_BUFFER_ROLE_LIST(X) \
+  X(0, DATA, Data, "data")     \
+  X(1, SCALE, Scale, "scale")  \
+  X(2, AMAX, Amax, "amax")
+
+/* Shape kind of a grouped tensor (C++ tp::GroupedShapeKind). */
+#define TP_GROUPED_KIND_LIST(X)                                                   \
+  X(0, UNIFORM, Uniform, "uniform")                /* all (M, K) equal */          \
+  X(1, VARYING_FIRST, VaryingFirst, "varying_first") /* logical (sum M_i, K) */   \
+  X(2, VARYING_LAST, VaryingLast, "varying_last")  /* logical (M, sum K_i) */     \
+  X(3, VARYING_BOTH, VaryingBoth, "varying_both")  /* logical (1, sum M_i*K_i) */
+
+/* Op set v1 (docs/op-set.md; C++ tp::OpCode): what a graph's `op` names. */
+#define TP_OP_LIST(X)                                                       \
+  X(0, VIEW, View, "view") /* no kernel: views and reshapes are aliases */   \
+  X(1, COPY, Copy, "copy")                                                  \
+  X(2, FILL, Fill, "fill")                                                  \
+  X(3, MATMUL, Matmul, "matmul")                                            \
+  X(4, GROUPED_MATMUL, GroupedMatmul, "grouped_matmul")                     \
+  X(5, ADD, Add, "add")                                                     \
+  X(6, MUL, Mul, "mul")                                                     \
+  X(7, SCALE, Scale, "scale")                                               \
+  X(8, RELU, Relu, "relu")                                                  \
+  X(9, GELU, Gelu, "gelu")                                                  \
+  X(10, SILU, Silu, "silu")                                                 \
+  X(11, RELU_BACKWARD, ReluBackward, "relu_backward")                       \
+  X(12, GELU_BACKWARD, GeluBackward, "gelu_backward")                       \
+  X(13, SILU_BACKWARD, SiluBackward, "silu_backward")                       \
+  X(14, LAYERNORM, LayerNorm, "layernorm")                                  \
+  X(15, LAYERNORM_BACKWARD, LayerNormBackward, "layernorm_backward")        \
+  X(16, RMSNORM, RmsNorm, "rmsnorm")                                        \
+  X(17, RMSNORM_BACKWARD, RmsNormBackward, "rmsnorm_backward")              \
+  X(18, SOFTMAX, Softmax, "softmax")                                        \
+  X(19, SOFTMAX_BACKWARD, SoftmaxBackward, "softmax_backward")              \
+  X(20, TRANSPOSE, Transpose, "transpose")                                  \
+  X(21, AMAX, Amax, "amax")                                                 \
+  X(22, QUANTIZE, Quantize, "quantize")                                     \
+  X(23, DEQUANTIZE, Dequantize, "dequantize")
+
+/* Storage flag bits (storage_flags arrays); CPP names the tp::Storage fact. */
+#define TP_STORAGE_FLAG_LIST(X)                       \
+  X(1, GRAPH_INPUT, GraphInput, "graphInput")         \
+  X(2, GRAPH_OUTPUT, GraphOutput, "graphOutput")      \
+  X(4, PERSISTENT, Persistent, "persistent")          \
+  X(8, GROUP, Group, "group")
+
+/* tp_graph_schedule's `method` (C++ kSchedule<CPP>). 0-6 are the baselines. */
+#define TP_SCHEDULE_METHOD_LIST(X)                                            \
+  X(0, GIVEN, Given, "given")                                                   \
+  X(1, INDUCTOR_LPMF, InductorLpmf, "inductor-lpmf")                            \
+  X(2, INDUCTOR_BFS, InductorBfs, "inductor-bfs")                               \
+  X(3, INDUCTOR_DFS, InductorDfs, "inductor-dfs")                               \
+  X(4, XLA_LIST, XlaList, "xla-list")                                           \
+  X(5, XLA_DFS, XlaDfs, "xla-dfs")                                              \
+  X(6, XLA_POST_ORDER, XlaPostOrder, "xla-post-order")                          \
+  X(7, INDUCTOR_BEST, InductorBest, "inductor-best") /* best of 0-3 */          \
+  X(8, XLA_BEST, XlaBest, "xla-best")                /* best of 4-6 */          \
+  X(9, OURS, Ours, "ours") /* best baseline, then exact or local search */
+
+/* Kind of a lifecycle issue (tp_verify_trace; C++ tp::LifecycleIssueKind). */
+#define TP_LIFECYCLE_ISSUE_LIST(X)                                   \
+  X(0, MISSING_BIRTH, MissingBirth, "missing-birth")                 \
+  X(1, UNEXPECTED_BIRTH, UnexpectedBirth, "unexpected-birth")        \
+  X(2, MISSING_DEATH, MissingDeath, "missing-death")                 \
+  X(3, UNEXPECTED_DEATH, UnexpectedDeath, "unexpected-death")
+
+/* Event of a lifecycle trace (trace_kinds); no C++ enum. */
+#define TP_TRACE_EVENT_LIST(X) \
+  X(0, ALLOC, Alloc, "alloc")  \
+  X(1, FREE, Free, "free")
+
+/* tp_place's and tp_plan_place's `algorithm` (C++ tp::PlaceAlgorithm). */
+#define TP_PLACE_ALGORITHM_LIST(X)                                                      \
+  X(0, AUTO, Auto, "auto")                   /* tensorplan's solver (same as ours) */   \
+  X(1, OURS, Ours, "ours")                                                              \
+  X(2, GREEDY_SIZE, GreedySize, "greedy-size") /* decreasing size, best fit */          \
+  X(3, XLA_BEST, XlaBest, "xla-best")        /* XLA best of size/lifetime orders */     \
+  X(4, FIRST_FIT, FirstFit, "first-fit")     /* time order, lowest gap that fits */
+
+/* Which part of the placer produced a placement (C++ tp::PlaceMethod). */
+#define TP_PLACE_METHOD_LIST(X)                                                                \
+  X(0, NONE, None, "none")                                                                       \
+  X(1, GREEDY_SIZE, GreedySize, "greedy-size")                                                   \
+  X(2, XLA_SIZE, XlaSize, "xla-size")                                                            \
+  X(3, XLA_LIFETIME, XlaLifetime, "xla-lifetime")                                                \
+  X(4, FIRST_FIT, FirstFit, "first-fit")                                                         \
+  X(5, CONSTRUCTIVE, Constructive, "constructive") /* skyline dives (placement_skyline.cpp) */   \
+  X(6, SEARCH, Search, "search")                   /* branch-and-bound (placement_exact.cpp) */
+
+/* Diagnostic codes of tp_plan_validate (C++ tp::DiagnosticCode). */
+#define TP_DIAGNOSTIC_LIST(X)                                                                          \
+  X(1, GRAPH_INVALID, GraphInvalid, "GRAPH_INVALID")       /* the graph itself is broken */              \
+  X(2, SCHEDULE_INVALID, ScheduleInvalid, "SCHEDULE_INVALID") /* not a permutation, or breaks a dependency */ \
+  X(3, STORAGE_UNKNOWN, StorageUnknown, "STORAGE_UNKNOWN") /* a plan storage names no tensor of the graph */ \
+  X(4, STORAGE_DUPLICATE, StorageDuplicate, "STORAGE_DUPLICATE") /* two plan storages are the same */    \
+  X(5, STORAGE_MISSING, StorageMissing, "STORAGE_MISSING") /* an arena storage has no place in the plan */ \
+  X(6, STORAGE_NOT_IN_ARENA, StorageNotInArena, "STORAGE_NOT_IN_ARENA") /* persistent or unused, placed */ \
+  X(7, SIZE_MISMATCH, SizeMismatch, "SIZE_MISMATCH")       /* stated bytes differ from the aligned extent */ \
+  X(8, FREED_WHILE_IN_USE, FreedWhileInUse, "FREED_WHILE_IN_USE") /* death before the last use */       \
+  X(9, BORN_TOO_LATE, BornTooLate, "BORN_TOO_LATE")        /* birth after the first use */               \
+  X(10, LIFETIME_MISMATCH, LifetimeMismatch, "LIFETIME_MISMATCH") /* longer than the storage lives */    \
+  X(11, MISALIGNED, Misaligned, "MISALIGNED")              /* offset not a multiple of the alignment */  \
+  X(12, OUTSIDE_ARENA, OutsideArena, "OUTSIDE_ARENA")      /* offset < 0 or beyond the arena */           \
+  X(13, OVERLAP, Overlap, "OVERLAP")                       /* two live buffers share bytes */            \
+  X(14, WORKSPACE_MISSING, WorkspaceMissing, "WORKSPACE_MISSING") /* a needed workspace has no offset */ \
+  X(15, STATS_MISMATCH, StatsMismatch, "STATS_MISMATCH")   /* stated peak or bound differs */
+
+/* The tables above, for tp_code_table (CPP: the C identifier of the list). */
+#define TP_CODE_TABLE_LIST(X)                                            \
+  X(0, STATUS, TP_STATUS_LIST, "status")                                 \
+  X(1, ARRAY_TYPE, TP_ARRAY_TYPE_LIST, "array_type")                     \
+  X(2, DTYPE, TP_DTYPE_LIST, "dtype")                                    \
+  X(3, RECIPE, TP_RECIPE_LIST, "recipe")                                 \
+  X(4, USAGE, TP_USAGE_LIST, "usage")                                    \
+  X(5, ARCH, TP_ARCH_LIST, "arch")                                       \
+  X(6, FORMAT_OPTION, TP_FORMAT_OPTION_LIST, "format_option")            \
+  X(7, BUFFER_ROLE, TP_BUFFER_ROLE_LIST, "buffer_role")                  \
+  X(8, GROUPED_KIND, TP_GROUPED_KIND_LIST, "grouped_kind")               \
+  X(9, OP, TP_OP_LIST, "op")                                             \
+  X(10, STORAGE_FLAG, TP_STORAGE_FLAG_LIST, "storage_flag")              \
+  X(11, SCHEDULE_METHOD, TP_SCHEDULE_METHOD_LIST, "schedule_method")     \
+  X(12, LIFECYCLE_ISSUE, TP_LIFECYCLE_ISSUE_LIST, "lifecycle_issue")     \
+  X(13, TRACE_EVENT, TP_TRACE_EVENT_LIST, "trace_event")                 \
+  X(14, PLACE_ALGORITHM, TP_PLACE_ALGORITHM_LIST, "place_algorithm")     \
+  X(15, PLACE_METHOD, TP_PLACE_METHOD_LIST, "place_method")              \
+  X(16, DIAGNOSTIC, TP_DIAGNOSTIC_LIST, "diagnostic")
+
+/* The C enums, expanded from the lists. */
+#define TP_ENUMERATOR_(prefix, code, c) prefix##c = code,
+#define TP_STATUS_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_, code, c)
+#define TP_ARRAY_TYPE_ENUMERATOR_(code, c, cpp, name, bytes) TP_ENUMERATOR_(TP_ARRAY_, code, c)
+#define TP_DTYPE_ENUMERATOR_(code, c, cpp, name, bits) TP_ENUMERATOR_(TP_DTYPE_, code, c)
+#define TP_RECIPE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_RECIPE_, code, c)
+#define TP_USAGE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_USAGE_, code, c)
+#define TP_ARCH_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_ARCH_, code, c)
+#define TP_FORMAT_OPTION_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_FMT_OPT_, code, c)
+#define TP_BUFFER_ROLE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_ROLE_, code, c)
+#define TP_GROUPED_KIND_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_GROUPED_, code, c)
+#define TP_OP_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_OP_, code, c)
+#define TP_STORAGE_FLAG_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_STORAGE_, code, c)
+#define TP_SCHEDULE_METHOD_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_SCHEDULE_, code, c)
+#define TP_LIFECYCLE_ISSUE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_ISSUE_, code, c)
+#define TP_TRACE_EVENT_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_TRACE_, code, c)
+#define TP_PLACE_ALGORITHM_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_PLACE_ALGORITHM_, code, c)
+#define TP_PLACE_METHOD_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_PLACE_METHOD_, code, c)
+#define TP_DIAGNOSTIC_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_DIAG_, code, c)
+#define TP_CODE_TABLE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_TABLE_, code, c)
+
+typedef enum tp_status { TP_STATUS_LIST(TP_STATUS_ENUMERATOR_) } tp_status;
+typedef enum tp_array_type { TP_ARRAY_TYPE_LIST(TP_ARRAY_TYPE_ENUMERATOR_) } tp_array_type;
+typedef enum tp_dtype { TP_DTYPE_LIST(TP_DTYPE_ENUMERATOR_) } tp_dtype;
+typedef enum tp_recipe { TP_RECIPE_LIST(TP_RECIPE_ENUMERATOR_) } tp_recipe;
+typedef enum tp_usage { TP_USAGE_LIST(TP_USAGE_ENUMERATOR_) } tp_usage;
+typedef enum tp_arch { TP_ARCH_LIST(TP_ARCH_ENUMERATOR_) } tp_arch;
+typedef enum tp_format_option { TP_FORMAT_OPTION_LIST(TP_FORMAT_OPTION_ENUMERATOR_) } tp_format_option;
+typedef enum tp_buffer_role { TP_BUFFER_ROLE_LIST(TP_BUFFER_ROLE_ENUMERATOR_) } tp_buffer_role;
+typedef enum tp_grouped_kind { TP_GROUPED_KIND_LIST(TP_GROUPED_KIND_ENUMERATOR_) } tp_grouped_kind;
+typedef enum tp_op_code { TP_OP_LIST(TP_OP_ENUMERATOR_) } tp_op_code;
+typedef enum tp_storage_flag { TP_STORAGE_FLAG_LIST(TP_STORAGE_FLAG_ENUMERATOR_) } tp_storage_flag;
+typedef enum tp_schedule_method { TP_SCHEDULE_METHOD_LIST(TP_SCHEDULE_METHOD_ENUMERATOR_) } tp_schedule_method;
+typedef enum tp_lifecycle_issue { TP_LIFECYCLE_ISSUE_LIST(TP_LIFECYCLE_ISSUE_ENUMERATOR_) } tp_lifecycle_issue;
+typedef enum tp_trace_event { TP_TRACE_EVENT_LIST(TP_TRACE_EVENT_ENUMERATOR_) } tp_trace_event;
+typedef enum tp_place_algorithm { TP_PLACE_ALGORITHM_LIST(TP_PLACE_ALGORITHM_ENUMERATOR_) } tp_place_algorithm;
+typedef enum tp_place_method { TP_PLACE_METHOD_LIST(TP_PLACE_METHOD_ENUMERATOR_) } tp_place_method;
+typedef enum tp_diagnostic_code { TP_DIAGNOSTIC_LIST(TP_DIAGNOSTIC_ENUMERATOR_) } tp_diagnostic_code;
+typedef enum tp_table_id { TP_CODE_TABLE_LIST(TP_CODE_TABLE_ENUMERATOR_) } tp_table_id;
 
 /* An ordered list of typed arrays produced by one call. Opaque. */
 typedef struct tp_result tp_result;
@@ -86,23 +320,33 @@ TP_API int32_t tp_result_length(const tp_result* result, int32_t index);
 TP_API const void* tp_result_data(const tp_result* result, int32_t index);
 TP_API void tp_result_free(tp_result* result);
 
+/* ---- code tables at run time ------------------------------------------ *
+ * The entries of one table of TP_CODE_TABLE_LIST as the core spells them
+ * (its C++ name functions), so a binding can check that what it was
+ * generated from is what the loaded core speaks. */
+#define TP_RESULT_FIELDS_tp_code_table(X) \
+  X(I32, codes)        /* [K] code of each entry, in list order */ \
+  X(U8, names)         /* UTF-8 public names back to back */ \
+  X(I32, name_offsets) /* [K+1] CSR into names */ \
+  X(F64, attributes)   /* [K] the entry's attribute (dtype bits, array element bytes), 0 where none */
+TP_API tp_status tp_code_table(int32_t table, tp_result** out);
+
 /* ---- bulk layout (FORMATS.md §1, TE bulk_allocate) --------------------- *
  * Lays out `count` tensors back to back in one allocation, in list order.
  * Inputs:
  *   shape_offsets[count + 1]  CSR offsets into `dims` (tensor i's dims are
  *                             dims[shape_offsets[i] .. shape_offsets[i+1]))
  *   dims[shape_offsets[count]] dimension sizes (exact integers >= 0)
- *   dtypes[count]             tp dtype codes (see dtype.h, TP_DTYPE_*)
+ *   dtypes[count]             dtype codes (TP_DTYPE_LIST)
  *   alignments[count]         bytes, power of two, or 0 for the default
  *                             (the dtype's element size); NULL = all default
- * Result arrays, in order:
- *   0 F64 offsets[count]       byte offset of each tensor from the aligned base
- *   1 F64 bytes[count]         byte size of each tensor
- *   2 F64 alignments[count]    alignment actually used for each tensor
- *   3 U8  separate[count]      1 if the tensor is a separate allocation (0 bytes)
- *   4 F64 totals[3]            {used bytes (final cursor), base alignment,
- *                               allocation bytes incl. base-alignment slack}
  */
+#define TP_RESULT_FIELDS_tp_bulk_layout(X) \
+  X(F64, offsets)    /* [count] byte offset of each tensor from the aligned base */ \
+  X(F64, bytes)      /* [count] byte size of each tensor */ \
+  X(F64, alignments) /* [count] alignment actually used for each tensor */ \
+  X(U8, separate)    /* [count] 1 if the tensor is a separate allocation (0 bytes) */ \
+  X(F64, totals)     /* [3] {used bytes (final cursor), base alignment, allocation bytes incl. base-alignment slack} */
 TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims,
                                 const int32_t* dtypes, const double* alignments,
                                 int32_t count, tp_result** out);
@@ -110,82 +354,52 @@ TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims
 /* ==== formats (FORMATS.md: TE-compatible quantized tensor formats) ======= *
  * Codes below are part of the ABI: append only, never renumber. */
 
-/* Quantization recipe of a tensor. */
-typedef enum tp_recipe {
-  TP_RECIPE_NONE = 0,         /* plain tensor of the logical dtype */
-  TP_RECIPE_FP8_DELAYED = 1,  /* FP8 per-tensor, delayed scaling (amax history) */
-  TP_RECIPE_FP8_CURRENT = 2,  /* FP8 per-tensor, current scaling */
-  TP_RECIPE_MXFP8 = 3,        /* 1x32 blocks, E8M0 scales */
-  TP_RECIPE_NVFP4 = 4,        /* E2M1 data, 1x16 blocks with E4M3 scales, fp32 amax */
-  TP_RECIPE_FP8_BLOCK_1D = 5, /* 1x128 blocks, fp32 scales */
-  TP_RECIPE_FP8_BLOCK_2D = 6  /* 128x128 blocks, fp32 scales */
-} tp_recipe;
-
-/* Usage bits (a quantizer's rowwise_usage / columnwise_usage). */
-typedef enum tp_usage {
-  TP_USAGE_ROWWISE = 1,
-  TP_USAGE_COLUMNWISE = 2
-} tp_usage;
-
-/* GPU class: decides whether FP8 per-tensor columnwise use needs a transpose. */
-typedef enum tp_arch {
-  TP_ARCH_HOPPER = 0,   /* SM < 10.0 and SM 12.x: `_transpose` materialised */
-  TP_ARCH_BLACKWELL = 1 /* SM 10.x-11.x, >= 13.0: non-TN FP8 GEMM, `_data` only */
-} tp_arch;
-
-/* Option bits of a format. */
-typedef enum tp_format_option {
-  TP_FMT_OPT_GEMM_SWIZZLED = 1,           /* MXFP8/NVFP4 scales GEMM-swizzled (§4.7) */
-  TP_FMT_OPT_NVFP4_ROW_SCALED = 2,        /* NVFP4 one amax per row (needs rowwise) */
-  TP_FMT_OPT_NVFP4_HADAMARD = 4,          /* NVFP4 16-pt RHT before columnwise cast */
-  TP_FMT_OPT_NVFP4_HADAMARD_NO_SIGNS = 8, /* RHT without the random sign mask */
-  TP_FMT_OPT_POW2_SCALES = 16             /* current/block FP8: power-of-two scales */
-} tp_format_option;
+/* Recipes, usage bits, arches and option bits: the TP_RECIPE_LIST,
+ * TP_USAGE_LIST, TP_ARCH_LIST and TP_FORMAT_OPTION_LIST tables above. */
 
 /* Every formats call describes a tensor format with `format[TP_FORMAT_FIELDS]`:
- *   format[0] logical dtype (tp dtype code: fp32 0, fp16 1, bf16 2, ...)
- *   format[1] recipe (tp_recipe)
- *   format[2] usage bits (tp_usage; ignored where a call says so)
- *   format[3] arch (tp_arch)
- *   format[4] option bits (tp_format_option)
+ *   format[0] logical dtype (TP_DTYPE_LIST)
+ *   format[1] recipe (TP_RECIPE_LIST)
+ *   format[2] usage bits (TP_USAGE_LIST; ignored where a call says so)
+ *   format[3] arch (TP_ARCH_LIST)
+ *   format[4] option bits (TP_FORMAT_OPTION_LIST)
  *   format[5] FP8 element dtype: 3 = fp8_e4m3, 4 = fp8_e5m2
  * and a logical shape as `dims[rank]` (exact integers >= 0 as doubles). */
 #define TP_FORMAT_FIELDS 6
 
 /* Inner buffers of a tensor spec (FORMATS.md §2, §6), in TE flatten order.
  * Recipe none describes one buffer "data" of the logical dtype and shape.
- * Result arrays, in order (count = number of buffers):
- *   0 U8  names               UTF-8 names back to back (TE attribute names)
- *   1 I32 name_offsets[count+1]  CSR into names
- *   2 I32 shape_offsets[count+1] CSR into dims
- *   3 F64 dims                buffer shapes
- *   4 I32 dtypes[count]       storage dtype (uint8 / fp32 / plain dtype)
- *   5 I32 elements[count]     element format (fp8_e4m3, fp4_e2m1, e8m0, fp32..)
- *   6 F64 bytes[count]
- *   7 F64 alignments[count]   256 for data, 16 for scales and amaxes
- *   8 I32 roles[count]        0 data, 1 scale, 2 amax
- *   9 I32 usages[count]       tp_usage bit of the usage the buffer serves
- *                             (3 for FP8 _data/_scale_inv shared by both)
- *  10 I32 alt_shape_offsets[count+1]  CSR into alt_dims (empty = none)
- *  11 F64 alt_dims            second shape TE also produces (NVFP4 C++ path)
- *  12 F64 totals[1]           sum of bytes
- *  13 U8  storage_class       TE storage class (internal quantizer), e.g.
- *                             "MXFP8TensorStorage"; "torch.Tensor" for none
- *  14 U8  tensor_class        TE tensor subclass, e.g. "MXFP8Tensor"
- *  15 U8  quantizer_class     e.g. "MXFP8Quantizer" ("" for none)
- *  16 U8  quantizable[1]      1 if TE's is_quantizable accepts the shape (block
- *                             FP8 allocates any shape but quantizes only
- *                             M, K multiples of 128), else 0
- *  17 U8  quantizable_reason  UTF-8 rule that fails ("" when quantizable)
+ * Result: TP_RESULT_FIELDS_tp_tensor_spec_buffers (count = number of buffers).
  * Errors name the rule, e.g. "mxfp8 cannot quantize shape [1000, 4096]:
  * needs M % 32 == 0 (...), got M = 1000". */
+#define TP_RESULT_FIELDS_tp_tensor_spec_buffers(X) \
+  X(U8, names)              /* UTF-8 names back to back (TE attribute names) */ \
+  X(I32, name_offsets)      /* [count+1] CSR into names */ \
+  X(I32, shape_offsets)     /* [count+1] CSR into dims */ \
+  X(F64, dims)              /* buffer shapes */ \
+  X(I32, dtypes)            /* [count] storage dtype (uint8 / fp32 / plain dtype) */ \
+  X(I32, elements)          /* [count] element format (fp8_e4m3, fp4_e2m1, e8m0, fp32..) */ \
+  X(F64, bytes)             /* [count] */ \
+  X(F64, alignments)        /* [count] 256 for data, 16 for scales and amaxes */ \
+  X(I32, roles)             /* [count] TP_BUFFER_ROLE_LIST */ \
+  X(I32, usages)            /* [count] TP_USAGE_LIST bits the buffer serves (3 for FP8 _data/_scale_inv shared by both) */ \
+  X(I32, alt_shape_offsets) /* [count+1] CSR into alt_dims (empty = none) */ \
+  X(F64, alt_dims)          /* second shape TE also produces (NVFP4 C++ path) */ \
+  X(F64, totals)            /* [1] sum of bytes */ \
+  X(U8, storage_class)      /* TE storage class (internal quantizer), e.g. "MXFP8TensorStorage"; "torch.Tensor" for none */ \
+  X(U8, tensor_class)       /* TE tensor subclass, e.g. "MXFP8Tensor" */ \
+  X(U8, quantizer_class)    /* e.g. "MXFP8Quantizer" ("" for none) */ \
+  X(U8, quantizable)        /* [1] 1 if TE's is_quantizable accepts the shape (block FP8 allocates any shape but quantizes only M, K multiples of 128), else 0 */ \
+  X(U8, quantizable_reason) /* UTF-8 rule that fails ("" when quantizable) */
 TP_API tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, const int32_t* format,
                                         tp_result** out);
 
 /* Usage update of a spec (§6). rowwise/columnwise: -1 leave, 0 clear, 1 set.
  * mode 0: TensorSpec.update_usage (proto: any change of a quantized spec);
  * mode 1: a real storage's update_usage (TE's derivation rules per format).
- * Result arrays: 0 I32 usage_bits[1]  the new usage bits. */
+ */
+#define TP_RESULT_FIELDS_tp_tensor_spec_update_usage(X) \
+  X(I32, usage_bits) /* [1] the new usage bits */
 TP_API tp_status tp_tensor_spec_update_usage(const double* dims, int32_t rank, const int32_t* format,
                                              int32_t rowwise, int32_t columnwise, int32_t mode,
                                              tp_result** out);
@@ -196,6 +410,7 @@ TP_API tp_status tp_tensor_spec_update_usage(const double* dims, int32_t rank, c
  * (storage dtype or element format) and bytes[count].
  * Returns TP_OK with an empty result when they match, else
  * TP_ERR_INVALID_ARGUMENT naming the first mismatch. */
+#define TP_RESULT_FIELDS_tp_tensor_spec_check_buffers(X) /* none: an empty result on a match */
 TP_API tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, const int32_t* format,
                                               const uint8_t* names, int32_t names_length,
                                               const int32_t* name_offsets, const int32_t* shape_offsets,
@@ -205,46 +420,58 @@ TP_API tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, 
 /* Split-quantize bulk layout (§1) of `count` members for one usage
  * (`columnwise` 0: the rowwise call). Member i's shape is
  * dims[shape_offsets[i] .. shape_offsets[i+1]); format[2] is ignored.
- * Result arrays (n = entries: data of every member, then scales, then amaxes):
- *   0 I32 members[n]   1 U8 names   2 I32 name_offsets[n+1]
- *   3 I32 shape_offsets[n+1]   4 F64 dims   5 F64 offsets[n]   6 F64 bytes[n]
- *   7 F64 alignments[n]   8 I32 roles[n]
- *   9 F64 totals[3]    {used bytes, base alignment, allocation bytes}
- *  10 U8  contiguous[1] NVFP4 contiguous_data_and_scale */
+ * n = entries: data of every member, then scales, then amaxes. */
+#define TP_RESULT_FIELDS_tp_split_quantize_layout(X) \
+  X(I32, members)       /* [n] member of each entry */ \
+  X(U8, names)          \
+  X(I32, name_offsets)  /* [n+1] */ \
+  X(I32, shape_offsets) /* [n+1] */ \
+  X(F64, dims)          \
+  X(F64, offsets)       /* [n] */ \
+  X(F64, bytes)         /* [n] */ \
+  X(F64, alignments)    /* [n] */ \
+  X(I32, roles)         /* [n] TP_BUFFER_ROLE_LIST */ \
+  X(F64, totals)        /* [3] {used bytes, base alignment, allocation bytes} */ \
+  X(U8, contiguous)     /* [1] NVFP4 contiguous_data_and_scale */
 TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const double* dims, int32_t count,
                                           const int32_t* format, int32_t columnwise, tp_result** out);
 
 /* Grouped tensor layout (§3) of `count` 2-D members, member i = (member_dims[2i],
- * member_dims[2i+1]). Result arrays (b = buffers):
- *   0 I32 info[2]      {shape kind: 0 uniform, 1 varying first, 2 varying last,
- *                       3 both; has_tensor_offsets}
- *   1 F64 logical[2]   logical 2-D shape
- *   2 F64 tensor_offsets[count+1]  element offsets of members
- *   3 U8 names   4 I32 name_offsets[b+1]
- *   5 I32 dtypes[b]   6 I32 elements[b]
- *   7 F64 element_counts[b]  8 F64 bytes[b]          (per-member sizing)
- *   9 F64 cpp_element_counts[b]  10 F64 cpp_bytes[b] (C++ total-shape sizing)
- *  11 I32 member_offset_csr[b+1]  12 F64 member_offsets (N+1 per buffer, elements)
- *  13 F64 totals[2]    {bytes, cpp bytes} */
+ * member_dims[2i+1]); b = buffers. */
+#define TP_RESULT_FIELDS_tp_grouped_layout(X) \
+  X(I32, info)               /* [2] {shape kind (TP_GROUPED_KIND_LIST), has_tensor_offsets} */ \
+  X(F64, logical)            /* [2] logical 2-D shape */ \
+  X(F64, tensor_offsets)     /* [count+1] element offsets of members */ \
+  X(U8, names)               \
+  X(I32, name_offsets)       /* [b+1] */ \
+  X(I32, dtypes)             /* [b] */ \
+  X(I32, elements)           /* [b] */ \
+  X(F64, element_counts)     /* [b] per-member sizing */ \
+  X(F64, bytes)              /* [b] per-member sizing */ \
+  X(F64, cpp_element_counts) /* [b] C++ total-shape sizing */ \
+  X(F64, cpp_bytes)          /* [b] C++ total-shape sizing */ \
+  X(I32, member_offset_csr)  /* [b+1] */ \
+  X(F64, member_offsets)     /* N+1 per buffer, elements */ \
+  X(F64, totals)             /* [2] {bytes, cpp bytes} */
 TP_API tp_status tp_grouped_layout(const double* member_dims, int32_t count, const int32_t* format,
                                    tp_result** out);
 
 /* Reference quantization (§4). input: raw little-endian bytes of the logical
  * dtype (fp32/bf16/fp16), row-major, input_bytes long. amax_epsilon: amax
  * floor (current / block scaling); delayed_scale: the delayed-scaling
- * quantizer's scale. Result arrays:
- *   0 U8  bytes               every buffer of tp_tensor_spec_buffers, back to
- *                             back in flatten order
- *   1 F64 buffer_offsets[count+1]  where each buffer starts in `bytes`
- *   2 F32 amax                amax observed (per-tensor: {amax}; NVFP4: the
- *                             stored amaxes) */
+ * quantizer's scale. */
+#define TP_RESULT_FIELDS_tp_quantize(X) \
+  X(U8, bytes)           /* every buffer of tp_tensor_spec_buffers, back to back in flatten order */ \
+  X(F64, buffer_offsets) /* [count+1] where each buffer starts in `bytes` */ \
+  X(F32, amax)           /* amax observed (per-tensor: {amax}; NVFP4: the stored amaxes) */
 TP_API tp_status tp_quantize(const double* dims, int32_t rank, const int32_t* format, const uint8_t* input,
                              double input_bytes, double amax_epsilon, double delayed_scale,
                              tp_result** out);
 
 /* Reference dequantization: `buffers` holds every buffer of the spec back to
- * back in flatten order (as tp_quantize returns them). Result arrays:
- *   0 U8 bytes   the logical tensor as raw bytes of the logical dtype */
+ * back in flatten order (as tp_quantize returns them). */
+#define TP_RESULT_FIELDS_tp_dequantize(X) \
+  X(U8, bytes) /* the logical tensor as raw bytes of the logical dtype */
 TP_API tp_status tp_dequantize(const double* dims, int32_t rank, const int32_t* format,
                                const uint8_t* buffers, double buffers_bytes, tp_result** out);
 
@@ -252,15 +479,20 @@ TP_API tp_status tp_dequantize(const double* dims, int32_t rank, const int32_t* 
  * row-major. transpose 1: swizzle the source's transpose (MXFP8 columnwise).
  * valid_rows x valid_cols (in swizzled-matrix coordinates) are copied, the
  * padding is zeroed. inverse 1: source is swizzled; rebuild the compact
- * matrix (valid_* ignored). Result arrays: 0 U8 bytes. */
+ * matrix (valid_* ignored). */
+#define TP_RESULT_FIELDS_tp_swizzle_scales(X) \
+  X(U8, bytes) /* the swizzled (or rebuilt compact) matrix */
 TP_API tp_status tp_swizzle_scales(const uint8_t* source, double src_rows, double src_cols,
                                    int32_t transpose, double valid_rows, double valid_cols,
                                    int32_t inverse, tp_result** out);
 
 /* Delayed scaling update (§4.4) for `count` quantizers: amax_history is
  * [history_len][count] row-major, scale is [count] (fp32 values as doubles).
- * algo 0: max over history, 1: most recent. Result arrays:
- *   0 F32 amax_history (rolled, row 0 cleared)  1 F32 scale  2 F32 amax[count] */
+ * algo 0: max over history, 1: most recent. */
+#define TP_RESULT_FIELDS_tp_delayed_scaling_update(X) \
+  X(F32, amax_history) /* rolled, row 0 cleared */ \
+  X(F32, scale)        /* [count] */ \
+  X(F32, amax)         /* [count] */
 TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t history_len,
                                            const double* scale, int32_t count, int32_t algo,
                                            double fp8_max, int32_t margin, tp_result** out);
@@ -297,15 +529,14 @@ TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t h
  * with a message naming the tensor/op/field (cycles list the ops around them).
  */
 
-/* Validates the graph and resolves its storages.
- * Result arrays, in order:
- *   0 I32 tensor_storage[T]   storage of each tensor
- *   1 F64 tensor_offset[T]    byte offset of each tensor inside its storage
- *   2 F64 storage_bytes[S]    roundup(extent, alignment): what figures count
- *   3 F64 storage_alignment[S]
- *   4 I32 storage_root[S]     owning tensor (a group: its first member)
- *   5 U8  storage_flags[S]    see above
- */
+/* Validates the graph and resolves its storages. */
+#define TP_RESULT_FIELDS_tp_graph_validate(X) \
+  X(I32, tensor_storage)    /* [T] storage of each tensor */ \
+  X(F64, tensor_offset)     /* [T] byte offset of each tensor inside its storage */ \
+  X(F64, storage_bytes)     /* [S] roundup(extent, alignment): what figures count */ \
+  X(F64, storage_alignment) /* [S] */ \
+  X(I32, storage_root)      /* [S] owning tensor (a group: its first member) */ \
+  X(U8, storage_flags)      /* [S] TP_STORAGE_FLAG_LIST bits */
 TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_count,
                                    const double* graph_f64, int32_t graph_f64_count,
                                    const uint8_t* names, int32_t names_length,
@@ -320,14 +551,12 @@ TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_c
  * work_limit > 0 bounds the search by that many work units instead of time:
  * the order is then the same on every machine and backend (time_limit_s is
  * ignored); 0 = bound by time.
- * Result arrays, in order:
- *   0 I32 order[N]
- *   1 F64 stats[6]            {peak, lower bound (= peak when proved), proved optimal (0/1),
- *                              baseline started from (method code or -1),
- *                              search seconds, exact-search states}
- *   2 F64 baseline_peaks[7]   peak of methods 0..6, -1 where not run
- *   3 F64 baseline_seconds[7] seconds of methods 0..6, -1 where not run
  */
+#define TP_RESULT_FIELDS_tp_graph_schedule(X) \
+  X(I32, order)            /* [N] */ \
+  X(F64, stats)            /* [6] {peak, lower bound (= peak when proved), proved optimal (0/1), baseline started from (method code or -1), search seconds, exact-search states} */ \
+  X(F64, baseline_peaks)   /* [7] peak of methods 0..6, -1 where not run */ \
+  X(F64, baseline_seconds) /* [7] seconds of methods 0..6, -1 where not run */
 TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_count,
                                    const double* graph_f64, int32_t graph_f64_count,
                                    const uint8_t* names, int32_t names_length,
@@ -337,23 +566,21 @@ TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_c
 
 /* Liveness under order[order_count] (must be a topological permutation of
  * the ops). Within a step: allocate, run, free; live bytes count arena
- * storages plus the op's workspace; persistent storages are reported apart.
- * Result arrays, in order:
- *   0 I32 tensor_storage[T]
- *   1 F64 tensor_offset[T]
- *   2 F64 storage_bytes[S]     aligned
- *   3 I32 storage_birth[S]     step; -1 if never alive
- *   4 I32 storage_death[S]     last step alive; N for graph outputs (never die)
- *   5 U8  storage_flags[S]
- *   6 F64 live_bytes[N]        per step
- *   7 F64 stats[4]             {peak, peak step (-1 if N = 0), workspace at the
- *                               peak step, persistent bytes}
- *   8 I32 peak_storages[K]     arena storages alive at the peak, largest first
- *   9 F64 peak_bytes[K]
- *  10 I32 peak_producers[K]    op that made each (-1: a graph input)
- *  11 I32 peak_last_ops[K]     last op that reads or writes each (-1: none)
- *  12 I32 storage_root[S]      owning tensor of each storage
- */
+ * storages plus the op's workspace; persistent storages are reported apart. */
+#define TP_RESULT_FIELDS_tp_graph_liveness(X) \
+  X(I32, tensor_storage) /* [T] */ \
+  X(F64, tensor_offset)  /* [T] */ \
+  X(F64, storage_bytes)  /* [S] aligned */ \
+  X(I32, storage_birth)  /* [S] step; -1 if never alive */ \
+  X(I32, storage_death)  /* [S] last step alive; N for graph outputs (never die) */ \
+  X(U8, storage_flags)   /* [S] TP_STORAGE_FLAG_LIST bits */ \
+  X(F64, live_bytes)     /* [N] per step */ \
+  X(F64, stats)          /* [4] {peak, peak step (-1 if N = 0), workspace at the peak step, persistent bytes} */ \
+  X(I32, peak_storages)  /* [K] arena storages alive at the peak, largest first */ \
+  X(F64, peak_bytes)     /* [K] */ \
+  X(I32, peak_producers) /* [K] op that made each (-1: a graph input) */ \
+  X(I32, peak_last_ops)  /* [K] last op that reads or writes each (-1: none) */ \
+  X(I32, storage_root)   /* [S] owning tensor of each storage */
 TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_count,
                                    const double* graph_f64, int32_t graph_f64_count,
                                    const uint8_t* names, int32_t names_length,
@@ -365,14 +592,10 @@ TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_c
  * set, and keeps all of it plus the summed workspace alive at once), orders
  * both graphs with `method`/`time_limit_s` (as tp_graph_schedule), and
  * accepts only if the peak does not rise and the fused op reads at most
- * max_read_bytes (0 = no limit).
- * Result arrays, in order:
- *   0 U8  verdict[4]   {accepted, creates_cycle (a path leaves the set and
- *                       re-enters it), raises_peak, reads_too_large}
- *   1 F64 figures[4]   {peak before, peak after (0 if creates_cycle),
- *                       bytes read by the fused op, aligned bytes of its
- *                       inputs + outputs + workspace}
- */
+ * max_read_bytes (0 = no limit). */
+#define TP_RESULT_FIELDS_tp_fusion_check(X) \
+  X(U8, verdict)  /* [4] {accepted, creates_cycle (a path leaves the set and re-enters it), raises_peak, reads_too_large} */ \
+  X(F64, figures) /* [4] {peak before, peak after (0 if creates_cycle), bytes read by the fused op, aligned bytes of its inputs + outputs + workspace} */
 TP_API tp_status tp_fusion_check(const int32_t* graph_i32, int32_t graph_i32_count,
                                  const double* graph_f64, int32_t graph_f64_count,
                                  const uint8_t* names, int32_t names_length,
@@ -386,15 +609,13 @@ TP_API tp_status tp_fusion_check(const int32_t* graph_i32, int32_t graph_i32_cou
  * executor allocated (trace_kinds[k] = 0) or freed (1) the storage of tensor
  * trace_tensors[k]. Expected: a birth for every storage that is not a graph
  * input or persistent, a death for every one that is not a graph output or
- * persistent.
- * Result arrays (one entry per issue, sorted by step, kind, storage):
- *   0 I32 kinds[K]     0 missing birth, 1 unexpected birth, 2 missing death,
- *                      3 unexpected death
- *   1 I32 storages[K]
- *   2 I32 tensors[K]   the storage's owning tensor
- *   3 I32 steps[K]     expected step (missing) or traced step (unexpected)
- *   4 U8  report       one line per issue, e.g. `missing death of "y" at step 1`
- */
+ * persistent. One entry per issue, sorted by step, kind, storage. */
+#define TP_RESULT_FIELDS_tp_verify_trace(X) \
+  X(I32, kinds)    /* [K] TP_LIFECYCLE_ISSUE_LIST */ \
+  X(I32, storages) /* [K] */ \
+  X(I32, tensors)  /* [K] the storage's owning tensor */ \
+  X(I32, steps)    /* [K] expected step (missing) or traced step (unexpected) */ \
+  X(U8, report)    /* one line per issue, e.g. `missing death of "y" at step 1` */
 TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_count,
                                  const double* graph_f64, int32_t graph_f64_count,
                                  const uint8_t* names, int32_t names_length,
@@ -411,9 +632,7 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_cou
  *                               integers, upper > lower
  *   size[count]                 bytes (exact integers >= 0)
  *   alignment[count]            bytes, power of two, or 0 for 1; NULL = all 1
- *   algorithm                   0 auto (tensorplan's solver), 1 ours (same),
- *                               2 greedy by size best fit, 3 XLA best of
- *                               size/lifetime orders, 4 first fit in time order
+ *   algorithm                   TP_PLACE_ALGORITHM_LIST
  *   capacity                    0 = none; else decision mode: find a placement
  *                               with height <= capacity or prove there is none
  *   time_limit_seconds          solver budget, <= 0 = unlimited; the best
@@ -422,18 +641,11 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_cou
  *                               the budget allows; 0 = stop at the lower bound,
  *                               within the capacity, or after a short search
  * Not fitting in `capacity` is not an error: the best placement comes back
- * with feasible = 0 (and proved_infeasible = 1 when that was proved).
- * Result arrays, in order:
- *   0 F64 offsets[count]
- *   1 F64 summary[12]  {height, lower_bound (max live bytes), proved_lower_bound
- *                       (best bound on the optimum that was proved), feasible,
- *                       proved_optimal, proved_infeasible, search nodes,
- *                       seconds, method code (0 none, 1 greedy-size, 2 xla-size,
- *                       3 xla-lifetime, 4 first-fit, 5 constructive, 6 search),
- *                       best baseline height (0 if none ran), independent
- *                       pieces, timed_out}
- *   2 U8  method name (UTF-8), e.g. "search"
- */
+ * with feasible = 0 (and proved_infeasible = 1 when that was proved). */
+#define TP_RESULT_FIELDS_tp_place(X) \
+  X(F64, offsets)    /* [count] */ \
+  X(F64, summary)    /* [12] {height, lower_bound (max live bytes), proved_lower_bound (best bound on the optimum that was proved), feasible, proved_optimal, proved_infeasible, search nodes, seconds, method code (TP_PLACE_METHOD_LIST), best baseline height (0 if none ran), independent pieces, timed_out} */ \
+  X(U8, method_name) /* UTF-8 name of the method (TP_PLACE_METHOD_LIST), e.g. "search" */
 TP_API tp_status tp_place(const double* lower, const double* upper, const double* size,
                           const double* alignment, int32_t count, int32_t algorithm, double capacity,
                           double time_limit_seconds, int32_t minimize, tp_result** out);
@@ -449,28 +661,24 @@ TP_API tp_status tp_place(const double* lower, const double* upper, const double
  * op's workspace during its step, with tp_place's solver and options
  * (algorithm codes as tp_place; capacity 0 = none; minimize 0/1).
  * with_baselines = 1 also measures the placement baselines.
- * Result arrays, in order (S storages, N ops, T tensors):
- *   0 F64 storage_offset[S]     -1 when not in the arena (persistent, unused)
- *   1 I32 storage_birth[S]      first step alive; -1 never
- *   2 I32 storage_death[S]      last step alive; N = survives the last step
- *   3 F64 storage_bytes[S]      aligned bytes
- *   4 I32 storage_root[S]       owning tensor
- *   5 U8  storage_flags[S]      1 graph input, 2 graph output, 4 persistent, 8 group
- *   6 I32 storage_producer[S]   op that made it; -1 for graph inputs and unused
- *   7 I32 storage_last_op[S]    last op that touches it; -1 if none
- *   8 F64 workspace_offset[N]   per op; -1 when it needs none
- *   9 F64 workspace_bytes[N]    per op, aligned
- *  10 F64 live_bytes[N]         per step, arena storages plus the workspace
- *  11 I32 tensor_storage[T]
- *  12 F64 tensor_offset[T]      byte offset of each tensor inside its storage
- *  13 I32 peak_storages[K]      arena storages alive at the peak, largest first
- *  14 F64 stats[11]             {arena bytes (height), lower bound (peak live
- *                                bytes), proved optimal 0/1, peak step,
- *                                persistent bytes, place seconds, search nodes,
- *                                method (as tp_place), best baseline height,
- *                                proved lower bound, timed out 0/1}
- *  15 F64 baseline_heights[3 or 0] greedy by size, XLA best of two, first fit
- */
+ * S storages, N ops, T tensors. */
+#define TP_RESULT_FIELDS_tp_plan_place(X) \
+  X(F64, storage_offset)   /* [S] -1 when not in the arena (persistent, unused) */ \
+  X(I32, storage_birth)    /* [S] first step alive; -1 never */ \
+  X(I32, storage_death)    /* [S] last step alive; N = survives the last step */ \
+  X(F64, storage_bytes)    /* [S] aligned bytes */ \
+  X(I32, storage_root)     /* [S] owning tensor */ \
+  X(U8, storage_flags)     /* [S] TP_STORAGE_FLAG_LIST bits */ \
+  X(I32, storage_producer) /* [S] op that made it; -1 for graph inputs and unused */ \
+  X(I32, storage_last_op)  /* [S] last op that touches it; -1 if none */ \
+  X(F64, workspace_offset) /* [N] per op; -1 when it needs none */ \
+  X(F64, workspace_bytes)  /* [N] per op, aligned */ \
+  X(F64, live_bytes)       /* [N] per step, arena storages plus the workspace */ \
+  X(I32, tensor_storage)   /* [T] */ \
+  X(F64, tensor_offset)    /* [T] byte offset of each tensor inside its storage */ \
+  X(I32, peak_storages)    /* [K] arena storages alive at the peak, largest first */ \
+  X(F64, stats)            /* [11] {arena bytes (height), lower bound (peak live bytes), proved optimal 0/1, peak step, persistent bytes, place seconds, search nodes, method (TP_PLACE_METHOD_LIST), best baseline height, proved lower bound, timed out 0/1} */ \
+  X(F64, baseline_heights) /* [3 or 0] greedy by size, XLA best of two, first fit */
 TP_API tp_status tp_plan_place(const int32_t* graph_i32, int32_t graph_i32_count,
                                const double* graph_f64, int32_t graph_f64_count,
                                const uint8_t* names, int32_t names_length,
@@ -479,24 +687,7 @@ TP_API tp_status tp_plan_place(const int32_t* graph_i32, int32_t graph_i32_count
                                int32_t algorithm, double capacity, double time_limit_s,
                                int32_t minimize, int32_t with_baselines, tp_result** out);
 
-/* Diagnostic codes of tp_plan_validate (append only). */
-typedef enum tp_diagnostic_code {
-  TP_DIAG_GRAPH_INVALID = 1,
-  TP_DIAG_SCHEDULE_INVALID = 2,
-  TP_DIAG_STORAGE_UNKNOWN = 3,
-  TP_DIAG_STORAGE_DUPLICATE = 4,
-  TP_DIAG_STORAGE_MISSING = 5,
-  TP_DIAG_STORAGE_NOT_IN_ARENA = 6,
-  TP_DIAG_SIZE_MISMATCH = 7,
-  TP_DIAG_FREED_WHILE_IN_USE = 8,
-  TP_DIAG_BORN_TOO_LATE = 9,
-  TP_DIAG_LIFETIME_MISMATCH = 10,
-  TP_DIAG_MISALIGNED = 11,
-  TP_DIAG_OUTSIDE_ARENA = 12,
-  TP_DIAG_OVERLAP = 13,
-  TP_DIAG_WORKSPACE_MISSING = 14,
-  TP_DIAG_STATS_MISMATCH = 15
-} tp_diagnostic_code;
+/* Diagnostic codes of tp_plan_validate: TP_DIAGNOSTIC_LIST above. */
 
 /* Checks a stated plan against its graph (PLANNING.md §6). The plan states,
  * per storage k (identified by any tensor in it; -1 for a name the graph
@@ -505,15 +696,15 @@ typedef enum tp_diagnostic_code {
  * 0); stated[3] = {arena bytes, peak bytes, lower bound bytes} with -1 for
  * "not stated" (stated_count 1..3). A broken plan is not an error: every
  * violation becomes a diagnostic, and a valid plan yields none.
- * Result arrays, in order (D diagnostics):
- *   0 I32 code[D]              tp_diagnostic_code
- *   1 I32 storage[D]           plan storage involved, or -1
- *   2 I32 other_storage[D]     the second one (overlaps), or -1
- *   3 I32 op[D]                op involved, or -1
- *   4 I32 step[D]              step involved, or -1
- *   5 U8  messages             UTF-8, naming tensors and ops
- *   6 I32 message_offsets[D + 1]
- */
+ * D diagnostics. */
+#define TP_RESULT_FIELDS_tp_plan_validate(X) \
+  X(I32, code)            /* [D] TP_DIAGNOSTIC_LIST */ \
+  X(I32, storage)         /* [D] plan storage involved, or -1 */ \
+  X(I32, other_storage)   /* [D] the second one (overlaps), or -1 */ \
+  X(I32, op)              /* [D] op involved, or -1 */ \
+  X(I32, step)            /* [D] step involved, or -1 */ \
+  X(U8, messages)         /* UTF-8, naming tensors and ops */ \
+  X(I32, message_offsets) /* [D + 1] */
 TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_count,
                                   const double* graph_f64, int32_t graph_f64_count,
                                   const uint8_t* names, int32_t names_length,
@@ -538,15 +729,14 @@ TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_co
  * arena; mode 1 gives every storage its own allocation (the oracle) and
  * ignores the placement. Inputs: tensor input_tensors[k] gets bytes
  * input_data[input_offsets[k] .. input_offsets[k+1]) before step 0 (every
- * graph input must be given; persistent tensors default to zeros).
- * Result arrays, in order:
- *   0 U8  outputs              bytes of every graph output, concatenated
- *   1 F64 output_offsets[O+1]
- *   2 I32 trace_steps[E]       lifecycle trace as tp_verify_trace takes it
- *   3 I32 trace_tensors[E]
- *   4 I32 trace_kinds[E]       0 alloc, 1 free
- *   5 F64 stats[2]             {allocations made, peak bytes allocated}
- */
+ * graph input must be given; persistent tensors default to zeros). */
+#define TP_RESULT_FIELDS_tp_execute_reference(X) \
+  X(U8, outputs)         /* bytes of every graph output, concatenated */ \
+  X(F64, output_offsets) /* [O+1] */ \
+  X(I32, trace_steps)    /* [E] lifecycle trace as tp_verify_trace takes it */ \
+  X(I32, trace_tensors)  /* [E] */ \
+  X(I32, trace_kinds)    /* [E] TP_TRACE_EVENT_LIST */ \
+  X(F64, stats)          /* [2] {allocations made, peak bytes allocated} */
 TP_API tp_status tp_execute_reference(const int32_t* graph_i32, int32_t graph_i32_count,
                                       const double* graph_f64, int32_t graph_f64_count,
                                       const uint8_t* names, int32_t names_length,

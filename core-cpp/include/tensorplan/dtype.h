@@ -7,27 +7,20 @@
 #include <cstdint>
 #include <string>
 
+#include "tensorplan/c_api.h"
+#include "tensorplan/code_tables.h"
+
 namespace tp {
 
-// Codes are part of the ABI: append only, never renumber.
+// Expanded from TP_DTYPE_LIST (c_api.h), the one list of dtype codes, names
+// and bits: kFloat32 = TP_DTYPE_FP32, ... Codes are dense from 0.
 enum class DType : int32_t {
-  kFloat32 = 0,
-  kFloat16 = 1,
-  kBFloat16 = 2,
-  kFloat8E4M3 = 3,
-  kFloat8E5M2 = 4,
-  kFloat4E2M1 = 5,  // packed two per byte; element 2i in the low nibble
-  kFloat8E8M0 = 6,  // unsigned exponent-only scale format
-  kInt8 = 7,
-  kUInt8 = 8,
-  kInt32 = 9,
-  kInt64 = 10,
-  kBool = 11,
-  kFloat64 = 12,
-  kInt16 = 13,
+#define TP_X(code, c, cpp, name, bits) k##cpp = TP_DTYPE_##c,
+  TP_DTYPE_LIST(TP_X)
+#undef TP_X
 };
 
-constexpr int32_t kDTypeCount = 14;
+constexpr int32_t kDTypeCount = 0 TP_DTYPE_LIST(TP_COUNT_ENTRY);
 
 inline bool is_valid_dtype_code(int32_t code) { return code >= 0 && code < kDTypeCount; }
 

@@ -25,11 +25,13 @@
 
 namespace tp {
 
+// Expanded from TP_GROUPED_KIND_LIST (c_api.h): kUniform (all (M, K) equal:
+// logical (N*M, K), no tensor_offsets), kVaryingFirst (sum M_i, K),
+// kVaryingLast (M, sum K_i), kVaryingBoth (1, sum M_i*K_i).
 enum class GroupedShapeKind : int32_t {
-  kUniform = 0,       // all (M, K) equal: logical (N*M, K), no tensor_offsets
-  kVaryingFirst = 1,  // logical (sum M_i, K)
-  kVaryingLast = 2,   // logical (M, sum K_i)
-  kVaryingBoth = 3,   // logical (1, sum M_i*K_i)
+#define TP_X(code, c, cpp, name) k##cpp = TP_GROUPED_##c,
+  TP_GROUPED_KIND_LIST(TP_X)
+#undef TP_X
 };
 
 struct GroupedBuffer {

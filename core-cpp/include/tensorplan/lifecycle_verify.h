@@ -23,11 +23,13 @@ struct TraceEvent {
   bool birth = true;    // false: a death (free)
 };
 
+// Expanded from TP_LIFECYCLE_ISSUE_LIST (c_api.h): kMissingBirth (the plan
+// expected an allocation that did not happen), kUnexpectedBirth (one the plan
+// did not expect, here or at all), kMissingDeath, kUnexpectedDeath.
 enum LifecycleIssueKind : int32_t {
-  kMissingBirth = 0,     // the plan expected an allocation that did not happen
-  kUnexpectedBirth = 1,  // an allocation the plan did not expect (here, or at all)
-  kMissingDeath = 2,
-  kUnexpectedDeath = 3,
+#define TP_X(code, c, cpp, name) k##cpp = TP_ISSUE_##c,
+  TP_LIFECYCLE_ISSUE_LIST(TP_X)
+#undef TP_X
 };
 
 struct LifecycleIssue {

@@ -8,37 +8,19 @@
 #include <cstdint>
 #include <string>
 
+#include "tensorplan/code_tables.h"
+
 namespace tp {
 
-// Codes are part of the ABI: append only, never renumber.
+// Expanded from TP_OP_LIST (c_api.h): kView = TP_OP_VIEW, ... Codes are
+// dense from 0. kView has no kernel: views and reshapes are aliases.
 enum class OpCode : int32_t {
-  kView = 0,  // no kernel: views and reshapes are aliases of the graph
-  kCopy = 1,
-  kFill = 2,
-  kMatmul = 3,
-  kGroupedMatmul = 4,
-  kAdd = 5,
-  kMul = 6,
-  kScale = 7,
-  kRelu = 8,
-  kGelu = 9,
-  kSilu = 10,
-  kReluBackward = 11,
-  kGeluBackward = 12,
-  kSiluBackward = 13,
-  kLayerNorm = 14,
-  kLayerNormBackward = 15,
-  kRmsNorm = 16,
-  kRmsNormBackward = 17,
-  kSoftmax = 18,
-  kSoftmaxBackward = 19,
-  kTranspose = 20,
-  kAmax = 21,
-  kQuantize = 22,
-  kDequantize = 23,
+#define TP_X(code, c, cpp, name) k##cpp = TP_OP_##c,
+  TP_OP_LIST(TP_X)
+#undef TP_X
 };
 
-constexpr int32_t kOpCodeCount = 24;
+constexpr int32_t kOpCodeCount = 0 TP_OP_LIST(TP_COUNT_ENTRY);
 
 inline bool is_valid_op_code(int32_t code) { return code >= 0 && code < kOpCodeCount; }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorplan/c_api.h"
 #include "tensorplan/status.h"
 
 namespace tp {
@@ -32,23 +33,24 @@ struct PlaceBuffer {
   int64_t alignment = 1;  // power of two: offset % alignment == 0
 };
 
+// Expanded from TP_PLACE_ALGORITHM_LIST (c_api.h): kAuto (tensorplan's
+// solver, same as kOurs), kOurs, kGreedySize (decreasing size, best fit:
+// TFLite, ORT memory pattern), kXlaBest (best fit by decreasing size and by
+// decreasing lifetime, keep the lower), kFirstFit (in order of first use,
+// lowest gap that fits: an online allocator).
 enum class PlaceAlgorithm : int32_t {
-  kAuto = 0,        // tensorplan's solver (same as kOurs)
-  kOurs = 1,
-  kGreedySize = 2,  // decreasing size, best fit (TFLite, ORT memory pattern)
-  kXlaBest = 3,     // best fit by decreasing size and by decreasing lifetime, keep the lower
-  kFirstFit = 4,    // in order of first use, lowest gap that fits (an online allocator)
+#define TP_X(code, c, cpp, name) k##cpp = TP_PLACE_ALGORITHM_##c,
+  TP_PLACE_ALGORITHM_LIST(TP_X)
+#undef TP_X
 };
 
-// Which part of the planner produced the returned placement.
+// Which part of the planner produced the returned placement, expanded from
+// TP_PLACE_METHOD_LIST: kConstructive is tensorplan's greedy dive of the
+// canonical search (placement_skyline.cpp), kSearch its branch-and-bound.
 enum class PlaceMethod : int32_t {
-  kNone = 0,
-  kGreedySize = 1,
-  kXlaSize = 2,
-  kXlaLifetime = 3,
-  kFirstFit = 4,
-  kSkyline = 5,       // tensorplan's greedy dive of the canonical search (placement_skyline.cpp)
-  kSearch = 6,        // tensorplan's branch-and-bound
+#define TP_X(code, c, cpp, name) k##cpp = TP_PLACE_METHOD_##c,
+  TP_PLACE_METHOD_LIST(TP_X)
+#undef TP_X
 };
 
 const char* place_method_name(PlaceMethod method);

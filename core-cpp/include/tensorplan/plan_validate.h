@@ -16,22 +16,12 @@
 namespace tp {
 
 // Codes are part of the ABI (c_api.h TP_DIAG_*): append only.
+// Expanded from TP_DIAGNOSTIC_LIST (c_api.h), where each code says what it
+// reports: kGraphInvalid = TP_DIAG_GRAPH_INVALID, ...
 enum class DiagnosticCode : int32_t {
-  kGraphInvalid = 1,       // the graph itself is broken (cycle, view beyond its base, ...)
-  kScheduleInvalid = 2,    // the order is not a permutation of the ops, or breaks a dependency
-  kStorageUnknown = 3,     // a plan storage names no tensor of the graph
-  kStorageDuplicate = 4,   // two plan storages are the same storage
-  kStorageMissing = 5,     // an arena storage of the graph has no place in the plan
-  kStorageNotInArena = 6,  // the plan places a persistent or never-used storage
-  kSizeMismatch = 7,       // stated bytes differ from the storage's aligned extent
-  kFreedWhileInUse = 8,    // stated death before the last use of an alias
-  kBornTooLate = 9,        // stated birth after the first use of an alias
-  kLifetimeMismatch = 10,  // stated lifetime longer than the storage lives
-  kMisaligned = 11,        // offset not a multiple of the alignment
-  kOutsideArena = 12,      // offset < 0 or offset + bytes > arena
-  kOverlap = 13,           // two buffers alive at the same step share bytes
-  kWorkspaceMissing = 14,  // an op that needs a workspace has no offset for it
-  kStatsMismatch = 15,     // stated peak or lower bound differs from the recomputed one
+#define TP_X(code, c, cpp, name) k##cpp = TP_DIAG_##c,
+  TP_DIAGNOSTIC_LIST(TP_X)
+#undef TP_X
 };
 
 const char* diagnostic_code_name(DiagnosticCode code);

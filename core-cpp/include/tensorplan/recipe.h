@@ -9,31 +9,34 @@
 #include <string>
 
 #include "tensorplan/c_api.h"
+#include "tensorplan/code_tables.h"
 #include "tensorplan/dtype.h"
 #include "tensorplan/status.h"
 
 namespace tp {
 
+// Expanded from TP_RECIPE_LIST (c_api.h): kNone = TP_RECIPE_NONE,
+// kFp8Delayed (TE Float8Quantizer), kFp8Current (Float8CurrentScalingQuantizer),
+// kMxfp8, kNvfp4, kFp8Block1D, kFp8Block2D.
 enum class Recipe : int32_t {
-  kNone = TP_RECIPE_NONE,                  // plain tensor of the logical dtype
-  kFp8Delayed = TP_RECIPE_FP8_DELAYED,     // Float8Quantizer (scale from amax history)
-  kFp8Current = TP_RECIPE_FP8_CURRENT,     // Float8CurrentScalingQuantizer
-  kMxfp8 = TP_RECIPE_MXFP8,                // 1x32 blocks, E8M0 scales
-  kNvfp4 = TP_RECIPE_NVFP4,                // 1x16 blocks, E4M3 scales, fp32 amax
-  kFp8Block1D = TP_RECIPE_FP8_BLOCK_1D,    // 1x128 blocks, fp32 scales
-  kFp8Block2D = TP_RECIPE_FP8_BLOCK_2D,    // 128x128 blocks, fp32 scales
+#define TP_X(code, c, cpp, name) k##cpp = TP_RECIPE_##c,
+  TP_RECIPE_LIST(TP_X)
+#undef TP_X
 };
 
-constexpr int32_t kRecipeCount = 7;
+constexpr int32_t kRecipeCount = 0 TP_RECIPE_LIST(TP_COUNT_ENTRY);
 
 // Which GPU generation decides the FP8 per-tensor layout: Hopper-class GPUs
 // (SM < 10, and SM 12.x) need a materialised transpose for columnwise use,
 // Blackwell datacenter GPUs (SM 10.x-11.x, >= 13.0) run non-TN FP8 GEMMs.
+// Expanded from TP_ARCH_LIST.
 enum class Arch : int32_t {
-  kHopper = TP_ARCH_HOPPER,
-  kBlackwell = TP_ARCH_BLACKWELL,
+#define TP_X(code, c, cpp, name) k##cpp = TP_ARCH_##c,
+  TP_ARCH_LIST(TP_X)
+#undef TP_X
 };
 
+// One flag per TP_FORMAT_OPTION_LIST bit (the list names the member).
 struct FormatOptions {
   // Scales in the GEMM-swizzled layout of §4.7 (MXFP8/NVFP4 `optimize_for_gemm`).
   bool gemm_swizzled_scales = false;

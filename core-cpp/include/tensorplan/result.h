@@ -32,8 +32,46 @@ template <> struct ArrayTypeOf<uint8_t> { static constexpr tp_array_type value =
 template <> struct ArrayTypeOf<float> { static constexpr tp_array_type value = TP_ARRAY_F32; };
 template <> struct ArrayTypeOf<uint16_t> { static constexpr tp_array_type value = TP_ARRAY_U16; };
 
+// The result arrays an operation declares in c_api.h (TP_RESULT_FIELDS_<op>):
+// finish_call holds every result to it, so the header is the contract by
+// construction, not by review.
+struct ResultField {
+  tp_array_type type;
+  const char* name;
+};
+
+struct ResultSpec {
+  const char* operation;
+  const ResultField* fields;
+  int32_t count;
+};
+
+// The ResultSpec of operation `fn` from its TP_RESULT_FIELDS_fn list; it does
+// not compile for an operation without one. (The trailing sentinel keeps the
+// array non-empty for operations that declare no arrays.)
+#define TP_RESULT_FIELD_ENTRY_(type, name) {TP_ARRAY_##type, #name},
+#define TP_RESULT_SPEC(fn)                                                                  \
+  ([]() -> const ::tp::ResultSpec& {                                                         \
+    static const ::tp::ResultField tp_fields_[] = {TP_RESULT_FIELDS_##fn(TP_RESULT_FIELD_ENTRY_){ \
+        TP_ARRAY_F64, nullptr}};                                                               \
+    static const ::tp::ResultSpec tp_spec_{                                                    \
+        #fn, tp_fields_, static_cast<int32_t>(sizeof tp_fields_ / sizeof tp_fields_[0]) - 1};   \
+    return tp_spec_;                                                                           \
+  }())
+
+// Checks that `result` has exactly the arrays `spec` declares (count, order,
+// types); the error names the operation and the field.
+Status check_result_fields(const ResultSpec& spec, const tp_result& result);
+
+// Builds the result of one operation; constructed with that operation's
+// declared fields (TP_RESULT_SPEC(tp_name)), which finish_call enforces.
 class ResultBuilder {
  public:
+  explicit ResultBuilder(const ResultSpec& spec) : spec_(&spec) {}
+
+  const ResultSpec& spec() const { return *spec_; }
+  const tp_result& result() const { return result_; }
+
   template <typename T>
   void add(const std::vector<T>& values) {
     add(values.data(), values.size());
@@ -105,12 +143,15 @@ class ResultBuilder {
   const Status& status() const { return status_; }
 
  private:
+  const ResultSpec* spec_;
   tp_result result_;
   Status status_;
 };
 
 // Records the outcome of an ABI call for tp_last_error/tp_last_status and
-// hands over the result on success. Every ABI function ends with this.
+// hands over the result on success. Every ABI function ends with this. A
+// result that differs from the operation's TP_RESULT_FIELDS list becomes
+// TP_ERR_INTERNAL naming the operation and the field.
 tp_status finish_call(const Status& status, ResultBuilder* result, tp_result** out);
 
 // Checks an ABI array argument: `count` must be >= 0 and the pointer non-NULL

@@ -12,25 +12,23 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensorplan/c_api.h"
 #include "tensorplan/graph_validate.h"
 #include "tensorplan/status.h"
 
 namespace tp {
 
-// Codes shared with the C ABI (tp_graph_schedule's `method`).
+// Codes shared with the C ABI (tp_graph_schedule's `method`), expanded from
+// TP_SCHEDULE_METHOD_LIST (c_api.h): kScheduleGiven = TP_SCHEDULE_GIVEN, ...
+// kScheduleInductorBest is the best of given, LPMF, BFS, DFS; kScheduleXlaBest
+// the best of list, DFS, post-order.
 enum ScheduleMethod : int32_t {
-  kScheduleGiven = 0,
-  kScheduleInductorLpmf = 1,
-  kScheduleInductorBfs = 2,
-  kScheduleInductorDfs = 3,
-  kScheduleXlaList = 4,
-  kScheduleXlaDfs = 5,
-  kScheduleXlaPostOrder = 6,
-  kScheduleInductorBest = 7,  // best of given, LPMF, BFS, DFS
-  kScheduleXlaBest = 8,       // best of list, DFS, post-order
-  kScheduleOurs = 9,
+#define TP_X(code, c, cpp, name) kSchedule##cpp = TP_SCHEDULE_##c,
+  TP_SCHEDULE_METHOD_LIST(TP_X)
+#undef TP_X
 };
 constexpr int32_t kBaselineCount = 7;  // codes 0..6
+// The public name (TP_SCHEDULE_METHOD_LIST), e.g. "inductor-lpmf"; "unknown" otherwise.
 const char* schedule_method_name(int32_t method);
 
 struct ScheduleOptions {

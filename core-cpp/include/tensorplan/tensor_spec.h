@@ -29,7 +29,12 @@ struct TensorSpec {
   FormatOptions options;
 };
 
-enum class BufferRole : int32_t { kData = 0, kScale = 1, kAmax = 2 };
+// Expanded from TP_BUFFER_ROLE_LIST (c_api.h): kData, kScale, kAmax.
+enum class BufferRole : int32_t {
+#define TP_X(code, c, cpp, name) k##cpp = TP_ROLE_##c,
+  TP_BUFFER_ROLE_LIST(TP_X)
+#undef TP_X
+};
 
 // Alignment tensorplan gives each role, the one TE's split_quantize bulk
 // allocation uses (§1): data 256 B, scales and amaxes 16 B.

@@ -1,0 +1,137 @@
+// Reads core-cpp's c_api.h, the one description of the C ABI: its operations
+// (with their parameters and TP_RESULT_FIELDS_<name> result lists) and its
+// code tables (the TP_*_LIST X-macros named by TP_CODE_TABLE_LIST). The
+// addon's wrappers (scripts/gen-native-abi.mjs) and the TypeScript module
+// (scripts/abi/gen-ts.mjs) are both generated from what this returns.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const HEADER = `${root}core-cpp/include/tensorplan/c_api.h`;
+
+/** C parameter types c_api.h's rules allow (besides the trailing tp_result** out). */
+export const PARAM_TYPES = ['const double*', 'const float*', 'const int32_t*', 'const uint8_t*', 'const uint16_t*', 'int32_t', 'double'];
+
+/** Result array types (tp_array_type suffixes). */
+export const ARRAY_TYPES = ['F64', 'I32', 'U8', 'F32', 'U16'];
+
+function stripComments(text) {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+}
+
+/**
+ * Every `#define NAME(X) ...` of the header with its body lines (continuations
+ * joined, comments kept per line so list entries keep their explanations).
+ */
+function macroBodies(headerText) {
+  const lines = headerText.split('\n');
+  const macros = new Map();
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^#define\s+(\w+)\(X\)(.*)$/.exec(lines[i]);
+    if (!m) continue;
+    const body = [m[2]];
+    let line = lines[i];
+    while (line.trimEnd().endsWith('\\') && i + 1 < lines.length) {
+      line = lines[++i];
+      body.push(line);
+    }
+    macros.set(m[1], body.map((l) => l.replace(/\\\s*$/, '')));
+  }
+  return macros;
+}
+
+/** The X(...) entries of a list body: their arguments and the comment on their line. */
+function entries(bodyLines, where, allowEmpty = false) {
+  const out = [];
+  for (const line of bodyLines) {
+    const comment = (/\/\*(.*?)\*\//.exec(line)?.[1] ?? '').trim();
+    for (const m of stripComments(line).matchAll(/\bX\(([^)]*)\)/g)) {
+      out.push({ args: m[1].split(',').map((a) => a.trim()), comment });
+    }
+  }
+  if (out.length === 0 && !allowEmpty) throw new Error(`${where}: no X(...) entries`);
+  return out;
+}
+
+function parseParams(name, text, paramTypes) {
+  const params = text.split(',').map((raw) => {
+    const t = raw.trim().replace(/\s+/g, ' ');
+    const m = /^(.*?)\s*(\w+)$/.exec(t);
+    return { type: m[1].replace(/\s*\*/g, '*').trim(), name: m[2] };
+  });
+  const last = params.pop();
+  if (!last || last.type !== 'tp_result**') throw new Error(`${name}: the last parameter must be tp_result** out (c_api.h rules)`);
+  for (const p of params) {
+    if (!paramTypes.includes(p.type)) throw new Error(`${name}: parameter ${p.name} has unsupported type ${p.type}`);
+  }
+  return params;
+}
+
+/**
+ * Returns [{ name, params: [{ type, name }], fields: [{ type, name, comment }] }]
+ * for every tp_status operation; fails naming an operation without its
+ * TP_RESULT_FIELDS_<name> list or with a field of an unknown type.
+ */
+export function parseOperations(headerText, { paramTypes = PARAM_TYPES } = {}) {
+  const macros = macroBodies(headerText);
+  const operations = [];
+  const pattern = /TP_API\s+tp_status\s+(tp_\w+)\s*\(([^)]*)\)\s*;/g;
+  for (const match of stripComments(headerText).matchAll(pattern)) {
+    const name = match[1];
+    const body = macros.get(`TP_RESULT_FIELDS_${name}`);
+    if (!body) throw new Error(`${name}: c_api.h declares no TP_RESULT_FIELDS_${name}(X) list above it`);
+    // An operation may declare no arrays (an empty result on success).
+    const fields = entries(body, `TP_RESULT_FIELDS_${name}`, true).map(({ args, comment }) => {
+      if (args.length !== 2 || !ARRAY_TYPES.includes(args[0]) || !/^[a-z][a-z0-9_]*$/.test(args[1])) {
+        throw new Error(`TP_RESULT_FIELDS_${name}: X(${args.join(', ')}) must be X(<${ARRAY_TYPES.join('|')}>, snake_case_name)`);
+      }
+      return { type: args[0], name: args[1], comment };
+    });
+    operations.push({ name, params: parseParams(name, match[2], paramTypes), fields });
+  }
+  return operations;
+}
+
+/**
+ * Returns [{ id, c, list, name, entries: [{ code, c, cpp, name, attribute?, comment }] }]
+ * for every table of TP_CODE_TABLE_LIST, in table-id order.
+ */
+export function parseTables(headerText) {
+  const macros = macroBodies(headerText);
+  const index = macros.get('TP_CODE_TABLE_LIST');
+  if (!index) throw new Error('c_api.h has no TP_CODE_TABLE_LIST(X)');
+  return entries(index, 'TP_CODE_TABLE_LIST').map(({ args }) => {
+    const [id, c, list, quoted] = args;
+    const body = macros.get(list);
+    if (!body) throw new Error(`TP_CODE_TABLE_LIST names ${list}, which c_api.h does not define`);
+    const rows = entries(body, list).map(({ args: a, comment }) => {
+      if (a.length < 4 || a.length > 5 || !/^"[^"]*"$/.test(a[3]) || !/^-?\d+$/.test(a[0])) {
+        throw new Error(`${list}: X(${a.join(', ')}) must be X(code, C, CPP, "name"[, attribute])`);
+      }
+      const row = { code: Number(a[0]), c: a[1], cpp: a[2], name: a[3].slice(1, -1), comment };
+      if (a.length === 5) row.attribute = Number(a[4]);
+      return row;
+    });
+    const seen = new Set();
+    for (const r of rows) {
+      if (seen.has(r.code)) throw new Error(`${list}: code ${r.code} appears twice`);
+      seen.add(r.code);
+    }
+    // The comment above the list, for the generated documentation.
+    const lines = headerText.split('\n');
+    const at = lines.findIndex((l) => l.startsWith(`#define ${list}(X)`));
+    let doc = '';
+    if (at > 0 && lines[at - 1].trim().endsWith('*/')) {
+      let k = at - 1;
+      while (k > 0 && !lines[k].includes('/*')) k--;
+      doc = lines.slice(k, at).join(' ').replace(/\/\*|\*\/|^\s*\*|\s\*\s/g, ' ').replace(/\s+/g, ' ').trim();
+    }
+    return { id: Number(id), c, list, name: quoted.slice(1, -1), doc, entries: rows };
+  });
+}
+
+/** Parses the header file (default: core-cpp's c_api.h). */
+export function parseHeader(path = HEADER) {
+  const text = readFileSync(path, 'utf8');
+  return { operations: parseOperations(text), tables: parseTables(text) };
+}
