@@ -10,6 +10,7 @@ import { TensorplanError } from './errors.js';
 import { type LayerGraph, layerGraph } from './layers/layer-graph.js';
 import type { LayerSpec } from './layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './layers/layer-summary.js';
+import { type OnnxImportOptions, type OnnxImportResult, importOnnxWith } from './onnx/onnx-import.js';
 import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute.js';
 import {
   DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes, executeReferenceOffThread, hasOffThreadReference,
@@ -231,6 +232,21 @@ export class Tensorplan {
   /** Peak, arena and persistent bytes of a planned layer graph, with what is live at the peak by layer and role. */
   layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary {
     return layerPlanSummary(this.core, layers, plan);
+  }
+
+  /**
+   * Reads an ONNX model (the bytes of a .onnx file) into a graph document, as
+   * the free `importOnnx` does; with `inPlace: true` this session's core
+   * decides which element-wise ops write into an input that dies there.
+   *
+   * @example
+   * ```ts
+   * const { graph, inPlace } = tp.importOnnx(readFileSync('model.onnx'), { inPlace: true });
+   * const plan = tp.plan(graph);
+   * ```
+   */
+  importOnnx(bytes: Uint8Array, options?: OnnxImportOptions): OnnxImportResult {
+    return importOnnxWith(this.core, bytes, options);
   }
 
   /**
