@@ -10,13 +10,15 @@ import { loadCudaBackend, loadNativeBackend } from './backend/native-backend.js'
 import { BACKEND_PRIORITY, BackendRegistry } from './backend/registry.js';
 import { loadWasmBackendNode } from './backend/wasm-backend-node.js';
 import { createApi } from './api.js';
+import { importOnnxWith } from './onnx/onnx-import.js';
 
 const registry = new BackendRegistry();
 registry.register('cuda', BACKEND_PRIORITY.cuda, loadCudaBackend);
 registry.register('native', BACKEND_PRIORITY.native, loadNativeBackend);
 registry.register('wasm', BACKEND_PRIORITY.wasm, loadWasmBackendNode);
 
-const api = createApi(registry);
+// Sessions of the Node entry import ONNX (tp.importOnnx); the browser entry has no importer.
+const api = createApi(registry, { importOnnx: importOnnxWith });
 
 /** Loads a backend and returns a {@link Tensorplan} session on it. */
 export const init = api.init;
