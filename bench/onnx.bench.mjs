@@ -24,7 +24,7 @@ export async function run({ sessions }) {
   for (const [name, make] of Object.entries(models)) {
     const cells = [name];
     for (const inPlace of [false, true]) {
-      const r = importOnnx(make(), { ...MODEL_OPTIONS[name], inPlace });
+      const r = tp.importOnnx(make(), { ...MODEL_OPTIONS[name], inPlace });
       const s = tp.plan(r.graph).statistics;
       if (!inPlace) cells.push(r.nodes, r.graph.ops.length, r.folded, r.views);
       cells.push(fmt(s.peakBytes / 2 ** 20, 2), fmt(s.arenaOverLowerBound, 4));

@@ -3,6 +3,7 @@ import type { BackendChoice, BackendName, BackendRegistry, BackendStatus } from 
 import { type WasmOptions, configureWasm } from './backend/wasm-source.js';
 import { TensorplanError } from './errors.js';
 import { Tensorplan } from './tensorplan.js';
+import type { SessionFrontEnds } from './tensorplan.js';
 import { VERSION } from './version.js';
 
 /** Options of {@link init}. */
@@ -33,8 +34,8 @@ export interface TensorplanInfo {
   } | null;
 }
 
-/** The public entry points, bound to one backend registry (node or browser). */
-export function createApi(registry: BackendRegistry) {
+/** The public entry points, bound to one backend registry (node or browser) and the front ends its sessions get. */
+export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds = {}) {
   const sessions = new Map<BackendName, Tensorplan>();
 
   /**
@@ -55,7 +56,7 @@ export function createApi(registry: BackendRegistry) {
     const loaded = await registry.resolve(options.backend ?? 'auto');
     let session = sessions.get(loaded.name);
     if (!session) {
-      session = new Tensorplan(loaded);
+      session = new Tensorplan(loaded, frontEnds);
       sessions.set(loaded.name, session);
     }
     return session;

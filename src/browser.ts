@@ -36,6 +36,6 @@ export type {
 } from './layers/layer-spec.js';
 export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
 export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
-export type { LayerComparison, LayerComparisonRow } from './layers/layer-compare.js';
+export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './layers/layer-compare.js';
 export { OP_SET_V1 } from './op-set.js';
 export { DeviceArena } from './cuda-execute.js';

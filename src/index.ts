@@ -10,13 +10,15 @@ import { loadCudaBackend, loadNativeBackend } from './backend/native-backend.js'
 import { BACKEND_PRIORITY, BackendRegistry } from './backend/registry.js';
 import { loadWasmBackendNode } from './backend/wasm-backend-node.js';
 import { createApi } from './api.js';
+import { importOnnxWith } from './onnx/onnx-import.js';
 
 const registry = new BackendRegistry();
 registry.register('cuda', BACKEND_PRIORITY.cuda, loadCudaBackend);
 registry.register('native', BACKEND_PRIORITY.native, loadNativeBackend);
 registry.register('wasm', BACKEND_PRIORITY.wasm, loadWasmBackendNode);
 
-const api = createApi(registry);
+// Sessions of the Node entry import ONNX (tp.importOnnx); the browser entry has no importer.
+const api = createApi(registry, { importOnnx: importOnnxWith });
 
 /** Loads a backend and returns a {@link Tensorplan} session on it. */
 export const init = api.init;
@@ -76,7 +78,7 @@ export type {
 } from './layers/layer-spec.js';
 export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
 export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
-export type { LayerComparison, LayerComparisonRow } from './layers/layer-compare.js';
+export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './layers/layer-compare.js';
 export { OP_SET_V1 } from './op-set.js';
 export type { OpName } from './op-set.js';
 export type { OpAttributeValue } from './graph/graph-document.js';

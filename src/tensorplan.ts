@@ -10,6 +10,7 @@ import { TensorplanError } from './errors.js';
 import { type LayerGraph, layerGraph } from './layers/layer-graph.js';
 import type { LayerSpec } from './layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './layers/layer-summary.js';
+import type { OnnxImportOptions, OnnxImportResult, importOnnxWith } from './onnx/onnx-import.js';
 import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute.js';
 import {
   DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes, executeReferenceOffThread, hasOffThreadReference,
@@ -26,6 +27,15 @@ import {
 } from './formats.js';
 
 /**
+ * Front ends an entry point lends its sessions. The ONNX importer (protobufjs) ships in the Node
+ * entry only, so the session class never imports it: the Node entry passes it in, and the browser
+ * bundle stays free of it. Not part of the public API.
+ */
+export interface SessionFrontEnds {
+  importOnnx?: typeof importOnnxWith;
+}
+
+/**
  * A tensorplan session bound to one backend. Get one from `init()`; every
  * method runs synchronously in the chosen core and returns the same bytes on
  * every backend.
@@ -38,8 +48,11 @@ export class Tensorplan {
   private readonly core: CoreBinding;
   private readonly addon: unknown;
 
+  private readonly frontEnds: SessionFrontEnds;
+
   /** @internal Use `init()`. */
-  constructor(loaded: LoadedBackend) {
+  constructor(loaded: LoadedBackend, frontEnds: SessionFrontEnds = {}) {
+    this.frontEnds = frontEnds;
     this.backend = loaded.name;
     this.source = loaded.source;
     this.core = loaded.core;
@@ -231,6 +244,25 @@ export class Tensorplan {
   /** Peak, arena and persistent bytes of a planned layer graph, with what is live at the peak by layer and role. */
   layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary {
     return layerPlanSummary(this.core, layers, plan);
+  }
+
+  /**
+   * Reads an ONNX model (the bytes of a .onnx file) into a graph document, as
+   * the free `importOnnx` does; with `inPlace: true` this session's core
+   * decides which element-wise ops write into an input that dies there.
+   * Node entry only (the browser bundle has no ONNX importer).
+   *
+   * @example
+   * ```ts
+   * const { graph, inPlace } = tp.importOnnx(onnxBytes, { inPlace: true });
+   * const plan = tp.plan(graph);
+   * ```
+   */
+  importOnnx(bytes: Uint8Array, options?: OnnxImportOptions): OnnxImportResult {
+    if (!this.frontEnds.importOnnx) {
+      throw new TensorplanError('UNSUPPORTED', 'importOnnx: the ONNX importer ships in the Node entry only (the browser bundle leaves it out)');
+    }
+    return this.frontEnds.importOnnx(this.core, bytes, options);
   }
 
   /**

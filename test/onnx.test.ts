@@ -176,7 +176,10 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
     });
     expect(() => importOnnx(dynamic)).toThrow(/node "gate" \(If\): its condition "c" is not known at import time/);
   });
+});
 
+describe.each(BACKENDS)('ONNX import in place (%s)', (backend) => {
+  const tp = session(backend);
   it('in place (an option): element-wise ops reuse an input that dies there, never a graph input, output or shared one', () => {
     const model = onnxModel({
       nodes: [
@@ -192,7 +195,7 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
       outputs: [{ name: 'y' }, { name: 'e' }],
     });
     expect(importOnnx(model).graph.aliases ?? []).toEqual([]);
-    const r = importOnnx(model, { inPlace: true });
+    const r = tp.importOnnx(model, { inPlace: true });
     const inPlace = (r.graph.aliases ?? []).filter((a) => a.kind === 'inPlace');
     expect(inPlace).toEqual([
       { kind: 'inPlace', output: 'b', input: 'a' },
@@ -215,7 +218,7 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
       initializers: [weight('w', [8, 8]), ints('s', [32])],
       outputs: [{ name: 'y' }, { name: 'u' }],
     });
-    const { graph } = importOnnx(model, { inPlace: true });
+    const { graph } = tp.importOnnx(model, { inPlace: true });
     expect(graph.aliases).toContainEqual({ kind: 'inPlace', output: 'b', input: 'a' });
     expect(graph.ops.find((o) => o.name === 'overwrites')?.after).toEqual(['reads_view']);
     // Without the edge a schedule could run reads_view after the overwrite; with it every backend keeps the order.
@@ -224,6 +227,20 @@ describe('ONNX import: inputs, views, folding, If, in-place', () => {
       const order = plan.schedule;
       expect(order.indexOf('reads_view')).toBeLessThan(order.indexOf('overwrites'));
     }
+  });
+
+  it('the free importOnnx imports without a core, and says to use tp.importOnnx for in place', () => {
+    const model = oneNode('Relu', { x: [2, 3] });
+    expect(tp.importOnnx(model)).toEqual(importOnnx(model));
+    let error: unknown;
+    try {
+      importOnnx(model, { inPlace: true, source: 'm.onnx' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TensorplanError);
+    expect((error as TensorplanError).code).toBe('INVALID_ARGUMENT');
+    expect((error as Error).message).toMatch(/^m\.onnx: inPlace: true needs the core.*use tp\.importOnnx\(bytes, options\)/);
   });
 });
 
@@ -246,7 +263,7 @@ describe.each(BACKENDS)('ONNX in-place on random chains (%s)', (backend) => {
         outputs: [{ name: live[live.length - 1] }, ...(live.length > 1 ? [{ name: live[0] }] : [])].filter((o, i, all) => all.findIndex((p) => p.name === o.name) === i),
       });
       const off = tp.plan(importOnnx(model).graph);
-      const onGraph = importOnnx(model, { inPlace: true }).graph;
+      const onGraph = tp.importOnnx(model, { inPlace: true }).graph;
       const on = tp.plan(onGraph);
       expect(tp.validate(on)).toEqual([]);
       // In-place merges storages, so the bytes to place never grow. (The peak may: in-place
@@ -331,7 +348,7 @@ describe.each(BACKENDS)('ONNX models planned on %s', (backend) => {
   const tp = session(backend);
   it.each(Object.keys(ALL_MODELS))('%s: a valid plan, arena >= LB, with and without in-place', (name) => {
     for (const inPlace of [false, true]) {
-      const { graph } = importOnnx(ALL_MODELS[name](), { ...MODEL_OPTIONS[name], inPlace });
+      const { graph } = tp.importOnnx(ALL_MODELS[name](), { ...MODEL_OPTIONS[name], inPlace });
       const plan = tp.plan(graph);
       expect(tp.validate(plan)).toEqual([]);
       expect(plan.arenaBytes).toBeGreaterThanOrEqual(plan.statistics.lowerBoundBytes);
@@ -342,7 +359,7 @@ describe.each(BACKENDS)('ONNX models planned on %s', (backend) => {
     const dims = { batch: 2, seq: 128 };
     for (const make of [convNet, transformerBlock]) {
       const off = tp.plan(importOnnx(make(), { dims }).graph).statistics.peakBytes;
-      const on = tp.plan(importOnnx(make(), { dims, inPlace: true }).graph).statistics.peakBytes;
+      const on = tp.plan(tp.importOnnx(make(), { dims, inPlace: true }).graph).statistics.peakBytes;
       expect(on).toBeLessThanOrEqual(off);
     }
   });
@@ -352,7 +369,8 @@ describe.each(BACKENDS)('ONNX models planned on %s', (backend) => {
   });
 
   it.runIf(BOTH_BACKENDS && backend === 'wasm')('WASM and native plan the imported transformer block identically', () => {
-    const graph = importOnnx(transformerBlock(), { dims: { batch: 2, seq: 128 }, inPlace: true }).graph;
+    const graph = session('wasm').importOnnx(transformerBlock(), { dims: { batch: 2, seq: 128 }, inPlace: true }).graph;
+    expect(session('native').importOnnx(transformerBlock(), { dims: { batch: 2, seq: 128 }, inPlace: true }).graph).toEqual(graph);
     const strip = (p: ReturnType<typeof tp.plan>) => ({ ...p, tool: null, statistics: { ...p.statistics, timeMs: null } });
     expect(strip(session('native').plan(graph))).toEqual(strip(session('wasm').plan(graph)));
   });

@@ -1,11 +1,13 @@
 #include "tensorplan/split_quantize_layout.h"
 
+#include "tensorplan/recipe_facts.h"
+
 namespace tp {
 
 Status split_quantize_layout(const std::vector<std::vector<int64_t>>& member_shapes, DType dtype,
                              Recipe recipe, bool columnwise, const FormatOptions& options,
                              SplitQuantizeLayout* out) {
-  if (recipe != Recipe::kMxfp8 && recipe != Recipe::kNvfp4 && !is_fp8_block(recipe)) {
+  if (!recipe_facts(recipe).split_bulk) {
     return Status::unsupported(std::string("split_quantize_layout: recipe ") + recipe_name(recipe) +
                                " is not bulk-allocated by TE (only mxfp8, nvfp4, fp8_block_1d/2d)");
   }

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { importOnnx } from '../index.js';
-import type { GraphDocument, OnnxImportResult } from '../index.js';
+import { init } from '../index.js';
+import type { BackendChoice, GraphDocument, OnnxImportResult } from '../index.js';
 import { CliError, EXIT_OK } from './exit-codes.js';
 
 /** Options shared by `import` and `plan MODEL.onnx`. */
@@ -9,6 +9,8 @@ export interface OnnxCliOptions {
   input?: string[];
   /** `--in-place`: element-wise ops may overwrite an input that dies there. */
   inPlace?: boolean;
+  /** `--backend`: the core that imports (it decides the in-place writes). */
+  backend?: BackendChoice;
 }
 
 export interface ImportCommandOptions extends OnnxCliOptions {
@@ -34,7 +36,7 @@ export function parseInputSpec(spec: string): [string, number[]] {
 /** True when the path names an ONNX model rather than a graph file. */
 export const isOnnxPath = (file: string) => /\.onnx$/i.test(file);
 
-/** Reads an .onnx file and imports it with the CLI's options. */
+/** Reads an .onnx file and imports it with the CLI's options, on a session (the core decides in-place writes). */
 export async function importOnnxFile(file: string, options: OnnxCliOptions): Promise<OnnxImportResult> {
   let bytes: Uint8Array;
   try {
@@ -47,7 +49,8 @@ export async function importOnnxFile(file: string, options: OnnxCliOptions): Pro
     const [name, dims] = parseInputSpec(spec);
     bindings[name] = dims;
   }
-  return importOnnx(bytes, { bindings, inPlace: options.inPlace ?? false, source: file });
+  const tp = await init({ backend: options.backend ?? 'auto' });
+  return tp.importOnnx(bytes, { bindings, inPlace: options.inPlace ?? false, source: file });
 }
 
 /** A one-line summary of an import. */

@@ -49,6 +49,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--input <name=DxD...>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); repeatable', collectInput)
     .option('--in-place', 'element-wise ops may overwrite an input that dies there')
     .option('--json', 'print what the import found (and the graph, without -o) as JSON')
+    .addOption(backendOption())
     .action(async (file, options) => setExitCode(await importCommand(file, options)));
 
   program

@@ -1,8 +1,20 @@
 import { TensorplanError } from '../errors.js';
+import type { GraphDocument } from '../graph/graph-document.js';
 import type { PlanOptions } from '../plan/make-plan.js';
-import type { Tensorplan } from '../tensorplan.js';
+import type { PlanDocument } from '../plan/plan-document.js';
+import type { LayerGraph } from './layer-graph.js';
 import type { LayerPlanSummary } from './layer-summary.js';
 import type { LayerSpec } from './layer-spec.js';
+
+/**
+ * What {@link compareLayerSpecs} needs to plan a spec: a session (`await init()`) is one. Front ends
+ * take this narrow interface instead of the session class, so they never import it (no import cycle).
+ */
+export interface LayerPlanner {
+  layerGraph(spec: LayerSpec): LayerGraph;
+  plan(graph: GraphDocument, options?: PlanOptions): PlanDocument;
+  layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary;
+}
 
 /** One planned alternative and its byte deltas against the base spec. */
 export interface LayerComparisonRow {
@@ -117,7 +129,7 @@ export function applyAlternative(spec: LayerSpec, alternative: string): LayerSpe
  * Plans the base spec and every alternative (`key=value`, see {@link applyAlternative}); deltas are
  * against the base. Pass `base` when the base is already planned (with the same options).
  */
-export function compareLayerSpecs(tp: Tensorplan, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {},
+export function compareLayerSpecs(tp: LayerPlanner, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {},
   base?: LayerPlanSummary): LayerComparison {
   const planOne = (s: LayerSpec) => {
     const lg = tp.layerGraph(s);

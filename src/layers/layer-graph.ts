@@ -9,6 +9,7 @@ import type {
   Activation, AttentionSettings, LayerEntry, LayerSpec, MoeSettings, Normalization, RoleRecipe,
 } from './layer-spec.js';
 import { parseLayerSpec } from './layer-spec.js';
+import { dtypeFacts, recipeFacts } from './core-facts.js';
 
 /** What a tensor of a layer graph is, for attribution. */
 export type LayerTensorRole =
@@ -66,8 +67,6 @@ const ROLE_RECIPES: Record<string, Recipe> = {
   none: 'none', bf16: 'none', fp8_delayed: 'fp8_delayed', fp8_current: 'fp8_current', mxfp8: 'mxfp8', nvfp4: 'nvfp4',
   fp8_block_1d: 'fp8_block_1d', fp8_block_2d: 'fp8_block_2d',
 };
-/** Recipes TE's split_quantize bulk-allocates per usage (FORMATS.md §1). */
-const SPLIT_BULK = new Set<Recipe>(['mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d']);
 
 function resolveRecipe(spec: LayerSpec): Roles {
   const r = spec.recipe ?? 'none';
@@ -268,7 +267,7 @@ class Gen {
   wgrad(module: string, shape: number[], unit: string, gemm = true, suffix = 'wgrad'): string {
     const mode = this.spec.weightGradients ?? 'separate';
     const grouped = gemm && mode !== 'separate';
-    const alignment = mode === 'bulk' ? 256 : this.wgradDtype === 'fp32' ? 4 : 2;
+    const alignment = mode === 'bulk' ? 256 : this.elementBytes(this.wgradDtype);
     const name = this.t(`${this.layer}.${module}.${suffix}`, { shape, dtype: this.wgradDtype, ...(grouped ? { alignment } : {}) },
       module, 'weightGradient', true);
     this.b.output(name);
@@ -291,8 +290,19 @@ class Gen {
     return s;
   }
 
+  /** Bytes per element of a dtype, from the core's dtype table. */
+  elementBytes(dtype: DType): number {
+    return dtypeFacts(this.core, dtype).elementBytes;
+  }
+
+  /** The FP8 element a recipe quantizes forward tensors or gradients to (the core knows TE's formats). */
+  fp8Element(recipe: Recipe, gradient: boolean): 'fp8_e4m3' | 'fp8_e5m2' {
+    const facts = recipeFacts(this.core, recipe);
+    return gradient ? facts.gradientFp8 : facts.forwardFp8;
+  }
+
   format(shape: number[], recipe: Recipe, usages: Usage[], gradient: boolean): TensorFormat {
-    const fp8Dtype = gradient && (recipe === 'fp8_delayed' || recipe === 'fp8_current') ? 'fp8_e5m2' : 'fp8_e4m3';
+    const fp8Dtype = this.fp8Element(recipe, gradient);
     return {
       shape, dtype: this.dtype === 'fp32' ? 'fp32' : this.dtype, recipe, arch: this.arch,
       rowwise: usages.includes('rowwise'), columnwise: usages.includes('columnwise'), options: { fp8Dtype },
@@ -560,7 +570,7 @@ function coreAttention(g: Gen, module: string, qkv: Act, settings: AttentionSett
   const T = qkv.rows;
   const b = m.microBatch;
   const s = T / b;
-  const el = g.dtype === 'fp32' ? 4 : 2;
+  const el = g.elementBytes(g.dtype);
   const qBytes = T * hl * d * el;
   const kvBytes = T * kvl * d * el;
   const q = g.view(`${module}.q`, qkv.name!, module, 'activation', { bytes: qBytes }, 0);
@@ -676,8 +686,8 @@ function groupedLinear(g: Gen, module: string, x: Act, splits: number[], out: nu
   const members = splits.map((rows) => [rows, inF]);
   const splitQuant = (name: string, recipe: Recipe, rowsBy: number[][], role: LayerTensorRole, gradient: boolean, mod: string) => {
     if (recipe === 'none') return undefined;
-    if (SPLIT_BULK.has(recipe)) {
-      const fmt = { dtype: g.dtype, recipe, arch: g.arch, options: { fp8Dtype: 'fp8_e4m3' as const } };
+    if (recipeFacts(g.core, recipe).splitBulk) {
+      const fmt = { dtype: g.dtype, recipe, arch: g.arch, options: { fp8Dtype: g.fp8Element(recipe, gradient) } };
       const byUsage: Record<Usage, string[]> = { rowwise: [], columnwise: [] };
       for (const usage of ['rowwise', 'columnwise'] as const) {
         let layout;

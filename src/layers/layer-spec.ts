@@ -1,7 +1,6 @@
 import { TensorplanError } from '../errors.js';
 import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
 import { LAYER_SPEC_SCHEMA_V1 } from './layer-schema.js';
-import type { Tensorplan } from '../tensorplan.js';
 
 /** A per-role recipe: `'none'` (or `'bf16'`) keeps the model dtype; the others are TE recipes (FORMATS.md §2). */
 export type RoleRecipe = 'none' | 'bf16' | 'fp8_delayed' | 'fp8_current' | 'mxfp8' | 'nvfp4' | 'fp8_block_1d' | 'fp8_block_2d';
@@ -117,7 +116,7 @@ export type LayerEntry = LinearLayer | LayerNormLinearLayer | LayerNormMlpLayer 
 
 /**
  * A layer spec (format `tensorplan.layers`, version 1): a short description of
- * a model that {@link Tensorplan.layerGraph} turns into one joint forward+backward graph.
+ * a model that `tp.layerGraph(spec)` turns into one joint forward+backward graph.
  */
 export interface LayerSpec {
   format: 'tensorplan.layers';

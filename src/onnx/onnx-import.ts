@@ -1,10 +1,12 @@
 // ONNX model -> graph document (format v1). Nodes become ops, initializers and
 // folded constant subgraphs become persistent tensors, Reshape-like outputs
 // become views, and (optionally) element-wise ops whose input dies there run in place.
+import type { CoreBinding } from '../backend/core-binding.js';
 import type { DType } from '../dtype.js';
 import { TensorplanError } from '../errors.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../graph/graph-document.js';
 import { parseGraph } from '../graph/parse-graph.js';
+import { graphInPlace } from './in-place-rule.js';
 import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js';
 import type { Value } from './onnx-infer.js';
 import { ONNX_DTYPES, decodeOnnxModel } from './onnx-model.js';
@@ -26,6 +28,7 @@ export interface OnnxImportOptions {
   /**
    * Let element-wise ops write their output into an input that dies there (same size, not a
    * graph input, output or persistent, every other reader of its storage earlier). Default false.
+   * The core decides the writes, so this needs a session: `tp.importOnnx(bytes, { inPlace: true })`.
    */
   inPlace?: boolean;
   /** Label for error messages (a file name); default "model". */
@@ -72,7 +75,7 @@ class Importer {
 
   private readonly options: OnnxImportOptions;
 
-  constructor(private readonly model: OnnxModel, options: OnnxImportOptions) {
+  constructor(private readonly model: OnnxModel, options: OnnxImportOptions, private readonly core?: CoreBinding) {
     const inputNames = new Set(model.graph.inputs.map((i) => i.name));
     const inputShapes = { ...options.inputShapes };
     const dims = { ...options.dims };
@@ -168,20 +171,19 @@ class Importer {
       else if (!this.tensors.has(name)) this.addTensor(name, v, `graph output "${o.name}"`);
       if (!outputs.includes(name)) outputs.push(name);
     }
-    if (this.options.inPlace) this.addInPlace(new Set(outputs), new Set(graphInputs));
-    const persistent = [...this.usedConstants];
-    const doc: GraphDocument = {
+    const document = (): GraphDocument => ({
       format: 'tensorplan.graph',
       version: 1,
       name: this.options.name ?? (g.name || 'onnx model'),
       tensors: [...this.tensors.values()],
       ops: this.ops,
-      ...(this.aliases.length ? { aliases: this.aliases } : {}),
+      ...(this.aliases.length ? { aliases: [...this.aliases] } : {}),
       inputs: graphInputs,
       outputs,
-      persistent,
-    };
-    return parseGraph(doc, this.options.source ?? 'model');
+      persistent: [...this.usedConstants],
+    });
+    if (this.options.inPlace) this.addInPlace(this.core!, parseGraph(document(), this.options.source ?? 'model'));
+    return parseGraph(document(), this.options.source ?? 'model');
   }
 
   private useConstant(name: string): void {
@@ -294,70 +296,41 @@ class Importer {
   }
 
   /**
-   * In-place aliases for element-wise ops whose same-sized input storage dies at the op. The core
-   * orders the other readers of the overwritten tensor first; readers of its views (or of the base
-   * it views) get `after` edges here, so no schedule reads bytes that were overwritten.
+   * In-place aliases for element-wise ops whose same-sized input storage dies at the op. Which ops
+   * may write in place is an ONNX fact (IN_PLACE_OPS); the rule (last use, views, pinned storages,
+   * chains of writes) and the `after` edges that order readers of the overwritten storage's views
+   * are the core's (tp_graph_in_place). Graph inputs, outputs and used constants (persistent) are
+   * never overwritten.
    */
-  private addInPlace(outputs: Set<string>, inputs: Set<string>): void {
-    const up = new Map<string, string>();
-    for (const a of this.aliases) if (a.kind === 'view') up.set(a.tensor, a.base);
-    const root = (t: string): string => {
-      const p = up.get(t);
-      if (p === undefined) return t;
-      const r = root(p);
-      if (r !== p) up.set(t, r);
-      return r;
-    };
-    const size = (t: string) => {
-      const x = this.tensors.get(t)!;
-      return x.bytes !== undefined ? `${x.bytes}` : `${x.shape!.reduce((a, b) => a * b, 1)} ${x.dtype}`;
-    };
-    const lastUse = new Map<string, number>();
-    const members = new Map<string, string[]>();
-    const readers = new Map<string, number[]>();
+  private addInPlace(core: CoreBinding, doc: GraphDocument): void {
+    const answer = graphInPlace(core, doc, this.ops.map((op) => IN_PLACE_OPS.has(op.op ?? '')));
     this.ops.forEach((op, i) => {
-      for (const t of op.inputs) readers.set(t, [...(readers.get(t) ?? []), i]);
-      for (const t of [...op.inputs, ...op.outputs]) lastUse.set(root(t), i);
-    });
-    for (const t of this.tensors.keys()) {
-      const r = root(t);
-      if (!members.has(r)) members.set(r, []);
-      members.get(r)!.push(t);
-    }
-    const pinned = new Set([...outputs, ...inputs, ...this.usedConstants].map(root));
-    const mutated = new Set<string>();
-    this.ops.forEach((op, i) => {
-      if (!IN_PLACE_OPS.has(op.op) || op.outputs.length === 0) return;
-      const out = op.outputs[0];
-      const input = op.inputs.find((t) => {
-        const r = root(t);
-        return !pinned.has(r) && !mutated.has(t) && lastUse.get(r) === i && size(t) === size(out) && root(out) === out;
-      });
+      const input = answer.input[i];
       if (input === undefined) return;
-      const r = root(input);
-      const after = new Set(op.after ?? []);
-      for (const m of members.get(r) ?? []) {
-        if (m === input) continue;
-        for (const j of readers.get(m) ?? []) {
-          if (j !== i && !this.ops[j].inputs.includes(input)) after.add(this.ops[j].name);
-        }
-      }
-      if (after.size) op.after = [...after];
-      this.aliases.push({ kind: 'inPlace', output: out, input });
-      mutated.add(input);
-      // The output takes over the storage: its later uses (and its views) extend the storage's life.
-      up.set(out, input);
-      members.get(r)!.push(...(members.get(out) ?? [out]));
-      members.delete(out);
-      lastUse.set(r, Math.max(i, lastUse.get(out) ?? i));
-      if (pinned.has(out)) pinned.add(r);
+      if (answer.after[i].length) op.after = [...new Set([...(op.after ?? []), ...answer.after[i]])];
+      this.aliases.push({ kind: 'inPlace', output: op.outputs[0], input });
       this.stats.inPlace += 1;
     });
   }
 }
 
-/** Reads an ONNX model (the bytes of a .onnx file) into a graph document. */
+/**
+ * Reads an ONNX model (the bytes of a .onnx file) into a graph document. `inPlace` needs the core,
+ * which decides the in-place writes: use `tp.importOnnx` (a session) for it; here it is an
+ * INVALID_ARGUMENT error.
+ */
 export function importOnnx(bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
+  if (options.inPlace) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs the core, which decides the in-place writes: use tp.importOnnx(bytes, options) on a session (const tp = await init())`);
+  }
+  return importOnnxWith(undefined, bytes, options);
+}
+
+/** {@link importOnnx} with a core, which `inPlace` needs (`tp.importOnnx` calls this). */
+export function importOnnxWith(core: CoreBinding | undefined, bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
+  if (options.inPlace && !core) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs a core: use tp.importOnnx(bytes, options)`);
+  }
   let model: OnnxModel;
   try {
     model = decodeOnnxModel(bytes);
@@ -365,7 +338,7 @@ export function importOnnx(bytes: Uint8Array, options: OnnxImportOptions = {}): 
     if (error instanceof TensorplanError) throw error;
     throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: not a readable ONNX file: ${(error as Error).message}`);
   }
-  const importer = new Importer(model, options);
+  const importer = new Importer(model, options, core);
   const graph = importer.run();
   return { graph, opset: model.opsets.get('') ?? 1, producer: model.producer, ...importer.stats };
 }

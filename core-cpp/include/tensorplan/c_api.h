@@ -754,6 +754,59 @@ TP_API tp_status tp_execute_reference(const int32_t* graph_i32, int32_t graph_i3
                                       int32_t input_count, const uint8_t* input_data,
                                       int32_t input_data_length, tp_result** out);
 
+
+/* ==== rules the front ends ask (issue #13: rules live in the core) ======= *
+ * Front ends (the ONNX importer, the layer-graph builder) state what they
+ * know about their own vocabulary and ask the core for the rule. */
+
+/* In-place writes (in_place_rule.h). Takes the graph as the tp_graph_*
+ * functions do (the same eight leading parameters), without in-place writes
+ * yet, and what the front end knows that the graph does not (T tensors,
+ * N ops):
+ *   candidates[N]          1 where the op's type may write its output 0 into
+ *                          one of its inputs (element-wise ops), else 0
+ *   pinned[P]              tensors whose storage must never be overwritten,
+ *                          beyond the graph's inputs, outputs and persistent
+ *                          tensors (always kept)
+ *   tensor_dtype[T]        dtype code, or -1 for a tensor sized in bytes
+ *   shape_offsets[T + 1], shape_dims  CSR: each dtype tensor's shape
+ * "Same size" means: the same dtype and element count, or (both sized in
+ * bytes) the same bytes. Walking the ops in order, op k writes output 0 into
+ * its first input that is the same size, written in place by no earlier op,
+ * in a storage that is not pinned, not a group, and whose last use (the last
+ * op touching it) is op k; output 0 must be a plain tensor. Each accepted
+ * write extends the storage (the later decisions see it). Readers of the
+ * storage's other tensors that do not read the input itself get a control
+ * edge to op k. */
+#define TP_RESULT_FIELDS_tp_graph_in_place(X) \
+  X(I32, in_place_input) /* [N] input tensor op k writes output 0 into, or -1 */ \
+  X(I32, after_offsets)  /* [N + 1] CSR into after_ops */ \
+  X(I32, after_ops)      /* control edges to add: ops that must run before op k */
+TP_API tp_status tp_graph_in_place(const int32_t* graph_i32, int32_t graph_i32_count,
+                                   const double* graph_f64, int32_t graph_f64_count,
+                                   const uint8_t* names, int32_t names_length,
+                                   const int32_t* name_offsets, int32_t name_offsets_count,
+                                   const uint8_t* candidates, int32_t candidate_count,
+                                   const int32_t* pinned, int32_t pinned_count,
+                                   const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                                   const int32_t* shape_offsets, int32_t shape_offsets_count,
+                                   const double* shape_dims, int32_t shape_dims_count,
+                                   tp_result** out);
+
+/* Facts about a recipe (tp_recipe) that TransformerEngine fixes (recipe_facts.h
+ * cites where). */
+#define TP_RESULT_FIELDS_tp_recipe_facts(X) \
+  X(U8, split_bulk)          /* [1] 1: TE split_quantize bulk-allocates it per usage */ \
+  X(I32, forward_fp8_dtype)  /* [1] FP8 element of forward tensors (dtype code) */ \
+  X(I32, gradient_fp8_dtype) /* [1] FP8 element of gradients (E5M2 for per-tensor FP8) */
+TP_API tp_status tp_recipe_facts(int32_t recipe, tp_result** out);
+
+/* Facts about a dtype (dtype.h), from the core's dtype table. */
+#define TP_RESULT_FIELDS_tp_dtype_facts(X) \
+  X(I32, element_bits)  /* [1] storage bits per element (4 for packed FP4) */ \
+  X(I32, element_bytes) /* [1] bytes per element rounded up to a whole byte */
+TP_API tp_status tp_dtype_facts(int32_t dtype, tp_result** out);
+
 #ifdef __cplusplus
 }
 #endif
