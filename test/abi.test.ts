@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DTYPES, OP_SET_V1, RECIPES, SCHEDULE_METHODS, Tensorplan } from '../dist/index.mjs';
 import type { GraphDocument } from '../dist/index.mjs';
 import { CODE_TABLES, OPERATIONS } from '../src/abi/c-api.generated';
+import { DTYPE_CODE, RECIPE_CODE } from '../src/abi/c-api-tables.generated';
 import { BACKENDS, session } from './backends';
 
 type CoreArray = Float64Array | Float32Array | Int32Array | Uint8Array | Uint16Array;
@@ -91,6 +92,11 @@ describe.each(BACKENDS)('generated ABI on %s', (backend) => {
     recording.call('tp_graph_validate', [Int32Array.from([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 13, Float64Array.from([0]), 1,
       new Uint8Array(0), 0, new Int32Array(0), 0]);
     recording.call('tp_code_table', [0]);
+    recording.call('tp_graph_in_place', [Int32Array.from([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 13, Float64Array.from([0]), 1,
+      new Uint8Array(0), 0, new Int32Array(0), 0, new Uint8Array(0), 0, new Int32Array(0), 0, new Int32Array(0), 0,
+      Int32Array.from([0]), 1, new Float64Array(0), 0]);
+    recording.call('tp_recipe_facts', [RECIPE_CODE.mxfp8]);
+    recording.call('tp_dtype_facts', [DTYPE_CODE.bf16]);
 
     for (const [operation, { fields }] of Object.entries(OPERATIONS)) {
       const arrays = seen.get(operation);

@@ -103,7 +103,7 @@ extern "C" tp_status tp_graph_in_place(const int32_t* graph_i32, int32_t graph_i
                                  shape_offsets, shape_offsets_count, shape_dims, shape_dims_count, &request);
   }
   if (status.is_ok()) status = decide_in_place(pg, request, &decision);
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_graph_in_place));
   if (status.is_ok()) {
     std::vector<int32_t> offsets{0}, after;
     for (const std::vector<int32_t>& list : decision.after) {

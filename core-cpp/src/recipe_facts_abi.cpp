@@ -15,7 +15,7 @@ extern "C" tp_status tp_recipe_facts(int32_t recipe, tp_result** out) {
     status = Status::invalid("recipe = " + std::to_string(recipe) + ": unknown recipe code (0.." +
                              std::to_string(kRecipeCount - 1) + ")");
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_recipe_facts));
   if (status.is_ok()) {
     const RecipeFacts facts = recipe_facts(static_cast<Recipe>(recipe));
     result.add(std::vector<uint8_t>{static_cast<uint8_t>(facts.split_bulk ? 1 : 0)});
@@ -32,7 +32,7 @@ extern "C" tp_status tp_dtype_facts(int32_t dtype, tp_result** out) {
     status = Status::invalid("dtype = " + std::to_string(dtype) + ": unknown dtype code (0.." +
                              std::to_string(kDTypeCount - 1) + ")");
   }
-  ResultBuilder result;
+  ResultBuilder result(TP_RESULT_SPEC(tp_dtype_facts));
   if (status.is_ok()) {
     result.add(std::vector<int32_t>{dtype_bits(static_cast<DType>(dtype))});
     result.add(std::vector<int32_t>{dtype_element_bytes(static_cast<DType>(dtype))});

@@ -87,6 +87,18 @@ export const OPERATIONS = {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'tensorDtype', 'tensorDtypeCount', 'shapeOffsets', 'shapeOffsetsCount', 'shapeDims', 'shapeDimsCount', 'opCodes', 'opCodesCount', 'attributeOffsets', 'attributeOffsetsCount', 'attributes', 'attributesCount', 'storageTensor', 'storageOffset', 'storageCount', 'arenaBytes', 'mode', 'inputTensors', 'inputOffsets', 'inputCount', 'inputData', 'inputDataLength'],
     fields: [['outputs', 'U8'], ['outputOffsets', 'F64'], ['traceSteps', 'I32'], ['traceTensors', 'I32'], ['traceKinds', 'I32'], ['stats', 'F64']],
   },
+  tp_graph_in_place: {
+    params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'candidates', 'candidateCount', 'pinned', 'pinnedCount', 'tensorDtype', 'tensorDtypeCount', 'shapeOffsets', 'shapeOffsetsCount', 'shapeDims', 'shapeDimsCount'],
+    fields: [['inPlaceInput', 'I32'], ['afterOffsets', 'I32'], ['afterOps', 'I32']],
+  },
+  tp_recipe_facts: {
+    params: ['recipe'],
+    fields: [['splitBulk', 'U8'], ['forwardFp8Dtype', 'I32'], ['gradientFp8Dtype', 'I32']],
+  },
+  tp_dtype_facts: {
+    params: ['dtype'],
+    fields: [['elementBits', 'I32'], ['elementBytes', 'I32']],
+  },
 } as const;
 
 /** Arguments of `tp_code_table` (c_api.h), in its parameter order, without `tp_result** out`. */
@@ -842,4 +854,88 @@ export function decodeExecuteReference(arrays: readonly CoreArray[]): ExecuteRef
 /** Calls `tp_execute_reference` through `core` and names its result fields. */
 export function callExecuteReference(core: CoreBinding, args: ExecuteReferenceArgs): ExecuteReferenceResult {
   return decodeExecuteReference(core.call('tp_execute_reference', [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.tensorDtype, args.tensorDtypeCount, args.shapeOffsets, args.shapeOffsetsCount, args.shapeDims, args.shapeDimsCount, args.opCodes, args.opCodesCount, args.attributeOffsets, args.attributeOffsetsCount, args.attributes, args.attributesCount, args.storageTensor, args.storageOffset, args.storageCount, args.arenaBytes, args.mode, args.inputTensors, args.inputOffsets, args.inputCount, args.inputData, args.inputDataLength]));
+}
+
+/** Arguments of `tp_graph_in_place` (c_api.h), in its parameter order, without `tp_result** out`. */
+export interface GraphInPlaceArgs {
+  graphI32: Int32Array | null;
+  graphI32Count: number;
+  graphF64: Float64Array | null;
+  graphF64Count: number;
+  names: Uint8Array | null;
+  namesLength: number;
+  nameOffsets: Int32Array | null;
+  nameOffsetsCount: number;
+  candidates: Uint8Array | null;
+  candidateCount: number;
+  pinned: Int32Array | null;
+  pinnedCount: number;
+  tensorDtype: Int32Array | null;
+  tensorDtypeCount: number;
+  shapeOffsets: Int32Array | null;
+  shapeOffsetsCount: number;
+  shapeDims: Float64Array | null;
+  shapeDimsCount: number;
+}
+/** Result of `tp_graph_in_place`: TP_RESULT_FIELDS_tp_graph_in_place, by name. */
+export interface GraphInPlaceResult {
+  /** [N] input tensor op k writes output 0 into, or -1 */
+  inPlaceInput: Int32Array;
+  /** [N + 1] CSR into after_ops */
+  afterOffsets: Int32Array;
+  /** control edges to add: ops that must run before op k */
+  afterOps: Int32Array;
+}
+/** Decodes the arrays of `tp_graph_in_place` into named fields (count and types checked). */
+export function decodeGraphInPlace(arrays: readonly CoreArray[]): GraphInPlaceResult {
+  checkFields('tp_graph_in_place', OPERATIONS.tp_graph_in_place.fields, arrays);
+  return { inPlaceInput: arrays[0] as Int32Array, afterOffsets: arrays[1] as Int32Array, afterOps: arrays[2] as Int32Array };
+}
+/** Calls `tp_graph_in_place` through `core` and names its result fields. */
+export function callGraphInPlace(core: CoreBinding, args: GraphInPlaceArgs): GraphInPlaceResult {
+  return decodeGraphInPlace(core.call('tp_graph_in_place', [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.candidates, args.candidateCount, args.pinned, args.pinnedCount, args.tensorDtype, args.tensorDtypeCount, args.shapeOffsets, args.shapeOffsetsCount, args.shapeDims, args.shapeDimsCount]));
+}
+
+/** Arguments of `tp_recipe_facts` (c_api.h), in its parameter order, without `tp_result** out`. */
+export interface RecipeFactsArgs {
+  recipe: number;
+}
+/** Result of `tp_recipe_facts`: TP_RESULT_FIELDS_tp_recipe_facts, by name. */
+export interface RecipeFactsResult {
+  /** [1] 1: TE split_quantize bulk-allocates it per usage */
+  splitBulk: Uint8Array;
+  /** [1] FP8 element of forward tensors (dtype code) */
+  forwardFp8Dtype: Int32Array;
+  /** [1] FP8 element of gradients (E5M2 for per-tensor FP8) */
+  gradientFp8Dtype: Int32Array;
+}
+/** Decodes the arrays of `tp_recipe_facts` into named fields (count and types checked). */
+export function decodeRecipeFacts(arrays: readonly CoreArray[]): RecipeFactsResult {
+  checkFields('tp_recipe_facts', OPERATIONS.tp_recipe_facts.fields, arrays);
+  return { splitBulk: arrays[0] as Uint8Array, forwardFp8Dtype: arrays[1] as Int32Array, gradientFp8Dtype: arrays[2] as Int32Array };
+}
+/** Calls `tp_recipe_facts` through `core` and names its result fields. */
+export function callRecipeFacts(core: CoreBinding, args: RecipeFactsArgs): RecipeFactsResult {
+  return decodeRecipeFacts(core.call('tp_recipe_facts', [args.recipe]));
+}
+
+/** Arguments of `tp_dtype_facts` (c_api.h), in its parameter order, without `tp_result** out`. */
+export interface DtypeFactsArgs {
+  dtype: number;
+}
+/** Result of `tp_dtype_facts`: TP_RESULT_FIELDS_tp_dtype_facts, by name. */
+export interface DtypeFactsResult {
+  /** [1] storage bits per element (4 for packed FP4) */
+  elementBits: Int32Array;
+  /** [1] bytes per element rounded up to a whole byte */
+  elementBytes: Int32Array;
+}
+/** Decodes the arrays of `tp_dtype_facts` into named fields (count and types checked). */
+export function decodeDtypeFacts(arrays: readonly CoreArray[]): DtypeFactsResult {
+  checkFields('tp_dtype_facts', OPERATIONS.tp_dtype_facts.fields, arrays);
+  return { elementBits: arrays[0] as Int32Array, elementBytes: arrays[1] as Int32Array };
+}
+/** Calls `tp_dtype_facts` through `core` and names its result fields. */
+export function callDtypeFacts(core: CoreBinding, args: DtypeFactsArgs): DtypeFactsResult {
+  return decodeDtypeFacts(core.call('tp_dtype_facts', [args.dtype]));
 }

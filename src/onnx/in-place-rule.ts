@@ -1,6 +1,7 @@
 // Asks the core which ops of a graph may write in place (tp_graph_in_place,
 // core-cpp in_place_rule.h): the front end says which ops' types may, and the
 // core applies the rule on its own storages and last uses.
+import { callGraphInPlace } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../backend/core-binding.js';
 import { dtypeCode } from '../dtype.js';
 import { encodeGraph } from '../graph/encode-graph.js';
@@ -17,7 +18,7 @@ export interface InPlaceAnswer {
 /**
  * Encodes `doc`, asks tp_graph_in_place with `candidates[k]` (may op k's type write output 0 into an
  * input?) and `pinned` (tensors never to overwrite beyond the graph's inputs, outputs and persistent
- * tensors), and decodes the answer (the one place that reads its result arrays).
+ * tensors), and decodes the answer (the one place that calls it).
  */
 export function graphInPlace(core: CoreBinding, doc: GraphDocument, candidates: readonly boolean[],
   pinned: readonly string[] = []): InPlaceAnswer {
@@ -32,10 +33,15 @@ export function graphInPlace(core: CoreBinding, doc: GraphDocument, candidates: 
   });
   const flags = Uint8Array.from(candidates, (c) => (c ? 1 : 0));
   const pins = Int32Array.from(pinned, (name) => encoded.tensorIndex.get(name)!);
-  const [input, afterOffsets, afterOps] = core.call('tp_graph_in_place', [
-    ...encoded.args, flags, flags.length, pins, pins.length, dtypes, dtypes.length, offsets, offsets.length,
-    Float64Array.from(dims), dims.length,
-  ]);
+  const shapeDims = Float64Array.from(dims);
+  const { inPlaceInput: input, afterOffsets, afterOps } = callGraphInPlace(core, {
+    ...encoded.graph,
+    candidates: flags, candidateCount: flags.length,
+    pinned: pins, pinnedCount: pins.length,
+    tensorDtype: dtypes, tensorDtypeCount: dtypes.length,
+    shapeOffsets: offsets, shapeOffsetsCount: offsets.length,
+    shapeDims, shapeDimsCount: shapeDims.length,
+  });
   const ops = encoded.doc.ops;
   return {
     input: Array.from(input, (t) => (t >= 0 ? tensors[t].name : undefined)),
