@@ -1,6 +1,6 @@
-import { PLACE_ALGORITHM_CODE, PLACE_METHOD_NAME, callPlace } from './abi/c-api.generated.js';
-import type { CoreBinding } from './backend/core-binding.js';
-import { TensorplanError } from './errors.js';
+import { PLACE_ALGORITHM_CODE, PLACE_METHOD_NAME, callPlace } from '../abi/c-api.generated.js';
+import type { CoreBinding } from '../abi/core-binding.js';
+import { TensorplanError } from '../errors.js';
 
 /** A buffer to place: alive over steps [lower, upper), `size` bytes. */
 export interface PlaceBuffer {

@@ -1,7 +1,7 @@
-import { TensorplanError } from '../errors.js';
-import type { GraphDocument } from '../graph/graph-document.js';
-import type { PlanOptions } from '../plan/make-plan.js';
-import type { PlanDocument } from '../plan/plan-document.js';
+import { TensorplanError } from '../../errors.js';
+import type { GraphDocument } from '../../graph/graph-document.js';
+import type { PlanOptions } from '../../plan/make-plan.js';
+import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph } from './layer-graph.js';
 import type { LayerPlanSummary } from './layer-summary.js';
 import type { LayerSpec } from './layer-spec.js';

@@ -1,4 +1,4 @@
-import { TensorplanError } from './errors.js';
+import { TensorplanError } from '../errors.js';
 import type { PlaceBuffer } from './place.js';
 
 /** A MiniMalloc CSV file: its buffers, and what is needed to write it back with offsets. */

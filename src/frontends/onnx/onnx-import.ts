@@ -1,11 +1,11 @@
 // ONNX model -> graph document (format v1). Nodes become ops, initializers and
 // folded constant subgraphs become persistent tensors, Reshape-like outputs
 // become views, and (optionally) element-wise ops whose input dies there run in place.
-import type { CoreBinding } from '../backend/core-binding.js';
-import type { DType } from '../dtype.js';
-import { TensorplanError } from '../errors.js';
-import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../graph/graph-document.js';
-import { parseGraph } from '../graph/parse-graph.js';
+import type { CoreBinding } from '../../abi/core-binding.js';
+import type { DType } from '../../formats/dtype.js';
+import { TensorplanError } from '../../errors.js';
+import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../../graph/graph-document.js';
+import { parseGraph } from '../../graph/parse-graph.js';
 import { graphInPlace } from './in-place-rule.js';
 import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js';
 import type { Value } from './onnx-infer.js';

@@ -1,5 +1,5 @@
-import { TensorplanError } from '../errors.js';
-import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
+import { TensorplanError } from '../../errors.js';
+import { describeSchemaError, schemaErrors } from '../../graph/parse-graph.js';
 import { LAYER_SPEC_SCHEMA_V1 } from './layer-schema.js';
 
 /** A per-role recipe: `'none'` (or `'bf16'`) keeps the model dtype; the others are TE recipes (FORMATS.md §2). */

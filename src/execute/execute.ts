@@ -1,11 +1,11 @@
-import { TRACE_EVENT_NAME, decodeExecuteReference } from './abi/c-api.generated.js';
-import type { CoreArg, CoreArray, CoreBinding } from './backend/core-binding.js';
-import { TensorplanError } from './errors.js';
-import { encodeGraph } from './graph/encode-graph.js';
-import type { GraphDocument } from './graph/graph-document.js';
+import { TRACE_EVENT_NAME, decodeExecuteReference } from '../abi/c-api.generated.js';
+import type { CoreArg, CoreArray, CoreBinding } from '../abi/core-binding.js';
+import { TensorplanError } from '../errors.js';
+import { encodeGraph } from '../graph/encode-graph.js';
+import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeSemantics } from './op-set.js';
-import type { PlanDocument } from './plan/plan-document.js';
-import type { TraceEvent } from './schedule.js';
+import type { PlanDocument } from '../plan/plan-document.js';
+import type { TraceEvent } from '../schedule/schedule.js';
 
 /** Bytes of a tensor: a Uint8Array, or any typed array / DataView (its bytes are used as they are). */
 export type TensorBytes = Uint8Array | ArrayBufferView;

@@ -1,11 +1,11 @@
 // Asks the core which ops of a graph may write in place (tp_graph_in_place,
 // core-cpp in_place_rule.h): the front end says which ops' types may, and the
 // core applies the rule on its own storages and last uses.
-import { callGraphInPlace } from '../abi/c-api.generated.js';
-import type { CoreBinding } from '../backend/core-binding.js';
-import { dtypeCode } from '../dtype.js';
-import { encodeGraph } from '../graph/encode-graph.js';
-import type { GraphDocument } from '../graph/graph-document.js';
+import { callGraphInPlace } from '../../abi/c-api.generated.js';
+import type { CoreBinding } from '../../abi/core-binding.js';
+import { dtypeCode } from '../../formats/dtype.js';
+import { encodeGraph } from '../../graph/encode-graph.js';
+import type { GraphDocument } from '../../graph/graph-document.js';
 
 /** The core's answer, by name: per op, the input its output 0 overwrites and the ops it must now run after. */
 export interface InPlaceAnswer {

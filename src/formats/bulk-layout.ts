@@ -1,7 +1,7 @@
-import { callBulkLayout } from './abi/c-api.generated.js';
-import type { CoreBinding } from './backend/core-binding.js';
+import { callBulkLayout } from '../abi/c-api.generated.js';
+import type { CoreBinding } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
-import { TensorplanError } from './errors.js';
+import { TensorplanError } from '../errors.js';
 
 /** One tensor of a bulk allocation. */
 export interface BulkTensor {

@@ -1,4 +1,4 @@
-import { DTYPE_CODE, DTYPE_NAMES } from './abi/c-api-tables.generated.js';
+import { DTYPE_CODE, DTYPE_NAMES } from '../abi/c-api-tables.generated.js';
 
 /**
  * Element types, by the names the core and the CLI use. The position in this

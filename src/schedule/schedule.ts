@@ -1,11 +1,11 @@
 import {
   LIFECYCLE_ISSUE_NAMES, SCHEDULE_METHOD_CODE, SCHEDULE_METHOD_NAMES, STORAGE_FLAG_CODE, TRACE_EVENT_CODE,
   callFusionCheck, callGraphLiveness, callGraphSchedule, callVerifyTrace,
-} from './abi/c-api.generated.js';
-import type { CoreBinding } from './backend/core-binding.js';
-import { TensorplanError } from './errors.js';
-import type { GraphDocument } from './graph/graph-document.js';
-import { type EncodedGraph, encodeGraph } from './graph/encode-graph.js';
+} from '../abi/c-api.generated.js';
+import type { CoreBinding } from '../abi/core-binding.js';
+import { TensorplanError } from '../errors.js';
+import type { GraphDocument } from '../graph/graph-document.js';
+import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 
 /**
  * How to order the ops (PLANNING.md §3). The baselines are the published

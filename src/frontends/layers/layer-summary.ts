@@ -1,6 +1,6 @@
-import type { CoreBinding } from '../backend/core-binding.js';
-import { bulkLayout } from '../bulk-layout.js';
-import type { PlanDocument } from '../plan/plan-document.js';
+import type { CoreBinding } from '../../abi/core-binding.js';
+import { bulkLayout } from '../../formats/bulk-layout.js';
+import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph, LayerTensorRole } from './layer-graph.js';
 
 /** Bytes live at the peak for one layer and role. */

@@ -1,7 +1,7 @@
-import type { CoreBinding } from './backend/core-binding.js';
-import { TensorplanError } from './errors.js';
-import type { GraphDocument } from './graph/graph-document.js';
-import type { PlanDocument } from './plan/plan-document.js';
+import type { CoreBinding } from '../abi/core-binding.js';
+import { TensorplanError } from '../errors.js';
+import type { GraphDocument } from '../graph/graph-document.js';
+import type { PlanDocument } from '../plan/plan-document.js';
 import { type ExecutionResult, type TensorBytes, decodeExecution, executeArgs } from './execute.js';
 
 /**

@@ -1,8 +1,8 @@
-import { DTYPES, dtypeCode } from './dtype.js';
-import { TensorplanError } from './errors.js';
-import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from './abi/c-api-tables.generated.js';
-import { RECIPES, type Recipe } from './formats.js';
-import type { GraphDocument, OpAttributeValue } from './graph/graph-document.js';
+import { DTYPES, dtypeCode } from '../formats/dtype.js';
+import { TensorplanError } from '../errors.js';
+import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from '../abi/c-api-tables.generated.js';
+import { RECIPES, type Recipe } from '../formats/formats.js';
+import type { GraphDocument, OpAttributeValue } from '../graph/graph-document.js';
 
 /**
  * The ops of op set v1 (docs/op-set.md), in the order of their ABI codes

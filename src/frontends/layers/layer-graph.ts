@@ -1,10 +1,10 @@
-import type { CoreBinding } from '../backend/core-binding.js';
-import type { DType } from '../dtype.js';
-import { TensorplanError } from '../errors.js';
-import { type Recipe, type TensorFormat, splitQuantizeLayout, tensorSpecBuffers } from '../formats.js';
-import type { TensorSize } from '../graph/graph-builder.js';
-import type { GraphAlias, GraphDocument, GraphOp, GraphTensor, OpAttributeValue } from '../graph/graph-document.js';
-import { parseGraph } from '../graph/parse-graph.js';
+import type { CoreBinding } from '../../abi/core-binding.js';
+import type { DType } from '../../formats/dtype.js';
+import { TensorplanError } from '../../errors.js';
+import { type Recipe, type TensorFormat, splitQuantizeLayout, tensorSpecBuffers } from '../../formats/formats.js';
+import type { TensorSize } from '../../graph/graph-builder.js';
+import type { GraphAlias, GraphDocument, GraphOp, GraphTensor, OpAttributeValue } from '../../graph/graph-document.js';
+import { parseGraph } from '../../graph/parse-graph.js';
 import type {
   Activation, AttentionSettings, LayerEntry, LayerSpec, MoeSettings, Normalization, RoleRecipe,
 } from './layer-spec.js';

@@ -2,11 +2,11 @@
 // recipes TE's split_quantize bulk-allocates, the FP8 element of forward
 // tensors and gradients (tp_recipe_facts, cited in core-cpp recipe_facts.h),
 // and element sizes from the core's dtype table (tp_dtype_facts).
-import { callDtypeFacts, callRecipeFacts } from '../abi/c-api.generated.js';
-import { DTYPE_NAME, RECIPE_CODE } from '../abi/c-api-tables.generated.js';
-import type { CoreBinding } from '../backend/core-binding.js';
-import { type DType, dtypeCode } from '../dtype.js';
-import type { Recipe } from '../formats.js';
+import { callDtypeFacts, callRecipeFacts } from '../../abi/c-api.generated.js';
+import { DTYPE_NAME, RECIPE_CODE } from '../../abi/c-api-tables.generated.js';
+import type { CoreBinding } from '../../abi/core-binding.js';
+import { type DType, dtypeCode } from '../../formats/dtype.js';
+import type { Recipe } from '../../formats/formats.js';
 
 /** What the core says about a recipe. */
 export interface RecipeFacts {

@@ -1,5 +1,5 @@
 // Decodes an .onnx file (ModelProto) into plain objects the importer works on.
-import type { DType } from '../dtype.js';
+import type { DType } from '../../formats/dtype.js';
 import { modelType } from './onnx-schema.js';
 
 /** A tensor's element type as ONNX numbers it (TensorProto.DataType). */

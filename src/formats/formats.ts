@@ -2,10 +2,10 @@ import {
   ARCH_CODE, BUFFER_ROLE_NAMES, FORMAT_OPTION_CODE, GROUPED_KIND_NAMES, RECIPE_CODE, RECIPE_NAMES, USAGE_CODE,
   callDelayedScalingUpdate, callDequantize, callGroupedLayout, callQuantize, callSplitQuantizeLayout, callSwizzleScales,
   callTensorSpecBuffers, callTensorSpecCheckBuffers, callTensorSpecUpdateUsage,
-} from './abi/c-api.generated.js';
-import type { CoreArray, CoreBinding } from './backend/core-binding.js';
+} from '../abi/c-api.generated.js';
+import type { CoreArray, CoreBinding } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
-import { TensorplanError } from './errors.js';
+import { TensorplanError } from '../errors.js';
 
 /** Quantization recipes, in ABI code order (c_api.h TP_RECIPE_LIST). */
 export const RECIPES = RECIPE_NAMES;
