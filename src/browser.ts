@@ -17,7 +17,7 @@ export const info = api.info;
 export { TensorplanError } from './errors.js';
 export { Tensorplan } from './tensorplan.js';
 export { DTYPES } from './formats/dtype.js';
-export { RECIPES } from './formats/formats.js';
+export { RECIPES } from './formats/tensor-format.js';
 export { VERSION } from './version.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';

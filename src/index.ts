@@ -33,11 +33,11 @@ export type { BackendChoice, BackendName, BackendStatus } from './backend/regist
 export type { CudaDevice } from './backend/native-core.js';
 export type { WasmOptions } from './backend/wasm-source.js';
 export type { BulkEntry, BulkLayout, BulkTensor } from './formats/bulk-layout.js';
-export { RECIPES } from './formats/formats.js';
-export type {
-  Arch, DelayedScalingUpdate, FormatOptions, GivenBuffer, GroupedBuffer, GroupedLayout, InnerBuffer, InnerTensor, QuantizedTensor,
-  QuantizeParams, Recipe, SplitQuantizeEntry, SplitQuantizeLayout, TensorFormat, TensorSpecBuffers, TensorSpecJson,
-} from './formats/formats.js';
+export { RECIPES } from './formats/tensor-format.js';
+export type { Arch, FormatOptions, Recipe, TensorFormat } from './formats/tensor-format.js';
+export type { GivenBuffer, InnerBuffer, TensorSpecBuffers, TensorSpecJson } from './formats/tensor-spec.js';
+export type { DelayedScalingUpdate, InnerTensor, QuantizedTensor, QuantizeParams } from './formats/quantize.js';
+export type { GroupedBuffer, GroupedLayout, SplitQuantizeEntry, SplitQuantizeLayout } from './formats/grouped.js';
 export { DTYPES } from './formats/dtype.js';
 export type { DType } from './formats/dtype.js';
 export { VERSION } from './version.js';
@@ -51,10 +51,10 @@ export { GRAPH_SCHEMA_V1 } from './graph/graph-schema.js';
 export { SCHEMAS } from './schemas.js';
 export type { GraphAlias, GraphDocument, GraphOp, GraphTensor, GroupAlias, InPlaceAlias, ViewAlias } from './graph/graph-document.js';
 export { SCHEDULE_METHODS } from './schedule/schedule.js';
-export type {
-  BaselineFigure, BaselineMethod, FusionOptions, FusionVerdict, LifecycleIssue, LivenessResult, PeakContributor,
-  ScheduleMethod, ScheduleOptions, ScheduleResult, StorageLifetime, TraceEvent,
-} from './schedule/schedule.js';
+export type { BaselineFigure, BaselineMethod, ScheduleMethod, ScheduleOptions, ScheduleResult } from './schedule/schedule.js';
+export type { LivenessResult, PeakContributor, StorageLifetime } from './schedule/liveness.js';
+export type { FusionOptions, FusionVerdict } from './schedule/fusion.js';
+export type { LifecycleIssue, TraceEvent } from './schedule/trace.js';
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
 export { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';

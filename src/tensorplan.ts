@@ -15,16 +15,21 @@ import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, e
 import {
   DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes, executeReferenceOffThread, hasOffThreadReference,
 } from './execute/cuda-execute.js';
+import { type FusionOptions, type FusionVerdict, checkFusion } from './schedule/fusion.js';
+import { type LivenessResult, liveness } from './schedule/liveness.js';
+import { type ScheduleOptions, type ScheduleResult, schedule } from './schedule/schedule.js';
+import { type LifecycleIssue, type TraceEvent, verifyTrace } from './schedule/trace.js';
+import { type GroupedLayout, type SplitQuantizeLayout, groupedLayout, splitQuantizeLayout } from './formats/grouped.js';
 import {
-  type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
-  type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
-} from './schedule/schedule.js';
+  type DelayedScalingUpdate, type InnerTensor, type QuantizedTensor, type QuantizeParams,
+  delayedScalingUpdate, dequantize, flatten, quantize, unflatten,
+} from './formats/quantize.js';
+import { swizzleScales } from './formats/swizzle.js';
+import type { TensorFormat } from './formats/tensor-format.js';
 import {
-  type DelayedScalingUpdate, type GivenBuffer, type InnerTensor, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
-  type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers, type TensorSpecJson,
-  checkBuffers, delayedScalingUpdate, dequantize, flatten, unflatten, groupedLayout, quantize, splitQuantizeLayout, swizzleScales,
-  tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
-} from './formats/formats.js';
+  type GivenBuffer, type TensorSpecBuffers, type TensorSpecJson,
+  checkBuffers, tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
+} from './formats/tensor-spec.js';
 
 /**
  * Front ends an entry point lends its sessions. The ONNX importer (protobufjs) ships in the Node

@@ -5,7 +5,7 @@ import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeSemantics } from './op-set.js';
 import type { PlanDocument } from '../plan/plan-document.js';
-import type { TraceEvent } from '../schedule/schedule.js';
+import type { TraceEvent } from '../schedule/trace.js';
 
 /** Bytes of a tensor: a Uint8Array, or any typed array / DataView (its bytes are used as they are). */
 export type TensorBytes = Uint8Array | ArrayBufferView;

@@ -1,7 +1,7 @@
 import { DTYPES, dtypeCode } from '../formats/dtype.js';
 import { TensorplanError } from '../errors.js';
 import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from '../abi/c-api-tables.generated.js';
-import { RECIPES, type Recipe } from '../formats/formats.js';
+import { RECIPES, type Recipe } from '../formats/tensor-format.js';
 import type { GraphDocument, OpAttributeValue } from '../graph/graph-document.js';
 
 /**

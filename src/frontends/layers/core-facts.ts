@@ -6,7 +6,7 @@ import { callDtypeFacts, callRecipeFacts } from '../../abi/c-api.generated.js';
 import { DTYPE_NAME, RECIPE_CODE } from '../../abi/c-api-tables.generated.js';
 import type { CoreBinding } from '../../abi/core-binding.js';
 import { type DType, dtypeCode } from '../../formats/dtype.js';
-import type { Recipe } from '../../formats/formats.js';
+import type { Recipe } from '../../formats/tensor-format.js';
 
 /** What the core says about a recipe. */
 export interface RecipeFacts {

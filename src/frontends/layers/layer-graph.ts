@@ -1,7 +1,9 @@
 import type { CoreBinding } from '../../abi/core-binding.js';
 import type { DType } from '../../formats/dtype.js';
 import { TensorplanError } from '../../errors.js';
-import { type Recipe, type TensorFormat, splitQuantizeLayout, tensorSpecBuffers } from '../../formats/formats.js';
+import { splitQuantizeLayout } from '../../formats/grouped.js';
+import type { Recipe, TensorFormat } from '../../formats/tensor-format.js';
+import { tensorSpecBuffers } from '../../formats/tensor-spec.js';
 import type { TensorSize } from '../../graph/graph-builder.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor, OpAttributeValue } from '../../graph/graph-document.js';
 import { parseGraph } from '../../graph/parse-graph.js';
