@@ -1,8 +1,8 @@
 // ONNX import: import + plan time for a generated 10^4-node model, per backend,
 // and arena / lower bound (with and without in-place) for every model the ONNX tests plan.
 import { importOnnx } from '../dist/index.mjs';
-import { CASES } from '../test/onnx-cases.mjs';
-import { ALL_MODELS, MODEL_OPTIONS, generatedModel } from '../test/onnx-zoo.mjs';
+import { CASES } from '../test/frontends/onnx/onnx-cases.mjs';
+import { ALL_MODELS, MODEL_OPTIONS, generatedModel } from '../test/frontends/onnx/onnx-zoo.mjs';
 import { fmt, printTable, timeMedian } from './harness.mjs';
 
 export async function run({ sessions }) {

@@ -105,7 +105,7 @@ async function cases(tensorplan, tp) {
       list.push({ name: `example ${file}`, graph: () => tensorplan.parseGraph(doc) });
     }
   }
-  const zoo = await import(join(root, 'test', 'onnx-zoo.mjs'));
+  const zoo = await import(join(root, 'test', 'frontends', 'onnx', 'onnx-zoo.mjs'));
   const importOnnx = typeof tp.importOnnx === 'function' ? (b, o) => tp.importOnnx(b, o) : (b, o) => tensorplan.importOnnx(b, o);
   for (const [name, make] of Object.entries(zoo.ALL_MODELS)) {
     const bytes = make();

@@ -16,26 +16,26 @@ export const info = api.info;
 
 export { TensorplanError } from './errors.js';
 export { Tensorplan } from './tensorplan.js';
-export { DTYPES } from './dtype.js';
-export { RECIPES } from './formats.js';
+export { DTYPES } from './formats/dtype.js';
+export { RECIPES } from './formats/tensor-format.js';
 export { VERSION } from './version.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';
-export { SCHEDULE_METHODS } from './schedule.js';
+export { SCHEDULE_METHODS } from './schedule/schedule.js';
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
-export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
-export { parseLayerSpec } from './layers/layer-spec.js';
-export { LAYER_SPEC_SCHEMA_V1 } from './layers/layer-schema.js';
-export { LayerSpecBuilder } from './layers/layer-builder.js';
-export type { LayerEntryFields } from './layers/layer-builder.js';
-export { applyAlternative, compareLayerSpecs } from './layers/layer-compare.js';
+export { formatMinimallocCsv, parseMinimallocCsv } from './place/minimalloc-csv.js';
+export { parseLayerSpec } from './frontends/layers/layer-spec.js';
+export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
+export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';
+export type { LayerEntryFields } from './frontends/layers/layer-builder.js';
+export { applyAlternative, compareLayerSpecs } from './frontends/layers/layer-compare.js';
 export type {
   Activation, AttentionLayer, AttentionSettings, GroupedLinearLayer, LayerCommon, LayerEntry, LayerNormLinearLayer, LayerNormMlpLayer,
   LayerSpec, LinearLayer, ModelDims, MoeLayer, MoeSettings, Normalization, RecipeSpec, RoleRecipe, TransformerLayerSpec,
-} from './layers/layer-spec.js';
-export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
-export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
-export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './layers/layer-compare.js';
-export { OP_SET_V1 } from './op-set.js';
-export { DeviceArena } from './cuda-execute.js';
+} from './frontends/layers/layer-spec.js';
+export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './frontends/layers/layer-graph.js';
+export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './frontends/layers/layer-summary.js';
+export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './frontends/layers/layer-compare.js';
+export { OP_SET_V1 } from './execute/op-set.js';
+export { DeviceArena } from './execute/cuda-execute.js';

@@ -10,7 +10,7 @@ import { loadCudaBackend, loadNativeBackend } from './backend/native-backend.js'
 import { BACKEND_PRIORITY, BackendRegistry } from './backend/registry.js';
 import { loadWasmBackendNode } from './backend/wasm-backend-node.js';
 import { createApi } from './api.js';
-import { importOnnxWith } from './onnx/onnx-import.js';
+import { importOnnxWith } from './frontends/onnx/onnx-import.js';
 
 const registry = new BackendRegistry();
 registry.register('cuda', BACKEND_PRIORITY.cuda, loadCudaBackend);
@@ -32,14 +32,14 @@ export type { InitOptions, TensorplanInfo } from './api.js';
 export type { BackendChoice, BackendName, BackendStatus } from './backend/registry.js';
 export type { CudaDevice } from './backend/native-core.js';
 export type { WasmOptions } from './backend/wasm-source.js';
-export type { BulkEntry, BulkLayout, BulkTensor } from './bulk-layout.js';
-export { RECIPES } from './formats.js';
-export type {
-  Arch, DelayedScalingUpdate, FormatOptions, GivenBuffer, GroupedBuffer, GroupedLayout, InnerBuffer, InnerTensor, QuantizedTensor,
-  QuantizeParams, Recipe, SplitQuantizeEntry, SplitQuantizeLayout, TensorFormat, TensorSpecBuffers, TensorSpecJson,
-} from './formats.js';
-export { DTYPES } from './dtype.js';
-export type { DType } from './dtype.js';
+export type { BulkEntry, BulkLayout, BulkTensor } from './formats/bulk-layout.js';
+export { RECIPES } from './formats/tensor-format.js';
+export type { Arch, FormatOptions, Recipe, TensorFormat } from './formats/tensor-format.js';
+export type { GivenBuffer, InnerBuffer, TensorSpecBuffers, TensorSpecJson } from './formats/tensor-spec.js';
+export type { DelayedScalingUpdate, InnerTensor, QuantizedTensor, QuantizeParams } from './formats/quantize.js';
+export type { GroupedBuffer, GroupedLayout, SplitQuantizeEntry, SplitQuantizeLayout } from './formats/grouped.js';
+export { DTYPES } from './formats/dtype.js';
+export type { DType } from './formats/dtype.js';
 export { VERSION } from './version.js';
 export { renderReport, MAX_DRAWN_STORAGES } from './report/render-report.js';
 export { loadEchartsSource } from './report/echarts-source.js';
@@ -50,38 +50,38 @@ export { parseGraph } from './graph/parse-graph.js';
 export { GRAPH_SCHEMA_V1 } from './graph/graph-schema.js';
 export { SCHEMAS } from './schemas.js';
 export type { GraphAlias, GraphDocument, GraphOp, GraphTensor, GroupAlias, InPlaceAlias, ViewAlias } from './graph/graph-document.js';
-export { SCHEDULE_METHODS } from './schedule.js';
-export type {
-  BaselineFigure, BaselineMethod, FusionOptions, FusionVerdict, LifecycleIssue, LivenessResult, PeakContributor,
-  ScheduleMethod, ScheduleOptions, ScheduleResult, StorageLifetime, TraceEvent,
-} from './schedule.js';
+export { SCHEDULE_METHODS } from './schedule/schedule.js';
+export type { BaselineFigure, BaselineMethod, ScheduleMethod, ScheduleOptions, ScheduleResult } from './schedule/schedule.js';
+export type { LivenessResult, PeakContributor, StorageLifetime } from './schedule/liveness.js';
+export type { FusionOptions, FusionVerdict } from './schedule/fusion.js';
+export type { LifecycleIssue, TraceEvent } from './schedule/trace.js';
 export { parsePlan } from './plan/parse-plan.js';
 export { planReportData } from './plan/plan-report.js';
 export { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';
 export type { PlanOptions, PlanProgress } from './plan/make-plan.js';
 export type { PlanContributor, PlanDocument, PlanStatistics, PlanStorage, PlanWorkspace } from './plan/plan-document.js';
 export type { DiagnosticCode, PlanDiagnostic } from './plan/validate-plan.js';
-export { formatMinimallocCsv, parseMinimallocCsv } from './minimalloc-csv.js';
-export type { MinimallocCsv } from './minimalloc-csv.js';
-export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './place.js';
-export { importOnnx, VIEW_OPS } from './onnx/onnx-import.js';
-export type { OnnxImportOptions, OnnxImportResult } from './onnx/onnx-import.js';
-export { INFERRED_OPS } from './onnx/onnx-infer.js';
-export { parseLayerSpec } from './layers/layer-spec.js';
-export { LAYER_SPEC_SCHEMA_V1 } from './layers/layer-schema.js';
-export { LayerSpecBuilder } from './layers/layer-builder.js';
-export type { LayerEntryFields } from './layers/layer-builder.js';
-export { applyAlternative, compareLayerSpecs } from './layers/layer-compare.js';
+export { formatMinimallocCsv, parseMinimallocCsv } from './place/minimalloc-csv.js';
+export type { MinimallocCsv } from './place/minimalloc-csv.js';
+export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './place/place.js';
+export { importOnnx, VIEW_OPS } from './frontends/onnx/onnx-import.js';
+export type { OnnxImportOptions, OnnxImportResult } from './frontends/onnx/onnx-import.js';
+export { INFERRED_OPS } from './frontends/onnx/onnx-infer.js';
+export { parseLayerSpec } from './frontends/layers/layer-spec.js';
+export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
+export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';
+export type { LayerEntryFields } from './frontends/layers/layer-builder.js';
+export { applyAlternative, compareLayerSpecs } from './frontends/layers/layer-compare.js';
 export type {
   Activation, AttentionLayer, AttentionSettings, GroupedLinearLayer, LayerCommon, LayerEntry, LayerNormLinearLayer, LayerNormMlpLayer,
   LayerSpec, LinearLayer, ModelDims, MoeLayer, MoeSettings, Normalization, RecipeSpec, RoleRecipe, TransformerLayerSpec,
-} from './layers/layer-spec.js';
-export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './layers/layer-graph.js';
-export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './layers/layer-summary.js';
-export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './layers/layer-compare.js';
-export { OP_SET_V1 } from './op-set.js';
-export type { OpName } from './op-set.js';
+} from './frontends/layers/layer-spec.js';
+export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './frontends/layers/layer-graph.js';
+export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './frontends/layers/layer-summary.js';
+export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './frontends/layers/layer-compare.js';
+export { OP_SET_V1 } from './execute/op-set.js';
+export type { OpName } from './execute/op-set.js';
 export type { OpAttributeValue } from './graph/graph-document.js';
-export type { ExecuteReferenceOptions, ExecutionResult, TensorBytes } from './execute.js';
-export { DeviceArena } from './cuda-execute.js';
-export type { DeviceExecutionResult, ExecuteOptions } from './cuda-execute.js';
+export type { ExecuteReferenceOptions, ExecutionResult, TensorBytes } from './execute/execute.js';
+export { DeviceArena } from './execute/cuda-execute.js';
+export type { DeviceExecutionResult, ExecuteOptions } from './execute/cuda-execute.js';

@@ -1,6 +1,6 @@
 import { GRAPH_SCHEMA_V1 } from './graph/graph-schema.js';
 import { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';
-import { LAYER_SPEC_SCHEMA_V1 } from './layers/layer-schema.js';
+import { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
 
 /** Every JSON Schema the SDK validates with, by the file name it has in docs/schemas. */
 export const SCHEMAS: Readonly<Record<string, object>> = {

@@ -1,30 +1,35 @@
-import type { CoreBinding } from './backend/core-binding.js';
+import type { CoreBinding } from './abi/core-binding.js';
 import type { BackendName, LoadedBackend } from './backend/registry.js';
-import { type BulkLayout, type BulkTensor, bulkLayout } from './bulk-layout.js';
+import { type BulkLayout, type BulkTensor, bulkLayout } from './formats/bulk-layout.js';
 import type { GraphDocument } from './graph/graph-document.js';
 import { type PlanOptions, makePlan } from './plan/make-plan.js';
-import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './place.js';
+import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './place/place.js';
 import type { PlanDocument } from './plan/plan-document.js';
 import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
 import { TensorplanError } from './errors.js';
-import { type LayerGraph, layerGraph } from './layers/layer-graph.js';
-import type { LayerSpec } from './layers/layer-spec.js';
-import { type LayerPlanSummary, layerPlanSummary } from './layers/layer-summary.js';
-import type { OnnxImportOptions, OnnxImportResult, importOnnxWith } from './onnx/onnx-import.js';
-import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute.js';
+import { type LayerGraph, layerGraph } from './frontends/layers/layer-graph.js';
+import type { LayerSpec } from './frontends/layers/layer-spec.js';
+import { type LayerPlanSummary, layerPlanSummary } from './frontends/layers/layer-summary.js';
+import type { OnnxImportOptions, OnnxImportResult, importOnnxWith } from './frontends/onnx/onnx-import.js';
+import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute/execute.js';
 import {
   DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes, executeReferenceOffThread, hasOffThreadReference,
-} from './cuda-execute.js';
+} from './execute/cuda-execute.js';
+import { type FusionOptions, type FusionVerdict, checkFusion } from './schedule/fusion.js';
+import { type LivenessResult, liveness } from './schedule/liveness.js';
+import { type ScheduleOptions, type ScheduleResult, schedule } from './schedule/schedule.js';
+import { type LifecycleIssue, type TraceEvent, verifyTrace } from './schedule/trace.js';
+import { type GroupedLayout, type SplitQuantizeLayout, groupedLayout, splitQuantizeLayout } from './formats/grouped.js';
 import {
-  type FusionOptions, type FusionVerdict, type LifecycleIssue, type LivenessResult, type ScheduleOptions,
-  type ScheduleResult, type TraceEvent, checkFusion, liveness, schedule, verifyTrace,
-} from './schedule.js';
+  type DelayedScalingUpdate, type InnerTensor, type QuantizedTensor, type QuantizeParams,
+  delayedScalingUpdate, dequantize, flatten, quantize, unflatten,
+} from './formats/quantize.js';
+import { swizzleScales } from './formats/swizzle.js';
+import type { TensorFormat } from './formats/tensor-format.js';
 import {
-  type DelayedScalingUpdate, type GivenBuffer, type InnerTensor, type GroupedLayout, type QuantizedTensor, type QuantizeParams,
-  type SplitQuantizeLayout, type TensorFormat, type TensorSpecBuffers, type TensorSpecJson,
-  checkBuffers, delayedScalingUpdate, dequantize, flatten, unflatten, groupedLayout, quantize, splitQuantizeLayout, swizzleScales,
-  tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
-} from './formats.js';
+  type GivenBuffer, type TensorSpecBuffers, type TensorSpecJson,
+  checkBuffers, tensorSpecBuffers, tensorSpecFromJson, tensorSpecToJson, updateUsage,
+} from './formats/tensor-spec.js';
 
 /**
  * Front ends an entry point lends its sessions. The ONNX importer (protobufjs) ships in the Node

@@ -86,7 +86,7 @@ export function generate({ operations, tables }) {
     .map((x) => `  ${x.name}: { id: ${x.id}, names: ${constant(x.name)}_NAMES, codes: [${x.entries.map((e) => e.code).join(', ')}] },\n`)
     .join('')}} as const;\n`;
 
-  let out = HEADER_COMMENT + `import type { CoreArray, CoreBinding } from '../backend/core-binding.js';
+  let out = HEADER_COMMENT + `import type { CoreArray, CoreBinding } from './core-binding.js';
 import { checkFields } from './check-fields.js';
 
 export * from './c-api-tables.generated.js';

@@ -1,4 +1,4 @@
-import type { CoreArray } from '../backend/core-binding.js';
+import type { CoreArray } from './core-binding.js';
 import { TensorplanError } from '../errors.js';
 
 const ARRAY_CLASSES = {

@@ -1,5 +1,5 @@
 import { TensorplanError } from '../errors.js';
-import { type CoreArg, type CoreArray, type CoreBinding, checkAbiVersion } from './core-binding.js';
+import { type CoreArg, type CoreArray, type CoreBinding, checkAbiVersion } from '../abi/core-binding.js';
 
 /** The native addon's exports (see cuda/addon.cpp and the generated wrappers). */
 export interface NativeAddon {

@@ -1,5 +1,5 @@
 import { TensorplanError } from '../errors.js';
-import type { CoreBinding } from './core-binding.js';
+import type { CoreBinding } from '../abi/core-binding.js';
 import type { CudaProbe } from './native-core.js';
 
 /** Names of the backends tensorplan knows, highest default priority first. */

@@ -1,6 +1,6 @@
 import { ARRAY_TYPE_ATTRIBUTE, ARRAY_TYPE_NAME, type ArrayTypeName } from '../abi/c-api-tables.generated.js';
 import { TensorplanError } from '../errors.js';
-import { type CoreArg, type CoreArray, type CoreBinding, checkAbiVersion } from './core-binding.js';
+import { type CoreArg, type CoreArray, type CoreBinding, checkAbiVersion } from '../abi/core-binding.js';
 
 /** The parts of the Emscripten module object the binding uses. */
 export interface EmscriptenCoreModule {

@@ -1,5 +1,5 @@
-import type { CoreBinding } from '../backend/core-binding.js';
-import { bulkLayout } from '../bulk-layout.js';
+import type { CoreBinding } from '../abi/core-binding.js';
+import { bulkLayout } from '../formats/bulk-layout.js';
 import type { GraphDocument } from './graph-document.js';
 import { parseGraph } from './parse-graph.js';
 

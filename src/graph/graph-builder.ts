@@ -1,4 +1,4 @@
-import type { DType } from '../dtype.js';
+import type { DType } from '../formats/dtype.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from './graph-document.js';
 import { parseGraph } from './parse-graph.js';
 

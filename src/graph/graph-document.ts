@@ -1,4 +1,4 @@
-import type { DType } from '../dtype.js';
+import type { DType } from '../formats/dtype.js';
 
 /**
  * A tensor of a graph. Give its size either as `bytes`, or as `shape` and

@@ -1,4 +1,4 @@
-import { DTYPES } from '../dtype.js';
+import { DTYPES } from '../formats/dtype.js';
 
 /**
  * JSON Schema (draft 2020-12) of graph files, version 1. `docs/schemas/graph-v1.schema.json`

@@ -1,11 +1,11 @@
-import type { CoreBinding } from '../backend/core-binding.js';
+import type { CoreBinding } from '../abi/core-binding.js';
 import { TensorplanError } from '../errors.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
-import { type ScheduleMethod, scheduleEncoded } from '../schedule.js';
+import { type ScheduleMethod, scheduleEncoded } from '../schedule/schedule.js';
 import { VERSION } from '../version.js';
 import { callPlanPlace } from '../abi/c-api.generated.js';
-import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, placeMethodName } from '../place.js';
+import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, placeMethodName } from '../place/place.js';
 import type { PlanDocument, PlanStorage, PlanWorkspace } from './plan-document.js';
 import { validatePlanAgainst } from './validate-plan.js';
 

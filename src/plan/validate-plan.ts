@@ -1,5 +1,5 @@
 import { DIAGNOSTIC_NAME, callPlanValidate } from '../abi/c-api.generated.js';
-import type { CoreBinding } from '../backend/core-binding.js';
+import type { CoreBinding } from '../abi/core-binding.js';
 import { TensorplanError } from '../errors.js';
 import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';

@@ -1,0 +1,344 @@
+// ONNX model -> graph document (format v1). Nodes become ops, initializers and
+// folded constant subgraphs become persistent tensors, Reshape-like outputs
+// become views, and (optionally) element-wise ops whose input dies there run in place.
+import type { CoreBinding } from '../../abi/core-binding.js';
+import type { DType } from '../../formats/dtype.js';
+import { TensorplanError } from '../../errors.js';
+import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../../graph/graph-document.js';
+import { parseGraph } from '../../graph/parse-graph.js';
+import { graphInPlace } from './in-place-rule.js';
+import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js';
+import type { Value } from './onnx-infer.js';
+import { ONNX_DTYPES, decodeOnnxModel } from './onnx-model.js';
+import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
+
+/** Options of {@link importOnnx}. */
+export interface OnnxImportOptions {
+  /** Graph name; default: the ONNX graph's name. */
+  name?: string;
+  /** Shapes of graph inputs, by input name; they override the shapes in the file. */
+  inputShapes?: Record<string, number[]>;
+  /** Values of symbolic dimensions (dim_param), by symbol name. */
+  dims?: Record<string, number>;
+  /**
+   * What the CLI's `--input NAME=DxD...` gives: a graph input's shape when NAME is a graph input,
+   * otherwise (a single number) the value of the symbolic dimension NAME.
+   */
+  bindings?: Record<string, number[]>;
+  /**
+   * Let element-wise ops write their output into an input that dies there (same size, not a
+   * graph input, output or persistent, every other reader of its storage earlier). Default false.
+   * The core decides the writes, so this needs a session: `tp.importOnnx(bytes, { inPlace: true })`.
+   */
+  inPlace?: boolean;
+  /** Label for error messages (a file name); default "model". */
+  source?: string;
+}
+
+/** What {@link importOnnx} returns: the graph plus facts about the import. */
+export interface OnnxImportResult {
+  graph: GraphDocument;
+  /** Opset of the default domain. */
+  opset: number;
+  /** The producer named in the file (e.g. "pytorch"). */
+  producer: string;
+  /** ONNX nodes in the file, branches of inlined Ifs included. */
+  nodes: number;
+  /** Nodes folded into persistent tensors (constant and weight-only subgraphs, shape computations). */
+  folded: number;
+  /** Outputs that became views of their input. */
+  views: number;
+  /** Outputs written in place of an input. */
+  inPlace: number;
+  /** If nodes whose branch was chosen at import time. */
+  inlinedIfs: number;
+}
+
+/** Ops whose output is a view (same bytes, new shape) of input 0. */
+export const VIEW_OPS: readonly string[] = ['Reshape', 'Squeeze', 'Unsqueeze', 'Flatten', 'Identity'];
+
+const IN_PLACE_OPS = new Set([...UNARY_OPS, ...BINARY_OPS, 'Dropout']);
+const dimsText = (shape: readonly (number | string | undefined)[]) => `[${shape.map((d) => d ?? '?').join(',')}]`;
+
+class Importer {
+  private readonly values = new Map<string, Value>();
+  /** Constant values (initializers, Constant nodes, folded nodes): persistent when used. */
+  private readonly constants = new Set<string>();
+  private readonly declared = new Map<string, OnnxValueInfo>();
+  private readonly rename = new Map<string, string>();
+  readonly tensors = new Map<string, GraphTensor>();
+  readonly ops: GraphOp[] = [];
+  readonly aliases: GraphAlias[] = [];
+  private readonly opNames = new Set<string>();
+  private readonly usedConstants = new Set<string>();
+  readonly stats = { nodes: 0, folded: 0, views: 0, inPlace: 0, inlinedIfs: 0 };
+
+  private readonly options: OnnxImportOptions;
+
+  constructor(private readonly model: OnnxModel, options: OnnxImportOptions, private readonly core?: CoreBinding) {
+    const inputNames = new Set(model.graph.inputs.map((i) => i.name));
+    const inputShapes = { ...options.inputShapes };
+    const dims = { ...options.dims };
+    for (const [name, value] of Object.entries(options.bindings ?? {})) {
+      if (inputNames.has(name)) inputShapes[name] = value;
+      else if (value.length === 1) dims[name] = value[0];
+      else {
+        throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: --input ${name}=${value.join('x')}: the model has no graph input "${name}" (inputs: ${[...inputNames].join(', ')}); a symbolic dimension takes one number`);
+      }
+    }
+    this.options = { ...options, inputShapes, dims };
+  }
+
+  private fail(message: string, code: 'INVALID_ARGUMENT' | 'UNSUPPORTED' = 'INVALID_ARGUMENT'): never {
+    throw new TensorplanError(code, `${this.options.source ?? 'model'}: ${message}`);
+  }
+
+  private resolve(name: string): string {
+    let n = name;
+    while (this.rename.has(n)) n = this.rename.get(n)!;
+    return n;
+  }
+
+  private dtypeOf(elemType: number, what: string): { dtype?: DType; elementBytes?: number } {
+    const t = ONNX_DTYPES[elemType];
+    if (!t) this.fail(`${what}: unsupported element type ${elemType}`, 'UNSUPPORTED');
+    if (t.dtype) return { dtype: t.dtype };
+    if (t.bytes) return { elementBytes: t.bytes };
+    return this.fail(`${what}: element type ${t.name} has no fixed size and cannot be planned`, 'UNSUPPORTED');
+  }
+
+  private addTensor(name: string, v: Value, what: string): void {
+    if (this.tensors.has(name)) return;
+    const { dtype, elementBytes } = this.dtypeOf(v.elemType, what);
+    this.tensors.set(name, dtype
+      ? { name, shape: [...v.shape], dtype }
+      : { name, bytes: v.shape.reduce((a, b) => a * b, 1) * elementBytes! });
+  }
+
+  /** A declared shape with symbols bound; undefined when some dimension stays unknown. */
+  private concreteDims(info: OnnxValueInfo, what: string, strict: boolean): number[] | undefined {
+    if (!info.dims) return strict ? this.fail(`${what} has no shape in the file; give it with --input ${info.name}=DxDx...`) : undefined;
+    const out: number[] = [];
+    for (const d of info.dims) {
+      if (typeof d === 'number') out.push(d);
+      else if (typeof d === 'string' && this.options.dims?.[d] !== undefined) out.push(this.options.dims[d]);
+      else if (strict) {
+        return this.fail(typeof d === 'string'
+          ? `${what} has shape ${dimsText(info.dims)}: bind the symbolic dimension "${d}" (--input ${d}=N) or give the shape (--input ${info.name}=DxDx...)`
+          : `${what} has shape ${dimsText(info.dims)} with an unknown dimension; give the shape (--input ${info.name}=DxDx...)`);
+      } else return undefined;
+    }
+    return out;
+  }
+
+  private constantValue(t: OnnxTensor): Value {
+    return { shape: t.dims, elemType: t.dataType, ...(t.values ? { data: t.values } : {}) };
+  }
+
+  run(): GraphDocument {
+    const g = this.model.graph;
+    for (const info of [...g.valueInfo, ...g.outputs]) this.declared.set(info.name, info);
+    for (const t of g.initializers) {
+      this.values.set(t.name, this.constantValue(t));
+      this.constants.add(t.name);
+    }
+    const graphInputs: string[] = [];
+    for (const name of Object.keys(this.options.inputShapes ?? {})) {
+      if (!g.inputs.some((i) => i.name === name)) {
+        this.fail(`--input ${name}: the model has no graph input "${name}" (inputs: ${g.inputs.filter((i) => !this.constants.has(i.name)).map((i) => i.name).join(', ')})`);
+      }
+    }
+    for (const info of g.inputs) {
+      if (this.constants.has(info.name)) continue; // an initializer listed as input (IR < 4): a weight
+      const given = this.options.inputShapes?.[info.name];
+      const shape = given ?? this.concreteDims(info, `graph input "${info.name}"`, true)!;
+      if (given && info.dims && given.length !== info.dims.length) {
+        this.fail(`--input ${info.name}: shape has rank ${given.length}, the file declares ${dimsText(info.dims)}`);
+      }
+      if (!info.elemType) this.fail(`graph input "${info.name}" has no element type`);
+      const v = { shape, elemType: info.elemType };
+      this.values.set(info.name, v);
+      this.addTensor(info.name, v, `graph input "${info.name}"`);
+      graphInputs.push(info.name);
+    }
+    this.graph(g);
+
+    const outputs: string[] = [];
+    for (const o of g.outputs) {
+      const name = this.resolve(o.name);
+      const v = this.values.get(name) ?? this.fail(`graph output "${o.name}" is produced by no node`);
+      if (this.constants.has(name)) this.useConstant(name);
+      else if (!this.tensors.has(name)) this.addTensor(name, v, `graph output "${o.name}"`);
+      if (!outputs.includes(name)) outputs.push(name);
+    }
+    const document = (): GraphDocument => ({
+      format: 'tensorplan.graph',
+      version: 1,
+      name: this.options.name ?? (g.name || 'onnx model'),
+      tensors: [...this.tensors.values()],
+      ops: this.ops,
+      ...(this.aliases.length ? { aliases: [...this.aliases] } : {}),
+      inputs: graphInputs,
+      outputs,
+      persistent: [...this.usedConstants],
+    });
+    if (this.options.inPlace) this.addInPlace(this.core!, parseGraph(document(), this.options.source ?? 'model'));
+    return parseGraph(document(), this.options.source ?? 'model');
+  }
+
+  private useConstant(name: string): void {
+    if (this.usedConstants.has(name)) return;
+    this.usedConstants.add(name);
+    this.addTensor(name, this.values.get(name)!, `constant "${name}"`);
+  }
+
+  private graph(g: OnnxGraph): void {
+    for (const node of g.nodes) this.node(node);
+  }
+
+  private opset(node: OnnxNode): number {
+    const domain = node.domain === 'ai.onnx' ? '' : node.domain;
+    return this.model.opsets.get(domain) ?? this.model.opsets.get('') ?? 1;
+  }
+
+  private label(node: OnnxNode): string {
+    return `node "${node.name || node.outputs[0] || '?'}" (${node.opType})`;
+  }
+
+  private node(node: OnnxNode): void {
+    this.stats.nodes += 1;
+    const inputs = node.inputs.map((n) => (n === '' ? '' : this.resolve(n)));
+    if (node.opType === 'Constant') return this.constantNode(node);
+    if (node.opType === 'If') return this.ifNode(node, inputs);
+    const values = inputs.map((n) => {
+      if (n === '') return undefined;
+      const v = this.values.get(n);
+      if (!v) this.fail(`${this.label(node)} reads "${n}", which no earlier node, initializer or graph input provides`);
+      return v;
+    });
+    let outs: Value[];
+    try {
+      outs = inferNode({ node, inputs: values, opset: this.opset(node) });
+    } catch (error) {
+      if (!(error instanceof InferenceGap)) throw error;
+      outs = node.outputs.map((o, k) => {
+        const info = this.declared.get(o);
+        const dims = info && info.elemType ? this.concreteDims(info, `output "${o}"`, false) : undefined;
+        if (o === '' || !dims) {
+          if (o === '' && k > 0) return { shape: [], elemType: 1 };
+          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
+        }
+        return { shape: dims, elemType: info!.elemType! };
+      });
+    }
+    // Shape-only ops and nodes whose inputs are all constant fold into constants.
+    const live = inputs.filter((n) => n !== '');
+    const shapeOnly = node.opType === 'Shape' || node.opType === 'Size';
+    const foldable = shapeOnly || (live.length > 0 && live.every((n) => this.constants.has(n)));
+    node.outputs.forEach((o, k) => {
+      if (o === '') return;
+      const v = outs[k] ?? this.fail(`${this.label(node)}: output ${k} ("${o}") is not defined by the operator`);
+      if (this.values.has(o)) this.fail(`${this.label(node)}: "${o}" is written twice`);
+      this.values.set(o, v);
+      if (foldable) this.constants.add(o);
+    });
+    if (foldable) { this.stats.folded += 1; return; }
+
+    const opInputs: string[] = [];
+    for (const n of live) {
+      if (this.constants.has(n)) this.useConstant(n);
+      if (!opInputs.includes(n)) opInputs.push(n);
+    }
+    const opOutputs = node.outputs.filter((o) => o !== '');
+    opOutputs.forEach((o) => this.addTensor(o, this.values.get(o)!, `output "${o}" of ${this.label(node)}`));
+    let name = node.name || `${node.opType}_${this.ops.length}`;
+    while (this.opNames.has(name)) name = `${name}_${this.ops.length}`;
+    this.opNames.add(name);
+    this.ops.push({ name, op: node.opType, inputs: opInputs, outputs: opOutputs });
+    if (VIEW_OPS.includes(node.opType) && live[0] && !this.constants.has(live[0]) && opOutputs[0] === node.outputs[0]) {
+      this.aliases.push({ kind: 'view', tensor: node.outputs[0], base: live[0] });
+      this.stats.views += 1;
+    }
+  }
+
+  private constantNode(node: OnnxNode): void {
+    const a = [...node.attributes.values()][0] ?? this.fail(`${this.label(node)} has no value attribute`);
+    let v: Value;
+    if (a.name === 'value' && a.t) v = this.constantValue(a.t);
+    else if (a.name === 'value_float') v = { shape: [], elemType: 1, data: [a.f ?? 0] };
+    else if (a.name === 'value_floats') v = { shape: [a.floats.length], elemType: 1, data: a.floats };
+    else if (a.name === 'value_int') v = { shape: [], elemType: 7, data: [a.i ?? 0] };
+    else if (a.name === 'value_ints') v = { shape: [a.ints.length], elemType: 7, data: a.ints };
+    else return this.fail(`${this.label(node)}: constant attribute "${a.name}" is not supported`, 'UNSUPPORTED');
+    this.values.set(node.outputs[0], v);
+    this.constants.add(node.outputs[0]);
+    this.stats.folded += 1;
+  }
+
+  private ifNode(node: OnnxNode, inputs: string[]): void {
+    const cond = this.values.get(inputs[0]);
+    if (!cond?.data || cond.data.length !== 1) {
+      this.fail(`${this.label(node)}: its condition "${inputs[0]}" is not known at import time, so the branch cannot be inlined`, 'UNSUPPORTED');
+    }
+    const branch = node.attributes.get(cond.data[0] ? 'then_branch' : 'else_branch')?.g
+      ?? this.fail(`${this.label(node)} has no ${cond.data[0] ? 'then_branch' : 'else_branch'}`);
+    for (const t of branch.initializers) {
+      this.values.set(t.name, this.constantValue(t));
+      this.constants.add(t.name);
+    }
+    for (const info of branch.valueInfo) this.declared.set(info.name, info);
+    this.graph(branch);
+    if (branch.outputs.length !== node.outputs.length) {
+      this.fail(`${this.label(node)}: the chosen branch has ${branch.outputs.length} outputs, the node ${node.outputs.length}`);
+    }
+    node.outputs.forEach((o, k) => { if (o !== '') this.rename.set(o, this.resolve(branch.outputs[k].name)); });
+    this.stats.inlinedIfs += 1;
+  }
+
+  /**
+   * In-place aliases for element-wise ops whose same-sized input storage dies at the op. Which ops
+   * may write in place is an ONNX fact (IN_PLACE_OPS); the rule (last use, views, pinned storages,
+   * chains of writes) and the `after` edges that order readers of the overwritten storage's views
+   * are the core's (tp_graph_in_place). Graph inputs, outputs and used constants (persistent) are
+   * never overwritten.
+   */
+  private addInPlace(core: CoreBinding, doc: GraphDocument): void {
+    const answer = graphInPlace(core, doc, this.ops.map((op) => IN_PLACE_OPS.has(op.op ?? '')));
+    this.ops.forEach((op, i) => {
+      const input = answer.input[i];
+      if (input === undefined) return;
+      if (answer.after[i].length) op.after = [...new Set([...(op.after ?? []), ...answer.after[i]])];
+      this.aliases.push({ kind: 'inPlace', output: op.outputs[0], input });
+      this.stats.inPlace += 1;
+    });
+  }
+}
+
+/**
+ * Reads an ONNX model (the bytes of a .onnx file) into a graph document. `inPlace` needs the core,
+ * which decides the in-place writes: use `tp.importOnnx` (a session) for it; here it is an
+ * INVALID_ARGUMENT error.
+ */
+export function importOnnx(bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
+  if (options.inPlace) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs the core, which decides the in-place writes: use tp.importOnnx(bytes, options) on a session (const tp = await init())`);
+  }
+  return importOnnxWith(undefined, bytes, options);
+}
+
+/** {@link importOnnx} with a core, which `inPlace` needs (`tp.importOnnx` calls this). */
+export function importOnnxWith(core: CoreBinding | undefined, bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
+  if (options.inPlace && !core) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs a core: use tp.importOnnx(bytes, options)`);
+  }
+  let model: OnnxModel;
+  try {
+    model = decodeOnnxModel(bytes);
+  } catch (error) {
+    if (error instanceof TensorplanError) throw error;
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: not a readable ONNX file: ${(error as Error).message}`);
+  }
+  const importer = new Importer(model, options, core);
+  const graph = importer.run();
+  return { graph, opset: model.opsets.get('') ?? 1, producer: model.producer, ...importer.stats };
+}

@@ -1,0 +1,132 @@
+// Choosing an op order: the core's scheduler and its baselines. The option
+// checks and order encoding here are shared by liveness, fusion and trace checks.
+import {
+  SCHEDULE_METHOD_CODE, SCHEDULE_METHOD_NAMES, callGraphSchedule,
+} from '../abi/c-api.generated.js';
+import type { CoreBinding } from '../abi/core-binding.js';
+import { TensorplanError } from '../errors.js';
+import type { GraphDocument } from '../graph/graph-document.js';
+import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
+
+/**
+ * How to order the ops (PLANNING.md §3). The baselines are the published
+ * heuristics of PyTorch Inductor and XLA; `'ours'` starts from the best of
+ * them, proves the optimum by exact search on small graphs and improves
+ * large ones by local search within the time limit. It is never worse than
+ * any baseline.
+ */
+export type ScheduleMethod =
+  | 'given'
+  | 'inductor-lpmf'
+  | 'inductor-bfs'
+  | 'inductor-dfs'
+  | 'xla-list'
+  | 'xla-dfs'
+  | 'xla-post-order'
+  | 'inductor-best'
+  | 'xla-best'
+  | 'ours';
+
+/** The seven single baselines, in the core's code order (0..6). */
+export type BaselineMethod = 'given' | 'inductor-lpmf' | 'inductor-bfs' | 'inductor-dfs' | 'xla-list' | 'xla-dfs' | 'xla-post-order';
+
+/** Every method, in the core's code order: the index is the ABI code (c_api.h TP_SCHEDULE_METHOD_LIST). */
+export const SCHEDULE_METHODS: readonly ScheduleMethod[] = SCHEDULE_METHOD_NAMES;
+
+/** Options of {@link Tensorplan.schedule} (and of the scheduling inside {@link Tensorplan.checkFusion}). */
+export interface ScheduleOptions {
+  /** Default `'ours'`. */
+  method?: ScheduleMethod;
+  /** Seconds `'ours'` may search after the baselines; 0 = baselines only. Default 1. */
+  timeLimitSeconds?: number;
+  /**
+   * Bound `'ours'` by this many units of search work instead of by time: the
+   * order is then the same on every machine and backend (`timeLimitSeconds`
+   * is ignored). About 10^5 units take 0.05-0.2 s natively.
+   */
+  workLimit?: number;
+}
+
+/** Peak and run time of one baseline. */
+export interface BaselineFigure {
+  peakBytes: number;
+  seconds: number;
+}
+
+/** An op order and what it costs. */
+export interface ScheduleResult {
+  method: ScheduleMethod;
+  /** Op names, step 0 first. */
+  order: string[];
+  /** Peak live bytes of the arena under `order` (storages rounded up to their alignment). */
+  peakBytes: number;
+  /** No order can have a lower peak. */
+  lowerBoundBytes: number;
+  /** True when `peakBytes` is proved to be the optimum over all orders. */
+  provedOptimal: boolean;
+  /** For `'ours'`: the baseline it started from. */
+  startedFrom: BaselineMethod | null;
+  /** For `'ours'`: seconds spent after the baselines. */
+  searchSeconds: number;
+  /** The baselines that ran, by name. */
+  baselines: Partial<Record<BaselineMethod, BaselineFigure>>;
+}
+
+function fail(message: string): never {
+  throw new TensorplanError('INVALID_ARGUMENT', message);
+}
+
+/** The ABI code of a schedule method (default `'ours'`); throws naming an unknown one. */
+export function methodCode(method: ScheduleMethod | undefined): number {
+  const name = method ?? 'ours';
+  const code = Object.hasOwn(SCHEDULE_METHOD_CODE, name) ? SCHEDULE_METHOD_CODE[name] : -1;
+  if (code < 0) fail(`method = ${JSON.stringify(method)}: expected one of ${SCHEDULE_METHODS.join(', ')}`);
+  return code;
+}
+
+/** The search time limit in seconds (default 1). */
+export function timeLimit(options: ScheduleOptions): number {
+  const limit = options.timeLimitSeconds ?? 1;
+  if (typeof limit !== 'number') fail(`timeLimitSeconds = ${String(limit)}: must be a number of seconds`);
+  return limit;
+}
+
+/** Op names -> op indices, or the graph's own order when `order` is undefined. */
+export function encodeOrder(graph: EncodedGraph, order: readonly string[] | undefined): Int32Array {
+  if (order === undefined) return Int32Array.from(graph.doc.ops.map((_, i) => i));
+  if (!Array.isArray(order)) fail('order must be an array of op names');
+  return Int32Array.from(order.map((name, i) => {
+    const index = graph.opIndex.get(name);
+    if (index === undefined) fail(`order[${i}] = ${JSON.stringify(name)}: unknown op`);
+    return index;
+  }));
+}
+
+/** Chooses an op order with `options.method` (default `'ours'`). */
+export function schedule(core: CoreBinding, graph: GraphDocument, options: ScheduleOptions = {}): ScheduleResult {
+  return scheduleEncoded(core, encodeGraph(core, graph), options);
+}
+
+/** {@link schedule} for a graph that is already encoded (plan() encodes once for every phase). */
+export function scheduleEncoded(core: CoreBinding, encoded: EncodedGraph, options: ScheduleOptions = {}): ScheduleResult {
+  const method = options.method ?? 'ours';
+  const workLimit = options.workLimit ?? 0;
+  if (!(Number.isInteger(workLimit) && workLimit >= 0)) fail(`workLimit = ${String(workLimit)}: must be an integer >= 0`);
+  const { order, stats, baselinePeaks: peaks, baselineSeconds: seconds } = callGraphSchedule(core, {
+    ...encoded.graph, method: methodCode(method), timeLimitS: timeLimit(options), workLimit,
+  });
+  const baselines: Partial<Record<BaselineMethod, BaselineFigure>> = {};
+  for (let m = 0; m < 7; m++) {
+    if (peaks[m] >= 0) baselines[SCHEDULE_METHODS[m] as BaselineMethod] = { peakBytes: peaks[m], seconds: seconds[m] };
+  }
+  return {
+    method,
+    order: Array.from(order, (i) => encoded.doc.ops[i].name),
+    peakBytes: stats[0],
+    lowerBoundBytes: stats[1],
+    provedOptimal: stats[2] === 1,
+    startedFrom: method === 'ours' && stats[3] >= 0 ? (SCHEDULE_METHODS[stats[3]] as BaselineMethod) : null,
+    searchSeconds: stats[4],
+    baselines,
+  };
+}

@@ -1,0 +1,133 @@
+// Placement (PLANNING.md §4) through the public API on every backend, and the MiniMalloc CSV format.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TensorplanError, formatMinimallocCsv, parseMinimallocCsv } from '../../dist/index.mjs';
+import type { PlaceBuffer } from '../../dist/index.mjs';
+import { BACKENDS, BOTH_BACKENDS, session } from '../support/backends';
+
+/** An independent check: aligned, non-negative, and no two buffers alive together share a byte. */
+function violations(buffers: PlaceBuffer[], offsets: number[], capacity = Infinity): string[] {
+  const problems: string[] = [];
+  buffers.forEach((a, i) => {
+    if (offsets[i] < 0 || offsets[i] % (a.alignment ?? 1) !== 0) problems.push(`buffer ${i} misplaced`);
+    if (offsets[i] + a.size > capacity) problems.push(`buffer ${i} beyond capacity`);
+    for (let j = i + 1; j < buffers.length; j++) {
+      const b = buffers[j];
+      const time = a.lower < b.upper && b.lower < a.upper;
+      const space = offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size && a.size > 0 && b.size > 0;
+      if (time && space) problems.push(`buffers ${i} and ${j} overlap`);
+    }
+  });
+  return problems;
+}
+
+const maxLive = (buffers: PlaceBuffer[]) => {
+  const times = new Set(buffers.map((b) => b.lower));
+  return Math.max(0, ...[...times].map((t) => buffers.filter((b) => b.lower <= t && t < b.upper).reduce((s, b) => s + b.size, 0)));
+};
+
+const randomBuffers = fc.array(
+  fc.record({ lower: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 1, max: 8 }), size: fc.integer({ min: 0, max: 64 }), align: fc.integer({ min: 0, max: 3 }) })
+    .map(({ lower, length, size, align }) => ({ lower, upper: lower + length, size: size * 16, alignment: 16 * 2 ** align })),
+  { maxLength: 14 },
+);
+
+// A staircase with a perfect packing of height 12 that greedy-by-size misses.
+const STAIRS: PlaceBuffer[] = [
+  { lower: 0, upper: 3, size: 4 }, { lower: 0, upper: 1, size: 8 }, { lower: 1, upper: 2, size: 8 },
+  { lower: 2, upper: 4, size: 8 }, { lower: 3, upper: 4, size: 4 },
+];
+
+describe.each(BACKENDS)('place on %s', (backend) => {
+  const tp = session(backend);
+
+  it('reaches the lower bound and proves it on a small instance', () => {
+    const result = tp.place(STAIRS, { minimize: true });
+    expect(violations(STAIRS, result.offsets)).toEqual([]);
+    expect(result.lowerBound).toBe(12);
+    expect(result.height).toBe(12);
+    expect(result.provedOptimal).toBe(true);
+  });
+
+  it('proves a capacity below the optimum infeasible, and returns the best placement anyway', () => {
+    const result = tp.place(STAIRS, { capacity: 11 });
+    expect(result.feasible).toBe(false);
+    expect(result.provedInfeasible).toBe(true);
+    expect(result.offsets).toHaveLength(STAIRS.length);
+    expect(violations(STAIRS, result.offsets)).toEqual([]);
+  });
+
+  it('runs each baseline', () => {
+    for (const algorithm of ['greedy-size', 'xla-best', 'first-fit'] as const) {
+      const result = tp.place(STAIRS, { algorithm });
+      expect(result.algorithm).toBe(algorithm);
+      expect(violations(STAIRS, result.offsets), algorithm).toEqual([]);
+      expect(result.height).toBeGreaterThanOrEqual(12);
+    }
+  });
+
+  it('property: valid, at least the lower bound, never worse than any baseline', () => {
+    fc.assert(fc.property(randomBuffers, (buffers) => {
+      const ours = tp.place(buffers, { timeLimitSeconds: 1 });
+      expect(violations(buffers, ours.offsets)).toEqual([]);
+      expect(ours.lowerBound).toBe(maxLive(buffers));
+      expect(ours.height).toBeGreaterThanOrEqual(ours.lowerBound);
+      for (const algorithm of ['greedy-size', 'xla-best', 'first-fit'] as const) {
+        expect(ours.height).toBeLessThanOrEqual(tp.place(buffers, { algorithm }).height);
+      }
+    }), { numRuns: 150 });
+  });
+
+  it.each([
+    [[{ lower: 3, upper: 3, size: 8 }], 'buffers[0]'],
+    [[{ lower: 0, upper: 2, size: -8 }], 'buffers[0]'],
+    [[{ lower: 0, upper: 2, size: 8, alignment: 24 }], 'buffers[0]'],
+    [[{ lower: 0, upper: 2, size: '8' }], 'buffers[0].size = "8": must be a number'],
+  ])('rejects %j naming the buffer', (buffers, message) => {
+    expect(() => tp.place(buffers as never)).toThrow(TensorplanError);
+    expect(() => tp.place(buffers as never)).toThrow(message);
+  });
+});
+
+describe.skipIf(!BOTH_BACKENDS)('place parity', () => {
+  it('wasm and native return the same offsets', () => {
+    fc.assert(fc.property(randomBuffers, (buffers) => {
+      const a = session('wasm').place(buffers);
+      const b = session('native').place(buffers);
+      expect(a.offsets).toEqual(b.offsets);
+      expect(a.height).toBe(b.height);
+    }), { numRuns: 100 });
+  });
+});
+
+describe('MiniMalloc CSV', () => {
+  it('reads id,lower,upper,size and writes the offsets back, keeping every column', () => {
+    const csv = parseMinimallocCsv('id,lower,upper,size,hint\na,0,3,16,x\nb,2,5,32,y\n', 'f.csv');
+    expect(csv.buffers).toEqual([{ lower: 0, upper: 3, size: 16 }, { lower: 2, upper: 5, size: 32 }]);
+    expect(csv.ids).toEqual(['a', 'b']);
+    expect(formatMinimallocCsv(csv, [0, 16])).toBe('id,lower,upper,size,hint,offset\na,0,3,16,x,0\nb,2,5,32,y,16\n');
+  });
+
+  it('treats an end column as inclusive and reads alignments', () => {
+    const csv = parseMinimallocCsv('id,lower,end,size,alignment\n0,0,2,10,8\n', 'f.csv');
+    expect(csv.buffers).toEqual([{ lower: 0, upper: 3, size: 10, alignment: 8 }]);
+  });
+
+  it('replaces an existing offset column', () => {
+    const csv = parseMinimallocCsv('id,lower,upper,size,offset\na,0,1,4,99\n');
+    expect(formatMinimallocCsv(csv, [0])).toBe('id,lower,upper,size,offset\na,0,1,4,0\n');
+  });
+
+  it.each([
+    ['id,lower,upper\na,0,1\n', 'f.csv:1: missing column "size"'],
+    ['id,lower,upper,size,colour\n', 'f.csv:1: unknown column "colour"'],
+    ['id,lower,upper,end,size\n', 'exactly one of the columns "upper"'],
+    ['id,lower,upper,size\na,0,1,4\nb,0,x,4\n', 'f.csv:3: column "upper" = "x": expected an integer'],
+    ['id,lower,upper,size\na,0,1\n', 'f.csv:2: expected 4 columns, found 3'],
+    ['id,lower,upper,size\na,5,5,4\n', 'f.csv:2: the lifetime [5, 5) is empty'],
+    ['id,lower,upper,size\na,0,1,4\na,1,2,4\n', 'f.csv:3: column "id" = "a": already used on line 2'],
+    ['id,lower,upper,size,alignment\na,0,1,4,3\n', 'f.csv:2: column "alignment" = 3: must be a power of two'],
+  ])('rejects %j naming the line and column', (text, message) => {
+    expect(() => parseMinimallocCsv(text, 'f.csv')).toThrow(message);
+  });
+});
