@@ -67,9 +67,14 @@ function operationSource(op) {
   out += `export function decode${P}(arrays: readonly CoreArray[]): ${P}Result {\n`;
   out += `  checkFields('${op.name}', OPERATIONS.${op.name}.fields, arrays);\n`;
   out += `  return {${op.fields.map((f, i) => ` ${camel(f.name)}: arrays[${i}] as ${ARRAY_CLASS[f.type]}`).join(',')} };\n}\n`;
+  // The one place the parameter order lives on the TypeScript side: call<Op> and the
+  // addon's async wrappers (which take the same parameters) both go through it.
+  out += doc(`The arguments of \`${op.name}\` in its parameter order, as the backends take them.`);
+  out += `export function encode${P}Args(args: ${P}Args): CoreArg[] {\n`;
+  out += `  return [${op.params.map((p) => `args.${camel(p.name)}`).join(', ')}];\n}\n`;
   out += doc(`Calls \`${op.name}\` through \`core\` and names its result fields.`);
   out += `export function call${P}(core: CoreBinding, args: ${P}Args): ${P}Result {\n`;
-  out += `  return decode${P}(core.call('${op.name}', [${op.params.map((p) => `args.${camel(p.name)}`).join(', ')}]));\n}\n\n`;
+  out += `  return decode${P}(core.call('${op.name}', encode${P}Args(args)));\n}\n\n`;
   return out;
 }
 
@@ -86,7 +91,7 @@ export function generate({ operations, tables }) {
     .map((x) => `  ${x.name}: { id: ${x.id}, names: ${constant(x.name)}_NAMES, codes: [${x.entries.map((e) => e.code).join(', ')}] },\n`)
     .join('')}} as const;\n`;
 
-  let out = HEADER_COMMENT + `import type { CoreArray, CoreBinding } from './core-binding.js';
+  let out = HEADER_COMMENT + `import type { CoreArg, CoreArray, CoreBinding } from './core-binding.js';
 import { checkFields } from './check-fields.js';
 
 export * from './c-api-tables.generated.js';

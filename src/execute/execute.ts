@@ -1,4 +1,4 @@
-import { TRACE_EVENT_NAME, decodeExecuteReference } from '../abi/c-api.generated.js';
+import { TRACE_EVENT_NAME, decodeExecuteReference, encodeExecuteReferenceArgs } from '../abi/c-api.generated.js';
 import type { CoreArg, CoreArray, CoreBinding } from '../abi/core-binding.js';
 import { TensorplanError } from '../errors.js';
 import { encodeGraph } from '../graph/encode-graph.js';
@@ -88,13 +88,23 @@ export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Reado
     return index;
   });
   const given = encodeInputs(encoded.tensorIndex, inputs);
-  const args = [
-    ...encoded.args, order, order.length,
-    sem.tensorDtype, sem.tensorDtype.length, sem.shapeOffsets, sem.shapeOffsets.length, sem.shapeDims, sem.shapeDims.length,
-    sem.opCodes, sem.opCodes.length, sem.attributeOffsets, sem.attributeOffsets.length, sem.attributes, sem.attributes.length,
-    storageTensor, Float64Array.from(storages, (s) => s.offset), storages.length, plan.arenaBytes, memory === 'arena' ? 0 : 1,
-    given.tensors, given.offsets, given.tensors.length, given.data, given.data.length,
-  ];
+  const storageOffset = Float64Array.from(storages, (s) => s.offset);
+  // Named as c_api.h names them; the generated encoder puts them in parameter order for the
+  // synchronous call and for the addon's async executors alike.
+  const args = encodeExecuteReferenceArgs({
+    ...encoded.graph,
+    order, orderCount: order.length,
+    tensorDtype: sem.tensorDtype, tensorDtypeCount: sem.tensorDtype.length,
+    shapeOffsets: sem.shapeOffsets, shapeOffsetsCount: sem.shapeOffsets.length,
+    shapeDims: sem.shapeDims, shapeDimsCount: sem.shapeDims.length,
+    opCodes: sem.opCodes, opCodesCount: sem.opCodes.length,
+    attributeOffsets: sem.attributeOffsets, attributeOffsetsCount: sem.attributeOffsets.length,
+    attributes: sem.attributes, attributesCount: sem.attributes.length,
+    storageTensor, storageOffset, storageCount: storages.length,
+    arenaBytes: plan.arenaBytes, mode: memory === 'arena' ? 0 : 1,
+    inputTensors: given.tensors, inputOffsets: given.offsets, inputCount: given.tensors.length,
+    inputData: given.data, inputDataLength: given.data.length,
+  });
   return { args, doc: encoded.doc };
 }
 
