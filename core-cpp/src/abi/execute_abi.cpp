@@ -6,7 +6,7 @@
 
 #include "tensorplan/c_api.h"
 #include "abi/execute_abi.h"
-#include "abi/graph_abi.h"
+#include "abi/graph_arrays.h"
 #include "graph/graph_validate.h"
 #include "execute/reference_executor.h"
 #include "base/result.h"

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "execute/reference_executor.h"
 #include "base/result.h"
 #include "base/status.h"

@@ -4,7 +4,8 @@
 
 #include "tensorplan/c_api.h"
 #include "formats/dtype.h"
-#include "abi/graph_abi.h"
+#include "abi/graph_arrays.h"
+#include "graph/graph_validate.h"
 #include "graph/in_place_rule.h"
 #include "base/result.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "tensorplan/c_api.h"
-#include "abi/graph_abi.h"
+#include "abi/graph_arrays.h"
 #include "graph/graph_validate.h"
 #include "plan/plan_arena.h"
 #include "plan/plan_validate.h"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "base/host_buffer.h"
 #include "plan/lifecycle_verify.h"
 #include "execute/op_set.h"

@@ -9,7 +9,7 @@
 #define TENSORPLAN_REFERENCE_EXECUTOR_H
 
 #include "execute/execute_lifecycle.h"
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "base/status.h"
 
 namespace tp {

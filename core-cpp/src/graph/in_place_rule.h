@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "base/status.h"
 
 namespace tp {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "liveness/liveness.h"
 #include "placement/placement.h"
 #include "base/status.h"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "graph/graph_validate.h"
+
 namespace tp {
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tensorplan/c_api.h"
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "base/status.h"
 
 namespace tp {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 
 namespace tp {
 

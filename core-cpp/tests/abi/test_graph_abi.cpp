@@ -5,7 +5,7 @@
 #include <string>
 
 #include "tensorplan/c_api.h"
-#include "abi/graph_abi.h"
+#include "abi/graph_arrays.h"
 #include "graph/graph_families.h"
 #include "graph/graph_validate.h"
 #include "liveness/liveness.h"

@@ -8,7 +8,7 @@
 
 #include "planning_graph_for_tests.h"
 #include "tensorplan/c_api.h"
-#include "abi/graph_abi.h"
+#include "abi/graph_arrays.h"
 #include "graph/in_place_rule.h"
 
 namespace {

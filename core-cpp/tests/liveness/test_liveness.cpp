@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "liveness/liveness.h"
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include "planning_graph_for_tests.h"
 
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 #include "plan/lifecycle_verify.h"
 
 namespace {

@@ -4,7 +4,7 @@
 #include "planning_graph_for_tests.h"
 
 #include "schedule/fusion_check.h"
-#include "graph/graph_validate.h"
+#include "graph/planning_graph.h"
 
 namespace {
 
