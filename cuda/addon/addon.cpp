@@ -68,7 +68,7 @@ Napi::Value cuda_smoke_saxpy(const Napi::CallbackInfo& info) {
 
 // ---- CUDA execution (docs/op-set.md "CUDA") --------------------------------
 // cuda_execute, reference_execute and tp_cuda_plan_device_bytes are generated
-// wrappers (scripts/gen-native-abi.mjs, cuda/cuda_execute_abi.h); the device
+// wrappers (scripts/gen-native-abi.mjs, cuda/addon/cuda_execute_abi.h); the device
 // arena handles they take are made here.
 
 using tp_napi::ArenaBox;

@@ -1,5 +1,5 @@
 // GPU quantize / dequantize (see quantize_kernels.h). Each recipe is the
-// reference's loop nest (core-cpp/src/quantize.cpp) spread over threads:
+// reference's loop nest (core-cpp/src/formats/quantize/) spread over threads:
 // amaxes are maxima, so any reduction order gives the reference's value, and
 // every scale and code comes from the shared TP_HOST_DEVICE functions. Memory
 // access is arranged for coalescing: consecutive threads touch consecutive

@@ -9,7 +9,7 @@
 // An executor supplies only an ExecutionDevice: where bytes live (host
 // memory, device memory), how they are cleared and copied, and how one op
 // runs. The reference executor (reference_executor.cpp) and the CUDA
-// executor (cuda/cuda_executor.cu) are two devices of this one loop, so they
+// executor (cuda/execute/cuda_executor.cu) are two devices of this one loop, so they
 // emit the same trace, count allocations the same way and fail the same way.
 #ifndef TENSORPLAN_EXECUTE_LIFECYCLE_H
 #define TENSORPLAN_EXECUTE_LIFECYCLE_H

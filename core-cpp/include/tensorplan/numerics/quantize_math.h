@@ -1,8 +1,8 @@
 // The scale rules of every recipe (FORMATS.md §4.3-§4.6) as inline
 // TP_HOST_DEVICE functions: how an amax becomes a scale, how a block's scale
 // is coded, how a 16-element NVFP4 chunk is Hadamard-transformed. The
-// reference quantize (quantize.cpp) and the CUDA quantize kernels
-// (cuda/quantize_kernels.cu) both call these, so they agree bit for bit:
+// reference quantize (core-cpp/src/formats/quantize/) and the CUDA quantize kernels
+// (cuda/execute/quantize_kernels.cu) both call these, so they agree bit for bit:
 // amax is a max (order-free) and everything else is the same fp32
 // operations in the same order. Divisions are IEEE (correctly rounded) on
 // both sides; nvcc's default -prec-div=true is made explicit with __fdiv_rn.
