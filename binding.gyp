@@ -9,16 +9,17 @@
       "target_name": "tensorplan_native",
       "sources": [
         "<!@(node scripts/list-sources.mjs)",
-        "cuda/addon.cpp",
-        "cuda/abi_marshal.cpp",
-        "cuda/cuda_unavailable.cpp",
-        "cuda/cuda_executor_stub.cpp",
-        "cuda/cuda_execute_abi.cpp",
+        "cuda/addon/addon.cpp",
+        "cuda/addon/abi_marshal.cpp",
+        "cuda/addon/cuda_execute_abi.cpp",
+        "cuda/device/cuda_unavailable.cpp",
+        "cuda/execute/cuda_executor_stub.cpp",
         "cuda/build/gen/abi_wrappers.gen.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "core-cpp/include",
+        "core-cpp/src",
         "cuda"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],

@@ -12,7 +12,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findNvcc } from './find-nvcc.mjs';
 
@@ -48,15 +48,18 @@ function compileCuda(nvcc) {
   const objDir = join(root, 'cuda', 'build', 'obj');
   mkdirSync(objDir, { recursive: true });
   const objects = [];
-  for (const name of readdirSync(join(root, 'cuda')).filter((f) => f.endsWith('.cu')).sort()) {
-    const object = join(objDir, name.replace(/\.cu$/, '.o'));
+  // The kernels live in cuda/device and cuda/execute (cuda/tests has its own build).
+  const sources = ['device', 'execute'].flatMap((dir) =>
+    readdirSync(join(root, 'cuda', dir)).filter((f) => f.endsWith('.cu')).sort().map((f) => join(dir, f)));
+  for (const name of sources) {
+    const object = join(objDir, basename(name).replace(/\.cu$/, '.o'));
     // sm_80 and sm_90 cubins plus compute_90 PTX, so newer GPUs can JIT it.
     execFileSync(nvcc, [
       '-c', '-O2', '-std=c++17', '--cudart', 'static',
       '-Xcompiler', '-fPIC,-Wall,-Werror',
       '-gencode', 'arch=compute_80,code=sm_80',
       '-gencode', 'arch=compute_90,code=[sm_90,compute_90]',
-      '-I', join(root, 'core-cpp', 'include'), '-I', join(root, 'cuda'),
+      '-I', join(root, 'core-cpp', 'include'), '-I', join(root, 'core-cpp', 'src'), '-I', join(root, 'cuda'),
       join(root, 'cuda', name), '-o', object,
     ], { stdio: 'inherit' });
     objects.push(object);

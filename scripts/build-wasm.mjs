@@ -29,6 +29,7 @@ const args = [
   '-fno-exceptions',
   '-Wall', '-Wextra', '-Werror',
   '-I', join(root, 'core-cpp', 'include'),
+  '-I', join(root, 'core-cpp', 'src'),
   ...coreSources().map((file) => join(root, file)),
   '-o', join(outDir, 'tensorplan_core.mjs'),
   '-sMODULARIZE=1',

@@ -1,17 +1,26 @@
 // Prints the core's C++ sources, one per line, relative to the repository root.
-// binding.gyp calls this so new core files join the addon without edits there.
+// binding.gyp and the WASM build call this so new core files join both builds
+// without edits there. The core is one folder per concept (core-cpp/src/<concept>/),
+// so the walk is recursive; the list is sorted by path so the WASM link order,
+// and with it the committed binary, does not depend on the file system.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return walk(path);
+    return entry.isFile() && entry.name.endsWith('.cpp') ? [path] : [];
+  });
+}
+
 export function coreSources() {
-  const dir = join(root, 'core-cpp', 'src');
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.cpp'))
-    .sort()
-    .map((name) => relative(root, join(dir, name)));
+  return walk(join(root, 'core-cpp', 'src'))
+    .map((path) => relative(root, path).split('\\').join('/'))
+    .sort();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

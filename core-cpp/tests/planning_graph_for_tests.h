@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tensorplan/graph_validate.h"
+#include "graph/graph_validate.h"
 
 inline tp::PlanningGraph planning(const tp::Graph& g) {
   tp::PlanningGraph pg;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tensorplan/placement.h"
+#include "placement/placement.h"
 
 namespace tp_tools {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "dsa_csv.h"
-#include "tensorplan/placement.h"
+#include "placement/placement.h"
 
 namespace {
 

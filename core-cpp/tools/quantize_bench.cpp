@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "tensorplan/numeric_formats.h"
-#include "tensorplan/quantize.h"
+#include "tensorplan/numerics/numeric_formats.h"
+#include "formats/quantize/quantize.h"
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "tensorplan/graph_families.h"
-#include "tensorplan/graph_validate.h"
-#include "tensorplan/liveness.h"
-#include "tensorplan/schedule.h"
-#include "tensorplan/schedule_search.h"
+#include "graph/graph_families.h"
+#include "graph/graph_validate.h"
+#include "liveness/liveness.h"
+#include "schedule/schedule.h"
+#include "schedule/schedule_search.h"
 
 namespace {
 

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "cuda_executor.h"
+#include "execute/cuda_executor.h"
 #include "gpu_available.h"
-#include "tensorplan/dtype.h"
-#include "tensorplan/graph_validate.h"
-#include "tensorplan/lifecycle_verify.h"
-#include "tensorplan/numeric_formats.h"
-#include "tensorplan/plan_arena.h"
-#include "tensorplan/reference_executor.h"
-#include "tensorplan/tensor_spec.h"
+#include "formats/dtype.h"
+#include "graph/graph_validate.h"
+#include "plan/lifecycle_verify.h"
+#include "tensorplan/numerics/numeric_formats.h"
+#include "plan/plan_arena.h"
+#include "execute/reference_executor.h"
+#include "formats/tensor_spec.h"
 
 namespace {
 

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "gpu_available.h"
-#include "quantize_kernels.h"
-#include "tensorplan/dtype.h"
-#include "tensorplan/numeric_formats.h"
-#include "tensorplan/quantize.h"
-#include "tensorplan/recipe.h"
-#include "tensorplan/tensor_spec.h"
+#include "execute/quantize_kernels.h"
+#include "formats/dtype.h"
+#include "tensorplan/numerics/numeric_formats.h"
+#include "formats/quantize/quantize.h"
+#include "formats/recipe.h"
+#include "formats/tensor_spec.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 import { TensorplanError } from '../errors.js';
 import { type CoreArg, type CoreArray, type CoreBinding, checkAbiVersion } from '../abi/core-binding.js';
 
-/** The native addon's exports (see cuda/addon.cpp and the generated wrappers). */
+/** The native addon's exports (see cuda/addon/addon.cpp and the generated wrappers). */
 export interface NativeAddon {
   tp_abi_version(): number;
   tp_core_version(): string;

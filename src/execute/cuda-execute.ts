@@ -6,9 +6,9 @@ import { type ExecutionResult, type TensorBytes, decodeExecution, executeArgs } 
 
 /**
  * The addon's CUDA executor entry points: generated wrappers of
- * cuda/cuda_execute_abi.h and c_api.h (scripts/gen-native-abi.mjs; the
+ * cuda/addon/cuda_execute_abi.h and c_api.h (scripts/gen-native-abi.mjs; the
  * executions are promises run on a worker thread), and the arena handles of
- * cuda/addon.cpp.
+ * cuda/addon/addon.cpp.
  */
 interface CudaExecutorAddon {
   cuda_execute(...args: unknown[]): Promise<[Uint8Array, Float64Array, Int32Array, Int32Array, Int32Array, Float64Array]>;

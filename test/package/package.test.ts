@@ -15,7 +15,7 @@ const header = readFileSync(new URL('core-cpp/include/tensorplan/c_api.h', root)
 describe('package', () => {
   it('versions agree: package.json, the facade, the core header', () => {
     expect(VERSION).toBe(pkg.version);
-    const core = readFileSync(new URL('core-cpp/include/tensorplan/version.h', root), 'utf8');
+    const core = readFileSync(new URL('core-cpp/src/base/version.h', root), 'utf8');
     expect(core).toContain(`"${pkg.version}"`);
   });
 

@@ -1,0 +1,138 @@
+// tp_execute_reference: decode the graph, its op semantics, the placement and
+// the inputs; run the reference executor; encode outputs, trace and stats.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tensorplan/c_api.h"
+#include "abi/execute_abi.h"
+#include "abi/graph_arrays.h"
+#include "graph/graph_validate.h"
+#include "execute/reference_executor.h"
+#include "base/result.h"
+
+namespace tp {
+namespace {
+
+Status check_csr(const int32_t* offsets, int32_t count, int32_t rows, int32_t values, const char* name) {
+  TP_RETURN_IF_ERROR(check_array_arg(offsets, count, name));
+  if (count != rows + 1) {
+    return Status::invalid(std::string(name) + " has " + std::to_string(count) + " entries, expected " + std::to_string(rows + 1));
+  }
+  if (offsets[0] != 0 || offsets[rows] != values) {
+    return Status::invalid(std::string(name) + " must start at 0 and end at " + std::to_string(values));
+  }
+  for (int32_t i = 0; i < rows; ++i) {
+    if (offsets[i + 1] < offsets[i]) return Status::invalid(std::string(name) + "[" + std::to_string(i + 1) + "] decreases");
+  }
+  return Status::ok();
+}
+
+Status decode_semantics(const PlanningGraph& pg, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                        const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims,
+                        int32_t shape_dims_count, const int32_t* op_codes, int32_t op_codes_count,
+                        const int32_t* attr_offsets, int32_t attr_offsets_count, const double* attrs,
+                        int32_t attrs_count, OpSemantics* s) {
+  const int32_t T = static_cast<int32_t>(pg.graph.tensors.size());
+  const int32_t N = pg.op_count();
+  TP_RETURN_IF_ERROR(check_array_arg(tensor_dtype, tensor_dtype_count, "tensor_dtype"));
+  TP_RETURN_IF_ERROR(check_array_arg(shape_dims, shape_dims_count, "shape_dims"));
+  TP_RETURN_IF_ERROR(check_array_arg(op_codes, op_codes_count, "op_codes"));
+  TP_RETURN_IF_ERROR(check_array_arg(attrs, attrs_count, "attributes"));
+  if (tensor_dtype_count != T) return Status::invalid("tensor_dtype has " + std::to_string(tensor_dtype_count) + " entries, the graph has " + std::to_string(T) + " tensors");
+  if (op_codes_count != N) return Status::invalid("op_codes has " + std::to_string(op_codes_count) + " entries, the graph has " + std::to_string(N) + " ops");
+  TP_RETURN_IF_ERROR(check_csr(shape_offsets, shape_offsets_count, T, shape_dims_count, "shape_offsets"));
+  TP_RETURN_IF_ERROR(check_csr(attr_offsets, attr_offsets_count, N, attrs_count, "attribute_offsets"));
+  s->tensor_dtype.assign(tensor_dtype, tensor_dtype + T);
+  s->tensor_shape.resize(static_cast<size_t>(T));
+  for (int32_t t = 0; t < T; ++t) {
+    for (int32_t k = shape_offsets[t]; k < shape_offsets[t + 1]; ++k) {
+      int64_t dim = 0;
+      TP_RETURN_IF_ERROR(to_byte_count(shape_dims[k], "shape_dims[" + std::to_string(k) + "]", &dim));
+      s->tensor_shape[static_cast<size_t>(t)].push_back(dim);
+    }
+  }
+  s->op_codes.assign(op_codes, op_codes + N);
+  s->attributes.resize(static_cast<size_t>(N));
+  for (int32_t i = 0; i < N; ++i) {
+    for (int32_t k = attr_offsets[i]; k < attr_offsets[i + 1]; ++k) {
+      if (!std::isfinite(attrs[k])) return Status::invalid("attributes[" + std::to_string(k) + "] = " + format_number(attrs[k]) + ": must be finite");
+      s->attributes[static_cast<size_t>(i)].push_back(attrs[k]);
+    }
+  }
+  return check_op_semantics(pg, *s);
+}
+
+}  // namespace
+
+Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics* sem, ExecRequest* req) {
+  Graph graph;
+  TP_RETURN_IF_ERROR(decode_graph_abi(graph_i32, graph_i32_count, graph_f64, graph_f64_count, names, names_length,
+                                      name_offsets, name_offsets_count, &graph));
+  TP_RETURN_IF_ERROR(build_planning_graph(graph, pg));
+  TP_RETURN_IF_ERROR(decode_semantics(*pg, tensor_dtype, tensor_dtype_count, shape_offsets, shape_offsets_count,
+                                      shape_dims, shape_dims_count, op_codes, op_codes_count, attribute_offsets,
+                                      attribute_offsets_count, attributes, attributes_count, sem));
+  TP_RETURN_IF_ERROR(check_array_arg(order, order_count, "order"));
+  req->order.assign(order, order + order_count);
+  if (mode != 0 && mode != 1) return Status::invalid("mode = " + std::to_string(mode) + ": expected 0 (arena) or 1 (separate)");
+  req->mode = static_cast<ExecMode>(mode);
+  TP_RETURN_IF_ERROR(to_byte_count(arena_bytes, "arena_bytes", &req->arena_bytes));
+  TP_RETURN_IF_ERROR(check_array_arg(storage_tensor, storage_count, "storage_tensor"));
+  TP_RETURN_IF_ERROR(check_array_arg(storage_offset, storage_count, "storage_offset"));
+  const int32_t T = static_cast<int32_t>(pg->graph.tensors.size());
+  req->storage_offset.assign(static_cast<size_t>(pg->storage_count()), -1);
+  for (int32_t k = 0; k < storage_count; ++k) {
+    const int32_t t = storage_tensor[k];
+    if (t < 0 || t >= T) return Status::invalid("storage_tensor[" + std::to_string(k) + "] = " + std::to_string(t) + ": no such tensor");
+    int64_t off = 0;
+    TP_RETURN_IF_ERROR(to_byte_count(storage_offset[k], "storage_offset[" + std::to_string(k) + "]", &off));
+    req->storage_offset[static_cast<size_t>(pg->storage.tensor_storage[static_cast<size_t>(t)])] = off;
+  }
+  TP_RETURN_IF_ERROR(check_array_arg(input_tensors, input_count, "input_tensors"));
+  TP_RETURN_IF_ERROR(check_array_arg(input_offsets, input_count == 0 ? 0 : input_count + 1, "input_offsets"));
+  TP_RETURN_IF_ERROR(check_array_arg(input_data, input_data_length, "input_data"));
+  for (int32_t k = 0; k < input_count; ++k) {
+    int64_t begin = 0, end = 0;
+    TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k], "input_offsets[" + std::to_string(k) + "]", &begin));
+    TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k + 1], "input_offsets[" + std::to_string(k + 1) + "]", &end));
+    if (end < begin || end > input_data_length) return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] out of range");
+    req->input_tensors.push_back(input_tensors[k]);
+    req->input_bytes.emplace_back(input_data + begin, input_data + end);
+  }
+  return Status::ok();
+}
+
+void encode_exec_result(ExecResult* res, ResultBuilder* result) {
+  std::vector<double> offsets(res->output_offsets.begin(), res->output_offsets.end());
+  std::vector<int32_t> steps, tensors, kinds;
+  for (const TraceEvent& e : res->trace) {
+    steps.push_back(e.step);
+    tensors.push_back(e.tensor);
+    kinds.push_back(e.birth ? TP_TRACE_ALLOC : TP_TRACE_FREE);
+  }
+  result->adopt(std::move(res->output_data));
+  result->add(offsets);
+  result->add(steps);
+  result->add(tensors);
+  result->add(kinds);
+  result->add(std::vector<double>{static_cast<double>(res->stats.allocations), static_cast<double>(res->stats.peak_bytes)});
+}
+
+}  // namespace tp
+
+extern "C" tp_status tp_execute_reference(TP_EXECUTE_ABI_PARAMS, tp_result** out) {
+  using namespace tp;
+  ResultBuilder result(TP_RESULT_SPEC(tp_execute_reference));
+  auto run = [&]() -> Status {
+    PlanningGraph pg;
+    OpSemantics sem;
+    ExecRequest req;
+    TP_RETURN_IF_ERROR(decode_execute_abi(TP_EXECUTE_ABI_ARGS, &pg, &sem, &req));
+    ExecResult res;
+    TP_RETURN_IF_ERROR(execute_reference(pg, sem, req, &res));
+    encode_exec_result(&res, &result);
+    return Status::ok();
+  };
+  return finish_call(run(), &result, out);
+}

@@ -1,0 +1,119 @@
+// tp_graph_in_place: the in-place rule (in_place_rule.h) through the C ABI.
+#include <string>
+#include <vector>
+
+#include "tensorplan/c_api.h"
+#include "formats/dtype.h"
+#include "abi/graph_arrays.h"
+#include "graph/graph_validate.h"
+#include "graph/in_place_rule.h"
+#include "base/result.h"
+
+namespace tp {
+namespace {
+
+// Per tensor: its dtype code (-1: sized in bytes) and, for a dtype, its
+// element count from the CSR shapes (an empty shape is a scalar: 1 element).
+Status decode_tensor_sizes(int32_t tensor_count, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                           const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims,
+                           int32_t shape_dims_count, InPlaceRequest* request) {
+  TP_RETURN_IF_ERROR(check_array_arg(tensor_dtype, tensor_dtype_count, "tensor_dtype"));
+  TP_RETURN_IF_ERROR(check_array_arg(shape_offsets, shape_offsets_count, "shape_offsets"));
+  TP_RETURN_IF_ERROR(check_array_arg(shape_dims, shape_dims_count, "shape_dims"));
+  if (tensor_dtype_count != tensor_count) {
+    return Status::invalid("tensor_dtype_count = " + std::to_string(tensor_dtype_count) + ": expected T = " +
+                           std::to_string(tensor_count));
+  }
+  if (shape_offsets_count != tensor_count + 1) {
+    return Status::invalid("shape_offsets_count = " + std::to_string(shape_offsets_count) + ": expected T + 1 = " +
+                           std::to_string(tensor_count + 1));
+  }
+  if (shape_offsets[0] != 0) return Status::invalid("shape_offsets[0] = " + std::to_string(shape_offsets[0]) + ": must be 0");
+  for (int32_t t = 0; t < tensor_count; ++t) {
+    if (shape_offsets[t + 1] < shape_offsets[t] || shape_offsets[t + 1] > shape_dims_count) {
+      return Status::invalid("shape_offsets[" + std::to_string(t + 1) + "] = " + std::to_string(shape_offsets[t + 1]) +
+                             ": must be in [shape_offsets[" + std::to_string(t) + "], shape_dims_count = " +
+                             std::to_string(shape_dims_count) + "]");
+    }
+  }
+  request->dtype.assign(tensor_dtype, tensor_dtype + tensor_count);
+  request->elements.assign(tensor_count, 0);
+  for (int32_t t = 0; t < tensor_count; ++t) {
+    const std::string field = "tensors[" + std::to_string(t) + "]";
+    if (tensor_dtype[t] < 0) {
+      if (tensor_dtype[t] != -1) {
+        return Status::invalid("tensor_dtype[" + std::to_string(t) + "] = " + std::to_string(tensor_dtype[t]) +
+                               ": must be a dtype code or -1 (sized in bytes)");
+      }
+      continue;
+    }
+    if (!is_valid_dtype_code(tensor_dtype[t])) {
+      return Status::invalid("tensor_dtype[" + std::to_string(t) + "] = " + std::to_string(tensor_dtype[t]) +
+                             ": unknown dtype code");
+    }
+    int64_t elements = 1;
+    for (int32_t d = shape_offsets[t]; d < shape_offsets[t + 1]; ++d) {
+      int64_t dim = 0;
+      TP_RETURN_IF_ERROR(to_byte_count(shape_dims[d], field + ".shape[" + std::to_string(d - shape_offsets[t]) + "]", &dim));
+      TP_RETURN_IF_ERROR(checked_mul(elements, dim, "element count of " + field, &elements));
+    }
+    request->elements[t] = elements;
+  }
+  return Status::ok();
+}
+
+Status decode_request(const Graph& graph, const uint8_t* candidates, int32_t candidate_count, const int32_t* pinned,
+                      int32_t pinned_count, InPlaceRequest* request) {
+  TP_RETURN_IF_ERROR(check_array_arg(candidates, candidate_count, "candidates"));
+  TP_RETURN_IF_ERROR(check_array_arg(pinned, pinned_count, "pinned"));
+  if (candidate_count != static_cast<int32_t>(graph.ops.size())) {
+    return Status::invalid("candidate_count = " + std::to_string(candidate_count) + ": expected N = " +
+                           std::to_string(graph.ops.size()));
+  }
+  for (int32_t k = 0; k < candidate_count; ++k) {
+    if (candidates[k] > 1) {
+      return Status::invalid("candidates[" + std::to_string(k) + "] = " + std::to_string(candidates[k]) + ": must be 0 or 1");
+    }
+  }
+  request->candidate.assign(candidates, candidates + candidate_count);
+  request->pinned.assign(pinned, pinned + pinned_count);
+  return Status::ok();
+}
+
+}  // namespace
+}  // namespace tp
+
+extern "C" tp_status tp_graph_in_place(const int32_t* graph_i32, int32_t graph_i32_count, const double* graph_f64,
+                                       int32_t graph_f64_count, const uint8_t* names, int32_t names_length,
+                                       const int32_t* name_offsets, int32_t name_offsets_count,
+                                       const uint8_t* candidates, int32_t candidate_count, const int32_t* pinned,
+                                       int32_t pinned_count, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                                       const int32_t* shape_offsets, int32_t shape_offsets_count,
+                                       const double* shape_dims, int32_t shape_dims_count, tp_result** out) {
+  using namespace tp;
+  Graph graph;
+  PlanningGraph pg;
+  InPlaceRequest request;
+  InPlaceDecision decision;
+  Status status = decode_graph_abi(graph_i32, graph_i32_count, graph_f64, graph_f64_count, names, names_length,
+                                   name_offsets, name_offsets_count, &graph);
+  if (status.is_ok()) status = build_planning_graph(graph, &pg);
+  if (status.is_ok()) status = decode_request(pg.graph, candidates, candidate_count, pinned, pinned_count, &request);
+  if (status.is_ok()) {
+    status = decode_tensor_sizes(static_cast<int32_t>(pg.graph.tensors.size()), tensor_dtype, tensor_dtype_count,
+                                 shape_offsets, shape_offsets_count, shape_dims, shape_dims_count, &request);
+  }
+  if (status.is_ok()) status = decide_in_place(pg, request, &decision);
+  ResultBuilder result(TP_RESULT_SPEC(tp_graph_in_place));
+  if (status.is_ok()) {
+    std::vector<int32_t> offsets{0}, after;
+    for (const std::vector<int32_t>& list : decision.after) {
+      after.insert(after.end(), list.begin(), list.end());
+      offsets.push_back(static_cast<int32_t>(after.size()));
+    }
+    result.add(decision.input);
+    result.add(offsets);
+    result.add(after);
+  }
+  return finish_call(status, &result, out);
+}

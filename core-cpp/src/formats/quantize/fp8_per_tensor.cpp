@@ -1,0 +1,118 @@
+// Per-tensor FP8 (FORMATS.md §4.3 delayed, §4.4 current scaling): one scale for
+// the whole tensor, codes in the logical layout and/or transposed.
+#include "formats/quantize/quantize_families.h"
+
+#include <cfloat>
+#include <cstring>
+
+namespace tp {
+namespace quantize_detail {
+namespace {
+
+// A 16-bit input has only 65536 values: above this size each is encoded once
+// into a table and the codes are looked up (the same encode_fp8 calls on the
+// same products, far fewer of them).
+constexpr int64_t kHalfTableMinElements = int64_t{1} << 16;
+
+// encode_fp8(x * scale) of every element, in the input's row-major order.
+std::vector<uint8_t> fp8_codes(const RawMatrix& x, bool e5m2, float scale) {
+  const int64_t numel = x.m * x.k;
+  std::vector<uint8_t> q(static_cast<size_t>(numel));
+  if (x.dtype != DType::kFloat32 && numel >= kHalfTableMinElements) {
+    std::vector<uint8_t> code_of(65536);
+    for (uint32_t bits = 0; bits < 65536; ++bits) {
+      code_of[bits] = encode_fp8(e5m2, decode_half(x.dtype, static_cast<uint16_t>(bits)) * scale);
+    }
+    for (int64_t i = 0; i < numel; ++i) {
+      uint16_t half;
+      std::memcpy(&half, x.bytes + i * 2, 2);
+      q[static_cast<size_t>(i)] = code_of[half];
+    }
+    return q;
+  }
+  std::vector<float> row(static_cast<size_t>(x.k));
+  for (int64_t i = 0; i < x.m; ++i) {
+    x.decode_rows(i, 1, row.data());
+    uint8_t* out = q.data() + i * x.k;
+    for (int64_t j = 0; j < x.k; ++j) out[j] = encode_fp8(e5m2, row[static_cast<size_t>(j)] * scale);
+  }
+  return q;
+}
+
+struct Fp8PerTensor {
+  std::vector<uint8_t> data, transpose_bytes, scale_inv;
+  float amax = 0;
+};
+
+void cast_per_tensor(const TensorSpec& spec, const RawMatrix& x, const QuantizeParams& params, bool want_data,
+                     bool want_transpose, Fp8PerTensor* out) {
+  const DType format = spec.options.fp8_dtype;
+  out->amax = amax_of(x);
+  float scale = params.delayed_scale;
+  if (spec.recipe == Recipe::kFp8Current) {
+    scale = compute_scale_from_amax(out->amax, fp8_max_of(format), spec.options.pow2_scales, params.amax_epsilon, FLT_MAX);
+  }
+  if (want_data || want_transpose) {
+    std::vector<uint8_t> q = fp8_codes(x, format == DType::kFloat8E5M2, scale);
+    if (want_transpose) out->transpose_bytes = transpose(q, x.m, x.k);
+    if (want_data) out->data = std::move(q);
+  }
+  out->scale_inv.resize(4);
+  put_f32(&out->scale_inv, 0, canonical_nan(divide_rn(1.0f, scale)));
+}
+
+}  // namespace
+
+Status quantize_fp8_per_tensor(const TensorSpec& spec, const RawMatrix& x, const QuantizeParams& params,
+                               const std::vector<BufferSpec>& buffers, QuantizeTarget* out) {
+  Fp8PerTensor fp8;
+  bool has_data = false, has_transpose = false;
+  for (const BufferSpec& b : buffers) {
+    if (b.name == "_data") has_data = true;
+    if (b.name == "_transpose") has_transpose = true;
+  }
+  cast_per_tensor(spec, x, params, has_data, has_transpose, &fp8);
+  out->named.emplace_back("_data", std::move(fp8.data));
+  out->named.emplace_back("_transpose", std::move(fp8.transpose_bytes));
+  out->named.emplace_back("_scale_inv", std::move(fp8.scale_inv));
+  out->amax = {fp8.amax};
+  return Status::ok();
+}
+
+Status dequantize_fp8_per_tensor(const DequantizeSource& in, std::vector<uint8_t>* out) {
+  const TensorSpec& spec = in.spec;
+  const int64_t m = in.m, k = in.k;
+  auto get = [&](const char* name) { return in.get(name); };
+  const Fp8Decoded fp8(spec.options.fp8_dtype == DType::kFloat8E5M2);
+  // One scale for the tensor: each of the 256 codes has one output
+  // value, encoded once into a table.
+  const float scale_inv = get_f32(*get("_scale_inv"), 0);
+  const std::vector<uint8_t>* data = get("_data");
+  const std::vector<uint8_t>* t = get("_transpose");
+  if (data == nullptr && t == nullptr) return no_usage();
+  std::vector<uint8_t> from_transpose;
+  if (data == nullptr) {
+    from_transpose = transpose(*t, k, m);
+    data = &from_transpose;
+  }
+  float value[256];
+  for (int code = 0; code < 256; ++code) value[code] = fp8.value[code] * scale_inv;
+  const int64_t element = element_bytes(spec.dtype);
+  uint8_t table[256 * 4];
+  encode_elements(spec.dtype, value, 256, table);
+  const uint8_t* codes = data->data();
+  uint8_t* bytes = out->data();
+  if (element == 2) {
+    uint16_t half[256];
+    std::memcpy(half, table, sizeof half);
+    for (int64_t i = 0; i < m * k; ++i) std::memcpy(bytes + i * 2, &half[codes[i]], 2);
+  } else {
+    uint32_t word[256];
+    std::memcpy(word, table, sizeof word);
+    for (int64_t i = 0; i < m * k; ++i) std::memcpy(bytes + i * 4, &word[codes[i]], 4);
+  }
+  return Status::ok();
+}
+
+}  // namespace quantize_detail
+}  // namespace tp

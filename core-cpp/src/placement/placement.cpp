@@ -1,0 +1,418 @@
+// place(): input checks, the baselines, and tensorplan's solver driver.
+//
+// The driver cuts the instance at steps no buffer crosses (the pieces are
+// independent: the height is the max over pieces), takes for every piece the
+// best of the baselines, and only searches the pieces above the target. The
+// search is the complete decision procedure of placement_exact.cpp, called at
+// a capacity K: at the lower bound first (a perfect packing is common), then
+// by bisection between the proved bound and the best height found.
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace tp {
+
+using placement_detail::SearchBudget;
+using placement_detail::SearchOutcome;
+
+const char* place_method_name(PlaceMethod method) {
+  switch (method) {
+#define TP_X(code, c, cpp, name) \
+  case PlaceMethod::k##cpp:      \
+    return name;
+    TP_PLACE_METHOD_LIST(TP_X)
+#undef TP_X
+  }
+  return "unknown";
+}
+
+Status check_place_buffers(const std::vector<PlaceBuffer>& buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const PlaceBuffer& b = buffers[i];
+    const std::string field = "buffers[" + std::to_string(i) + "]";
+    if (b.size < 0 || b.size > kMaxExactInteger) {
+      return Status::invalid(field + ".size = " + std::to_string(b.size) + ": must be in [0, 2^53]");
+    }
+    if (b.lower < -kMaxExactInteger || b.lower > kMaxExactInteger) {
+      return Status::out_of_range(field + ".lower = " + std::to_string(b.lower) + ": beyond 2^53");
+    }
+    if (b.upper < -kMaxExactInteger || b.upper > kMaxExactInteger) {
+      return Status::out_of_range(field + ".upper = " + std::to_string(b.upper) + ": beyond 2^53");
+    }
+    if (b.upper <= b.lower) {
+      return Status::invalid(field + ".upper = " + std::to_string(b.upper) + ": must be > lower = " +
+                             std::to_string(b.lower) + " (lifetimes are half-open [lower, upper))");
+    }
+    if (!is_power_of_two(b.alignment)) {
+      return Status::invalid(field + ".alignment = " + std::to_string(b.alignment) + ": must be a power of two");
+    }
+  }
+  // The sum of sizes bounds every height any planner here produces (aligned
+  // stacking adds at most alignment - 1 per buffer).
+  int64_t total = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    TP_RETURN_IF_ERROR(checked_add(total, buffers[i].size + buffers[i].alignment - 1, "total bytes of all buffers", &total));
+  }
+  return Status::ok();
+}
+
+int64_t placement_lower_bound(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<std::pair<int64_t, int64_t>> events;  // (time, delta); deaths sort first at equal times
+  events.reserve(buffers.size() * 2);
+  for (const PlaceBuffer& b : buffers) {
+    if (b.size == 0) continue;
+    events.emplace_back(b.lower, b.size);
+    events.emplace_back(b.upper, -b.size);
+  }
+  std::sort(events.begin(), events.end());
+  int64_t live = 0, peak = 0;
+  for (const auto& e : events) {
+    live += e.second;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+int64_t placement_height(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& offsets) {
+  int64_t height = 0;
+  for (size_t i = 0; i < buffers.size() && i < offsets.size(); ++i) {
+    if (buffers[i].size > 0) height = std::max(height, offsets[i] + buffers[i].size);
+  }
+  return height;
+}
+
+namespace {
+
+// One independent piece of the instance (buffers with size > 0).
+struct Piece {
+  std::vector<int32_t> members;      // indices into the input
+  std::vector<PlaceBuffer> buffers;  // their copies, in the same order
+  std::vector<int64_t> offsets;      // best placement found for the piece
+  int64_t height = 0;
+  int64_t lower_bound = 0;
+  PlaceMethod method = PlaceMethod::kNone;
+  int64_t pairs = 0;  // buffer pairs alive together: the search's memory cost
+};
+
+std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<int32_t> order;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].size > 0) order.push_back(static_cast<int32_t>(i));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return buffers[static_cast<size_t>(a)].lower < buffers[static_cast<size_t>(b)].lower;
+  });
+  std::vector<Piece> pieces;
+  int64_t reach = 0;
+  for (int32_t i : order) {
+    const PlaceBuffer& b = buffers[static_cast<size_t>(i)];
+    if (pieces.empty() || b.lower >= reach) {
+      pieces.emplace_back();
+      reach = b.upper;
+    }
+    pieces.back().members.push_back(i);
+    pieces.back().buffers.push_back(b);
+    reach = std::max(reach, b.upper);
+  }
+  for (Piece& p : pieces) {
+    p.lower_bound = placement_lower_bound(p.buffers);
+    // Pairs alive together, counted by a sweep (each pair once, at the later birth).
+    std::vector<std::pair<int64_t, int>> events;
+    for (const PlaceBuffer& b : p.buffers) {
+      events.emplace_back(b.lower, 1);
+      events.emplace_back(b.upper, 0);
+    }
+    std::sort(events.begin(), events.end());
+    int64_t alive = 0;
+    for (const auto& e : events) {
+      if (e.second == 0) {
+        --alive;
+      } else {
+        p.pairs += alive;
+        ++alive;
+      }
+    }
+  }
+  return pieces;
+}
+
+// The search keeps an adjacency list of pairs alive together; beyond this it
+// would need too much memory and time per node to be worth starting.
+constexpr int64_t kMaxSearchPairs = int64_t{3} << 20;
+// The search recurses once per placed buffer; this keeps its stack modest
+// (the WASM build has a few MB of stack).
+constexpr size_t kMaxSearchBuffers = 4000;
+
+// Runs the decision procedure at capacity K on every piece above K. Returns
+// kFound when every piece now fits, kInfeasible when one piece provably
+// cannot, kGaveUp otherwise. Improvements found on the way are kept.
+SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_limit, SearchBudget* budget,
+                     bool* out_of_reach = nullptr) {
+  SearchOutcome overall = SearchOutcome::kFound;
+  // Hardest (highest) pieces first: an infeasible one ends the question early.
+  std::vector<size_t> order(pieces->size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return (*pieces)[a].lower_bound > (*pieces)[b].lower_bound;
+  });
+  for (size_t index : order) {
+    Piece& piece = (*pieces)[index];
+    if (piece.height <= capacity) continue;
+    if (piece.lower_bound > capacity) return SearchOutcome::kInfeasible;
+    if (piece.pairs > kMaxSearchPairs || piece.buffers.size() > kMaxSearchBuffers) {
+      if (out_of_reach != nullptr) *out_of_reach = true;  // no budget will change this answer
+      overall = SearchOutcome::kGaveUp;
+      continue;
+    }
+    std::vector<int64_t> offsets;
+    const SearchOutcome outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets);
+    if (outcome == SearchOutcome::kInfeasible) return outcome;
+    if (outcome == SearchOutcome::kGaveUp) {
+      overall = SearchOutcome::kGaveUp;
+      if (budget->timed_out) return overall;
+      continue;
+    }
+    const int64_t height = placement_height(piece.buffers, offsets);
+    if (height < piece.height) {
+      piece.offsets = std::move(offsets);
+      piece.height = height;
+      piece.method = PlaceMethod::kSearch;
+    }
+  }
+  return overall;
+}
+
+int64_t pieces_height(const std::vector<Piece>& pieces) {
+  int64_t height = 0;
+  for (const Piece& p : pieces) height = std::max(height, p.height);
+  return height;
+}
+
+void adopt_if_lower(Piece* piece, const std::vector<int64_t>& whole_offsets, PlaceMethod method) {
+  std::vector<int64_t> offsets(piece->members.size());
+  for (size_t k = 0; k < piece->members.size(); ++k) offsets[k] = whole_offsets[static_cast<size_t>(piece->members[k])];
+  const int64_t height = placement_height(piece->buffers, offsets);
+  if (piece->method == PlaceMethod::kNone || height < piece->height) {
+    piece->offsets = std::move(offsets);
+    piece->height = height;
+    piece->method = method;
+  }
+}
+
+Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start, Placement* out) {
+  SearchBudget budget;
+  if (options.time_limit_seconds > 0) budget.deadline_seconds = start + options.time_limit_seconds;
+  const int64_t lower_bound = out->lower_bound;
+
+  // Constructive phase on the whole instance; each piece keeps the best of
+  // the methods: skyline dives first (they usually win), then the baselines
+  // when the instance is small enough for them.
+  std::vector<Piece> pieces = split_at_free_steps(buffers);
+  out->stats.components = static_cast<int32_t>(pieces.size());
+  int64_t total_pairs = 0;
+  for (const Piece& piece : pieces) total_pairs += piece.pairs;
+  const bool large = buffers.size() > 5000;
+  std::vector<std::pair<PlaceMethod, std::vector<int64_t>>> results;
+  const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(buffers);
+  const char* const orders[] = {"A", "TWA", "Z"};
+  for (const char* keys : orders) {
+    if (large && keys != orders[0]) break;  // large instances afford the area order only
+    const std::vector<int32_t> order = placement_detail::preorder(buffers, heaviest, keys);
+    // Buffers under a millionth of the lower bound barely move the height;
+    // they go in a second dive (see skyline_in_order).
+    for (bool starters : {false, true}) {
+      results.emplace_back(PlaceMethod::kConstructive,
+                           placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000,
+                                                              buffers.size() > 40000, starters));
+    }
+  }
+  int64_t best_baseline = 0;
+  auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {
+    const int64_t height = placement_height(buffers, offsets);
+    if (best_baseline == 0 || height < best_baseline) best_baseline = height;
+    results.emplace_back(method, std::move(offsets));
+  };
+  // Best fit costs O(pairs log pairs) and first fit scans the live blocks:
+  // beyond this many pairs (S_1 and Y_1 of the benchmarks) they take
+  // seconds, and tensorplan's dives alone are what the caller gets.
+  constexpr int64_t kMaxBaselinePairs = int64_t{20} << 20;
+  if (total_pairs <= kMaxBaselinePairs) {
+    baseline(PlaceMethod::kGreedySize, place_greedy_by_size(buffers));
+    baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
+    baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
+  }
+  out->stats.best_baseline_height = best_baseline;
+  for (Piece& piece : pieces) {
+    for (const auto& result : results) adopt_if_lower(&piece, result.second, result.first);
+  }
+  results.clear();
+
+  // Randomised dives: area order with multiplicative noise on the keys. On
+  // large real instances a fixed order can strand a few big buffers above
+  // holes the dive cannot reach (pangu_2.6B: every fixed order ends 0.76%
+  // above the lower bound; noisy orders reach 0.01% within a few dozen
+  // tries). The seed is fixed and the noise is built from raw 64-bit draws,
+  // so every build returns the same placement. The dives stop after 24, at
+  // half the time limit, or once the height is within 0.05% of the lower
+  // bound (at the lower bound itself under minimize).
+  {
+    std::mt19937_64 rng(0x7E45011Aull);
+    const double dive_deadline =
+        options.time_limit_seconds > 0 ? start + 0.5 * options.time_limit_seconds : 0;
+    const int64_t good_enough = options.minimize ? lower_bound : lower_bound + lower_bound / 2000;
+    std::vector<double> key(buffers.size());
+    std::vector<int32_t> order(buffers.size());
+    for (int dive = 1; dive <= 24 && pieces_height(pieces) > good_enough; ++dive) {
+      if (dive_deadline > 0 && placement_detail::now_seconds() > dive_deadline) break;
+      const double noise = dive % 2 == 1 ? 1.0 : 0.3;
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        const double unit = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+        key[i] = static_cast<double>(buffers[i].size) * static_cast<double>(buffers[i].upper - buffers[i].lower) *
+                 (1.0 + noise * (2.0 * unit - 1.0));
+      }
+      for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        return key[static_cast<size_t>(a)] > key[static_cast<size_t>(b)];
+      });
+      const std::vector<int64_t> offsets =
+          placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000, buffers.size() > 40000);
+      for (Piece& piece : pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
+    }
+  }
+
+  int64_t proved = lower_bound;  // no placement is lower than this
+  int64_t best = pieces_height(pieces);
+  const int64_t capacity = options.capacity;
+  // Without minimize or a capacity, the search is a short attempt at the
+  // lower bound, not a proof hunt; a capacity is a question to answer.
+  const int64_t node_limit = options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffers.size()));
+
+  if (capacity > 0 && best > capacity) {
+    const SearchOutcome outcome = decide(&pieces, capacity, node_limit, &budget);
+    best = pieces_height(pieces);
+    if (outcome == SearchOutcome::kInfeasible) {
+      out->proved_infeasible = true;
+      proved = std::max(proved, capacity + 1);
+    }
+  }
+  if (!options.minimize && capacity == 0 && proved < best) {
+    // The default: one short attempt at the lower bound (perfect packings
+    // are common and then cheap to find), then whatever was found.
+    const SearchOutcome outcome = decide(&pieces, proved, node_limit, &budget);
+    best = pieces_height(pieces);
+    if (outcome == SearchOutcome::kInfeasible) proved += 1;
+  }
+  if (options.minimize && !out->proved_infeasible) {
+    // Iterative deepening probes: capacities in [proved, best) are tried
+    // with a node budget that doubles each round. Tight probes (near the
+    // proved bound) are cheap to refute; probes near the best height are
+    // cheap to satisfy; the middle is where the hard questions are, so it is
+    // asked last in each round, with the most budget.
+    int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffers.size()));
+    bool stuck = false;
+    while (proved < best && !budget.timed_out && !stuck) {
+      // One round: the proved bound, then points at 1/2, 3/4 and 7/8 of the
+      // bracket; any success lowers `best` and restarts the ladder, any
+      // refutation raises `proved`.
+      int step = 0;
+      while (step < 4 && proved < best && !budget.timed_out) {
+        const int64_t span = best - 1 - proved;
+        const int64_t target = step == 0 ? proved : proved + span - (span >> step);
+        bool out_of_reach = false;
+        const SearchOutcome outcome = decide(&pieces, target, round_limit, &budget, &out_of_reach);
+        const int64_t height = pieces_height(pieces);
+        if (out_of_reach) {
+          // A piece above the target is too large to search: more budget
+          // cannot help, so stop rather than spin (the time limit may be off).
+          best = height;
+          stuck = true;
+          break;
+        }
+        const bool improved = height < best;
+        best = height;
+        if (outcome == SearchOutcome::kInfeasible) {
+          proved = target + 1;
+          step = 0;
+        } else if (outcome == SearchOutcome::kFound || improved) {
+          step = 0;
+        } else {
+          ++step;
+        }
+      }
+      if (round_limit > (int64_t{1} << 50)) break;
+      round_limit *= 2;
+    }
+  }
+
+  out->offsets.assign(buffers.size(), 0);
+  PlaceMethod method = PlaceMethod::kNone;
+  for (const Piece& piece : pieces) {
+    for (size_t k = 0; k < piece.members.size(); ++k) out->offsets[static_cast<size_t>(piece.members[k])] = piece.offsets[k];
+    if (piece.height == best && (method == PlaceMethod::kNone || piece.method == PlaceMethod::kSearch)) method = piece.method;
+  }
+  out->stats.method = method;
+  out->stats.nodes = budget.nodes;
+  out->stats.timed_out = budget.timed_out;
+  out->proved_lower_bound = std::min(proved, best);
+  if (out->proved_infeasible) out->proved_lower_bound = proved;
+  return Status::ok();
+}
+
+}  // namespace
+
+Status place(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, Placement* out) {
+  const double start = placement_detail::now_seconds();
+  TP_RETURN_IF_ERROR(check_place_buffers(buffers));
+  if (options.capacity < 0 || options.capacity > kMaxExactInteger) {
+    return Status::invalid("options.capacity = " + std::to_string(options.capacity) + ": must be in [0, 2^53]");
+  }
+  *out = Placement();
+  out->lower_bound = placement_lower_bound(buffers);
+  out->proved_lower_bound = out->lower_bound;
+  switch (options.algorithm) {
+    case PlaceAlgorithm::kAuto:
+    case PlaceAlgorithm::kOurs:
+      TP_RETURN_IF_ERROR(solve_ours(buffers, options, start, out));
+      break;
+    case PlaceAlgorithm::kGreedySize:
+      out->offsets = place_greedy_by_size(buffers);
+      out->stats.method = PlaceMethod::kGreedySize;
+      break;
+    case PlaceAlgorithm::kXlaBest: {
+      out->offsets = place_greedy_by_size(buffers);
+      out->stats.method = PlaceMethod::kXlaSize;
+      std::vector<int64_t> other = place_best_fit_by_lifetime(buffers);
+      if (placement_height(buffers, other) < placement_height(buffers, out->offsets)) {
+        out->offsets = std::move(other);
+        out->stats.method = PlaceMethod::kXlaLifetime;
+      }
+      break;
+    }
+    case PlaceAlgorithm::kFirstFit:
+      out->offsets = place_first_fit(buffers);
+      out->stats.method = PlaceMethod::kFirstFit;
+      break;
+    default:
+      return Status::invalid("options.algorithm = " + std::to_string(static_cast<int32_t>(options.algorithm)) +
+                             ": unknown (0 auto, 1 ours, 2 greedy-size, 3 xla-best, 4 first-fit)");
+  }
+  out->height = placement_height(buffers, out->offsets);
+  if (out->height == out->lower_bound) out->proved_lower_bound = out->height;
+  out->proved_optimal = out->height == out->proved_lower_bound;
+  if (options.capacity > 0) {
+    out->feasible = out->height <= options.capacity;
+    if (options.capacity < out->lower_bound) out->proved_infeasible = true;
+  }
+  // Cheap independent check before anything leaves the core.
+  Status valid = validate_placement(buffers, out->offsets, 0);
+  if (!valid.is_ok()) return Status::internal("placement bug: " + valid.message());
+  out->stats.seconds = placement_detail::now_seconds() - start;
+  return Status::ok();
+}
+
+}  // namespace tp

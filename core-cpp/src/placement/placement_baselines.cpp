@@ -1,0 +1,206 @@
+// The greedy baselines of PLANNING.md §4: best fit by decreasing size (TFLite's
+// GreedyBySize, ONNX Runtime's memory pattern), best fit by decreasing lifetime
+// (XLA's second order), and first fit in order of first use (an online
+// allocator such as ggml's measure pass).
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace tp {
+namespace placement_detail {
+
+TimeSections time_sections(const std::vector<PlaceBuffer>& buffers) {
+  TimeSections sections;
+  sections.times.reserve(buffers.size() * 2);
+  for (const PlaceBuffer& b : buffers) {
+    sections.times.push_back(b.lower);
+    sections.times.push_back(b.upper);
+  }
+  std::sort(sections.times.begin(), sections.times.end());
+  sections.times.erase(std::unique(sections.times.begin(), sections.times.end()), sections.times.end());
+  const auto section_of = [&](int64_t time) {
+    return static_cast<int32_t>(std::lower_bound(sections.times.begin(), sections.times.end(), time) - sections.times.begin());
+  };
+  sections.first.resize(buffers.size());
+  sections.end.resize(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    sections.first[i] = section_of(buffers[i].lower);
+    sections.end[i] = section_of(buffers[i].upper);
+  }
+  return sections;
+}
+
+LifetimeIndex::LifetimeIndex(const std::vector<PlaceBuffer>& buffers) {
+  TimeSections sections = time_sections(buffers);
+  leaves_ = std::max<int>(1, sections.count());
+  first_section_ = std::move(sections.first);
+  end_section_ = std::move(sections.end);
+  covering_.resize(static_cast<size_t>(leaves_) * 4);
+  touching_.resize(static_cast<size_t>(leaves_) * 4);
+  seen_.assign(buffers.size(), 0);
+}
+
+void LifetimeIndex::insert_at(int node, int lo, int hi, int qlo, int qhi, int32_t buffer) {
+  if (qhi <= lo || hi <= qlo) return;
+  if (qlo <= lo && hi <= qhi) {
+    covering_[static_cast<size_t>(node)].push_back(buffer);
+    return;
+  }
+  touching_[static_cast<size_t>(node)].push_back(buffer);
+  const int mid = (lo + hi) / 2;
+  insert_at(node * 2, lo, mid, qlo, qhi, buffer);
+  insert_at(node * 2 + 1, mid, hi, qlo, qhi, buffer);
+}
+
+void LifetimeIndex::insert(int32_t buffer) {
+  if (first_section_[static_cast<size_t>(buffer)] >= end_section_[static_cast<size_t>(buffer)]) return;
+  insert_at(1, 0, leaves_, first_section_[static_cast<size_t>(buffer)], end_section_[static_cast<size_t>(buffer)], buffer);
+}
+
+void LifetimeIndex::collect_at(int node, int lo, int hi, int qlo, int qhi, std::vector<int32_t>* out) {
+  if (qhi <= lo || hi <= qlo) return;
+  auto take = [&](const std::vector<int32_t>& list) {
+    for (int32_t b : list) {
+      if (seen_[static_cast<size_t>(b)] == stamp_) continue;
+      seen_[static_cast<size_t>(b)] = stamp_;
+      out->push_back(b);
+    }
+  };
+  take(covering_[static_cast<size_t>(node)]);
+  if (qlo <= lo && hi <= qhi) {
+    take(touching_[static_cast<size_t>(node)]);
+    return;
+  }
+  const int mid = (lo + hi) / 2;
+  collect_at(node * 2, lo, mid, qlo, qhi, out);
+  collect_at(node * 2 + 1, mid, hi, qlo, qhi, out);
+}
+
+void LifetimeIndex::collect(int32_t buffer, std::vector<int32_t>* out) {
+  if (++stamp_ == 0) {
+    std::fill(seen_.begin(), seen_.end(), 0);
+    stamp_ = 1;
+  }
+  if (first_section_[static_cast<size_t>(buffer)] >= end_section_[static_cast<size_t>(buffer)]) return;
+  collect_at(1, 0, leaves_, first_section_[static_cast<size_t>(buffer)], end_section_[static_cast<size_t>(buffer)], out);
+}
+
+std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order) {
+  std::vector<int64_t> offsets(buffers.size(), 0);
+  LifetimeIndex index(buffers);
+  std::vector<int32_t> alive;
+  std::vector<std::pair<int64_t, int64_t>> spans;  // (offset, end) of the placed buffers alive with it
+  for (int32_t b : order) {
+    const PlaceBuffer& buffer = buffers[static_cast<size_t>(b)];
+    if (buffer.size == 0) continue;  // occupies nothing: offset 0
+    alive.clear();
+    index.collect(b, &alive);
+    spans.clear();
+    for (int32_t other : alive) {
+      const int64_t offset = offsets[static_cast<size_t>(other)];
+      spans.emplace_back(offset, offset + buffers[static_cast<size_t>(other)].size);
+    }
+    std::sort(spans.begin(), spans.end());
+    int64_t best_offset = -1, best_gap = 0, cursor = 0;
+    for (const auto& span : spans) {
+      const int64_t start = align_up(cursor, buffer.alignment);
+      if (span.first > start && span.first - start >= buffer.size) {
+        const int64_t gap = span.first - start;
+        if (best_offset < 0 || gap < best_gap) {
+          best_offset = start;
+          best_gap = gap;
+          if (gap == buffer.size) break;  // an exact fit cannot be beaten
+        }
+      }
+      cursor = std::max(cursor, span.second);
+    }
+    offsets[static_cast<size_t>(b)] = best_offset >= 0 ? best_offset : align_up(cursor, buffer.alignment);
+    index.insert(b);
+  }
+  return offsets;
+}
+
+}  // namespace placement_detail
+
+using placement_detail::best_fit_in_order;
+
+std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<int32_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  // Decreasing size; ties by first use then input order, as TFLite does.
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const PlaceBuffer& x = buffers[static_cast<size_t>(a)];
+    const PlaceBuffer& y = buffers[static_cast<size_t>(b)];
+    if (x.size != y.size) return x.size > y.size;
+    return x.lower < y.lower;
+  });
+  return best_fit_in_order(buffers, order);
+}
+
+std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<int32_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  // XLA's temporal order: longer live ranges first, then larger buffers.
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const PlaceBuffer& x = buffers[static_cast<size_t>(a)];
+    const PlaceBuffer& y = buffers[static_cast<size_t>(b)];
+    const int64_t lx = x.upper - x.lower, ly = y.upper - y.lower;
+    if (lx != ly) return lx > ly;
+    if (x.size != y.size) return x.size > y.size;
+    return x.lower < y.lower;
+  });
+  return best_fit_in_order(buffers, order);
+}
+
+std::vector<int64_t> place_first_fit(const std::vector<PlaceBuffer>& buffers) {
+  // Replays the lifetimes as an allocator would see them: at each step, frees
+  // first (intervals are half-open), then allocations in input order, each at
+  // the lowest aligned gap that fits between the live blocks.
+  struct Event {
+    int64_t time;
+    int kind;  // 0 = free, 1 = allocate
+    int32_t index;
+  };
+  std::vector<Event> events;
+  events.reserve(buffers.size() * 2);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].size == 0) continue;
+    events.push_back({buffers[i].lower, 1, static_cast<int32_t>(i)});
+    events.push_back({buffers[i].upper, 0, static_cast<int32_t>(i)});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.index < b.index;
+  });
+  std::vector<int64_t> offsets(buffers.size(), 0);
+  std::set<std::pair<int64_t, int64_t>> live;  // (offset, end)
+  for (const Event& e : events) {
+    const PlaceBuffer& b = buffers[static_cast<size_t>(e.index)];
+    if (e.kind == 0) {
+      live.erase({offsets[static_cast<size_t>(e.index)], offsets[static_cast<size_t>(e.index)] + b.size});
+      continue;
+    }
+    int64_t cursor = 0;
+    int64_t chosen = -1;
+    for (const auto& block : live) {
+      const int64_t start = placement_detail::align_up(cursor, b.alignment);
+      if (block.first >= start + b.size) {
+        chosen = start;
+        break;
+      }
+      cursor = std::max(cursor, block.second);
+    }
+    if (chosen < 0) chosen = placement_detail::align_up(cursor, b.alignment);
+    offsets[static_cast<size_t>(e.index)] = chosen;
+    live.insert({chosen, chosen + b.size});
+  }
+  return offsets;
+}
+
+}  // namespace tp

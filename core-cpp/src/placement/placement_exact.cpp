@@ -1,0 +1,550 @@
+// tensorplan's complete search for the decision problem "does everything fit
+// below capacity K?", in the spirit of MiniMalloc (ASPLOS '23) but with
+// incremental bookkeeping instead of per-node rebuilds.
+//
+// Canonical placements. Sort any placement by offset and push every buffer
+// down: each buffer then sits at 0 or on top of a buffer alive with it that
+// was placed before it. So the search only decides WHICH buffer comes next;
+// its offset is forced: the top of the placed buffers alive with it (minoff).
+// Offsets never decrease along a branch, ties go in preorder.
+//
+// Pruning, all sound:
+//  - sections (maximal step ranges with a fixed set of live buffers): the
+//    unplaced buffers of a section stack above max(current level, lowest
+//    minoff among them), so that plus their total size must fit in K;
+//  - dominance: never place a buffer at or above the top that another unplaced
+//    buffer would have at its minoff (that one could be dropped into the gap);
+//  - identical buffers (same lifetime, size, alignment) go in a fixed order;
+//  - dynamic decomposition: once no unplaced buffer crosses a section
+//    boundary, the two sides are independent and are solved one after the
+//    other instead of interleaved (a product of choices becomes a sum).
+// Failed subproblems are remembered by fingerprint (placed set + section
+// tops), so restarts and transpositions skip what was already refuted.
+// Restarts round-robin over three static orders with doubling node limits, so
+// an easy instance is found quickly in whichever order suits it; a run that
+// finishes within its limit without a placement is a proof of infeasibility.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <vector>
+
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace tp {
+namespace placement_detail {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool SearchBudget::expired() {
+  if (timed_out) return true;
+  if (deadline_seconds > 0 && now_seconds() > deadline_seconds) timed_out = true;
+  return timed_out;
+}
+
+namespace {
+
+enum class Step { kFound, kNotFound, kAborted };
+
+class CanonicalSearch {
+ public:
+  CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget)
+      : buffers_(buffers), capacity_(capacity), budget_(budget), n_(static_cast<int32_t>(buffers.size())) {
+    build_sections();
+    build_overlaps();
+    zobrist_.resize(static_cast<size_t>(n_));
+    for (int32_t b = 0; b < n_; ++b) zobrist_[static_cast<size_t>(b)] = mix64(static_cast<uint64_t>(b) * 0x2545F4914F6CDD1Dull + 17);
+    // A direct-mapped table of failed subproblems; it outlives restarts (the
+    // heuristic is part of the key), so a restart skips what it proved before.
+    size_t slots = 1;
+    while (slots < static_cast<size_t>(n_) * 512 && slots < (size_t{1} << 18)) slots <<= 1;
+    memo_.assign(slots, MemoEntry());
+    memo_mask_ = slots - 1;
+  }
+
+  bool trivially_infeasible() const {
+    for (int32_t b = 0; b < n_; ++b) {
+      if (buffers_[static_cast<size_t>(b)].size > capacity_) return true;
+    }
+    for (int64_t load : load_) {
+      if (load > capacity_) return true;
+    }
+    return false;
+  }
+
+  // One complete run in static order `heuristic` with at most `node_limit`
+  // nodes (<= 0: unlimited).
+  Step run(int heuristic, int64_t node_limit, std::vector<int64_t>* offsets) {
+    heuristic_ = heuristic;
+    preorder(heuristic);
+    reset_state();
+    node_limit_ = node_limit;
+    run_nodes_ = 0;
+    std::vector<int32_t> all(static_cast<size_t>(n_));
+    std::iota(all.begin(), all.end(), 0);
+    Step step = solve_partition(all, 0, sections_);
+    if (step == Step::kFound) *offsets = solution_;
+    return step;
+  }
+
+ private:
+  struct MemoEntry {
+    uint64_t key = 0;
+    int64_t level = 0;
+    int32_t last_pos = 0;
+    int32_t used = 0;
+  };
+
+  struct Change {
+    int32_t kind;  // 0 minoff, 1 top, 2 floor
+    int32_t index;
+    int64_t old_value;
+  };
+
+  void build_sections() {
+    TimeSections axis = time_sections(buffers_);
+    sections_ = axis.count();
+    first_ = std::move(axis.first);
+    end_ = std::move(axis.end);
+    load_.assign(static_cast<size_t>(sections_), 0);
+    std::vector<int32_t> count(static_cast<size_t>(sections_) + 1, 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        load_[static_cast<size_t>(s)] += buf.size;
+        ++count[static_cast<size_t>(s) + 1];
+      }
+    }
+    member_start_.assign(count.begin(), count.end());
+    for (size_t s = 1; s < member_start_.size(); ++s) member_start_[s] += member_start_[s - 1];
+    members_.resize(static_cast<size_t>(member_start_.back()));
+    std::vector<int32_t> fill(member_start_.begin(), member_start_.end() - 1);
+    for (int32_t b = 0; b < n_; ++b) {
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        members_[static_cast<size_t>(fill[static_cast<size_t>(s)]++)] = b;
+      }
+    }
+  }
+
+  void build_overlaps() {
+    std::vector<int32_t> seen(static_cast<size_t>(n_), -1);
+    overlap_start_.assign(1, 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      seen[static_cast<size_t>(b)] = b;
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        for (int32_t m = member_start_[static_cast<size_t>(s)]; m < member_start_[static_cast<size_t>(s) + 1]; ++m) {
+          const int32_t c = members_[static_cast<size_t>(m)];
+          if (seen[static_cast<size_t>(c)] == b) continue;
+          seen[static_cast<size_t>(c)] = b;
+          overlaps_.push_back(c);
+        }
+      }
+      overlap_start_.push_back(static_cast<int32_t>(overlaps_.size()));
+    }
+  }
+
+  // Static orders (MiniMalloc's "WAT", "TAW", "TWA"): W = longer lifetime,
+  // A = larger area, T = heavier heaviest section crossed. Earlier in the
+  // order = tried first among buffers at the same offset.
+  void preorder(int heuristic) {
+    std::vector<int64_t> heaviest(static_cast<size_t>(n_), 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        heaviest[static_cast<size_t>(b)] = std::max(heaviest[static_cast<size_t>(b)], load_[static_cast<size_t>(s)]);
+      }
+    }
+    const char* keys = order_keys(heuristic);
+    std::vector<int32_t> order(static_cast<size_t>(n_));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const int cmp = compare_by_keys(keys, buffers_[static_cast<size_t>(a)], buffers_[static_cast<size_t>(b)],
+                                      heaviest[static_cast<size_t>(a)], heaviest[static_cast<size_t>(b)]);
+      if (cmp != 0) return cmp < 0;
+      return a < b;
+    });
+    pos_.assign(static_cast<size_t>(n_), 0);
+    for (int32_t i = 0; i < n_; ++i) pos_[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+    // Identical buffers are interchangeable: only the first unplaced one of a
+    // group may be chosen, which removes their permutations from the search.
+    twin_before_.assign(static_cast<size_t>(n_), -1);
+    std::vector<int32_t> by_shape = order;
+    std::stable_sort(by_shape.begin(), by_shape.end(), [&](int32_t a, int32_t b) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(a)];
+      const PlaceBuffer& y = buffers_[static_cast<size_t>(b)];
+      if (x.lower != y.lower) return x.lower < y.lower;
+      if (x.upper != y.upper) return x.upper < y.upper;
+      if (x.size != y.size) return x.size < y.size;
+      return x.alignment < y.alignment;
+    });
+    for (size_t i = 1; i < by_shape.size(); ++i) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(by_shape[i - 1])];
+      const PlaceBuffer& y = buffers_[static_cast<size_t>(by_shape[i])];
+      if (x.lower == y.lower && x.upper == y.upper && x.size == y.size && x.alignment == y.alignment) {
+        twin_before_[static_cast<size_t>(by_shape[i])] = by_shape[i - 1];
+      }
+    }
+  }
+
+  void reset_state() {
+    offset_.assign(static_cast<size_t>(n_), -1);
+    solution_.assign(static_cast<size_t>(n_), 0);
+    minoff_.assign(static_cast<size_t>(n_), 0);
+    top_.assign(static_cast<size_t>(sections_), 0);
+    floor_.assign(static_cast<size_t>(sections_), 0);
+    remaining_ = load_;
+    cuts_.assign(static_cast<size_t>(std::max(0, sections_ - 1)), 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
+    }
+    // Unplaced members of each section come first in its slice of live_;
+    // placing swaps a buffer to the slice's placed tail, undoing (LIFO)
+    // moves the boundary back.
+    live_ = members_;
+    live_count_.assign(static_cast<size_t>(sections_), 0);
+    slot_start_.assign(static_cast<size_t>(n_) + 1, 0);
+    for (int32_t b = 0; b < n_; ++b) slot_start_[static_cast<size_t>(b) + 1] = slot_start_[static_cast<size_t>(b)] + end_[static_cast<size_t>(b)] - first_[static_cast<size_t>(b)];
+    slot_.assign(static_cast<size_t>(slot_start_.back()), 0);
+    saved_top_.assign(slot_.size(), 0);
+    saved_floor_.assign(slot_.size(), 0);
+    trail_.reserve(static_cast<size_t>(n_) * 16);
+    for (int32_t sec = 0; sec < sections_; ++sec) {
+      live_count_[static_cast<size_t>(sec)] = member_start_[static_cast<size_t>(sec) + 1] - member_start_[static_cast<size_t>(sec)];
+      for (int32_t m = member_start_[static_cast<size_t>(sec)]; m < member_start_[static_cast<size_t>(sec) + 1]; ++m) {
+        const int32_t c = live_[static_cast<size_t>(m)];
+        slot_[static_cast<size_t>(slot_start_[static_cast<size_t>(c)] + sec - first_[static_cast<size_t>(c)])] = m;
+      }
+    }
+    trail_.clear();
+    candidates_.assign(static_cast<size_t>(n_) + 2, {});
+    depth_ = 0;
+  }
+
+  Step solve_partition(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi) {
+    return search(part, 0x7A11ull, section_lo, section_hi, 0, -1);
+  }
+
+  // Returns false when no unplaced buffer is alive with b ("hatless").
+  bool place(int32_t b, int64_t offset) {
+    const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+    offset_[static_cast<size_t>(b)] = offset;
+    solution_[static_cast<size_t>(b)] = offset;
+    const int64_t top = offset + buf.size;
+    // A buffer is placed at most once on the current branch, so the values
+    // it overwrites in its own sections are saved in its own slots.
+    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+      const size_t own = static_cast<size_t>(slot_start_[static_cast<size_t>(b)] + s - first_[static_cast<size_t>(b)]);
+      saved_top_[own] = top_[static_cast<size_t>(s)];
+      saved_floor_[own] = floor_[static_cast<size_t>(s)];
+      top_[static_cast<size_t>(s)] = top;
+      floor_[static_cast<size_t>(s)] = top;
+      remaining_[static_cast<size_t>(s)] -= buf.size;
+      int32_t& slot = slot_[own];
+      const int32_t last = member_start_[static_cast<size_t>(s)] + --live_count_[static_cast<size_t>(s)];
+      const int32_t other = live_[static_cast<size_t>(last)];
+      live_[static_cast<size_t>(last)] = b;
+      live_[static_cast<size_t>(slot)] = other;
+      slot_[static_cast<size_t>(slot_start_[static_cast<size_t>(other)] + s - first_[static_cast<size_t>(other)])] = slot;
+      slot = last;
+    }
+    int32_t touched_lo = sections_, touched_hi = 0;
+    bool has_hat = false;
+    for (int32_t i = overlap_start_[static_cast<size_t>(b)]; i < overlap_start_[static_cast<size_t>(b) + 1]; ++i) {
+      const int32_t c = overlaps_[static_cast<size_t>(i)];
+      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      has_hat = true;
+      if (minoff_[static_cast<size_t>(c)] >= top) continue;
+      trail_.push_back({0, c, minoff_[static_cast<size_t>(c)]});
+      minoff_[static_cast<size_t>(c)] = align_up(top, buffers_[static_cast<size_t>(c)].alignment);
+      // Every raised buffer overlaps b in time, so together their sections
+      // form one contiguous range.
+      touched_lo = std::min(touched_lo, first_[static_cast<size_t>(c)]);
+      touched_hi = std::max(touched_hi, end_[static_cast<size_t>(c)]);
+    }
+    // The unplaced buffers of a section cannot start below the lowest of
+    // their minimum offsets: raise that section's floor accordingly. Scanning
+    // a section's members is the costly part of a node, so it is done only
+    // where the raised floor could fail the section test at this level (the
+    // floor is a lower bound either way: skipping it only weakens pruning).
+    for (int32_t s = touched_lo; s < touched_hi; ++s) {
+      const int64_t rem = remaining_[static_cast<size_t>(s)];
+      if (rem == 0) continue;
+      const int64_t now = std::max(offset, floor_[static_cast<size_t>(s)]) + rem;
+      if (now > capacity_ || top + rem <= capacity_) continue;
+      int64_t lowest = -1;
+      const int32_t live_end = member_start_[static_cast<size_t>(s)] + live_count_[static_cast<size_t>(s)];
+      for (int32_t m = member_start_[static_cast<size_t>(s)]; m < live_end; ++m) {
+        const int32_t c = live_[static_cast<size_t>(m)];
+        if (lowest < 0 || minoff_[static_cast<size_t>(c)] < lowest) lowest = minoff_[static_cast<size_t>(c)];
+      }
+      const int64_t floor = std::max(top_[static_cast<size_t>(s)], lowest);
+      if (floor > floor_[static_cast<size_t>(s)]) {
+        trail_.push_back({2, s, floor_[static_cast<size_t>(s)]});
+        floor_[static_cast<size_t>(s)] = floor;
+      }
+    }
+    return has_hat;
+  }
+
+  void unplace(int32_t b, size_t mark) {
+    while (trail_.size() > mark) {
+      const Change& c = trail_.back();
+      if (c.kind == 0) minoff_[static_cast<size_t>(c.index)] = c.old_value;
+      else if (c.kind == 1) top_[static_cast<size_t>(c.index)] = c.old_value;
+      else floor_[static_cast<size_t>(c.index)] = c.old_value;
+      trail_.pop_back();
+    }
+    const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+      const size_t own = static_cast<size_t>(slot_start_[static_cast<size_t>(b)] + s - first_[static_cast<size_t>(b)]);
+      top_[static_cast<size_t>(s)] = saved_top_[own];
+      floor_[static_cast<size_t>(s)] = saved_floor_[own];
+      remaining_[static_cast<size_t>(s)] += buf.size;
+      ++live_count_[static_cast<size_t>(s)];  // b is the first of the placed tail (LIFO)
+    }
+    offset_[static_cast<size_t>(b)] = -1;
+  }
+
+  bool sections_fit(int32_t section_lo, int32_t section_hi, int64_t level) const {
+    for (int32_t s = section_lo; s < section_hi; ++s) {
+      const int64_t rem = remaining_[static_cast<size_t>(s)];
+      if (rem == 0) continue;
+      if (std::max(level, floor_[static_cast<size_t>(s)]) + rem > capacity_) return false;
+    }
+    return true;
+  }
+
+  bool out_of_budget() {
+    ++budget_->nodes;
+    ++run_nodes_;
+    if (node_limit_ > 0 && run_nodes_ > node_limit_) return true;
+    if ((run_nodes_ & 255) == 0 && budget_->expired()) return true;
+    return budget_->timed_out;
+  }
+
+  static uint64_t mix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  }
+
+  // Fingerprint of the subproblem below a node: which buffers of the piece
+  // are placed and the top of every section of the piece. Offsets below the
+  // tops do not matter to the rest of the search, so different branches that
+  // stack the same buffers differently reach the same fingerprint.
+  uint64_t state_key(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi) const {
+    uint64_t key = part_key ^ mix64(static_cast<uint64_t>(heuristic_) + 0x51ull);
+    for (int32_t c : part) {
+      if (offset_[static_cast<size_t>(c)] >= 0) key ^= zobrist_[static_cast<size_t>(c)];
+    }
+    for (int32_t s = section_lo; s < section_hi; ++s) {
+      key ^= mix64(static_cast<uint64_t>(top_[static_cast<size_t>(s)]) * 0x100000001B3ull + static_cast<uint64_t>(s));
+    }
+    return key;
+  }
+
+  Step search(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
+              int32_t last_pos) {
+    if (out_of_budget()) return Step::kAborted;
+    // Failed before from a level at most this one (at the same level, with
+    // a preorder bound at most this one): this node's canonical completions
+    // are a subset of that node's, so it fails too.
+    const uint64_t key = state_key(part, part_key, section_lo, section_hi);
+    MemoEntry& memo = memo_[static_cast<size_t>(key & memo_mask_)];
+    if (memo.key == key && memo.used &&
+        (level > memo.level || (level == memo.level && last_pos >= memo.last_pos))) {
+      return Step::kNotFound;
+    }
+    int64_t lowest_top = -1;
+    bool any = false;
+    for (int32_t c : part) {
+      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      any = true;
+      const int64_t t = minoff_[static_cast<size_t>(c)] + buffers_[static_cast<size_t>(c)].size;
+      if (lowest_top < 0 || t < lowest_top) lowest_top = t;
+    }
+    if (!any) return Step::kFound;
+    std::vector<int32_t>& cands = candidates_[static_cast<size_t>(depth_)];
+    cands.clear();
+    for (int32_t c : part) {
+      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+      const int64_t m = minoff_[static_cast<size_t>(c)];
+      if (m < level || (m == level && pos_[static_cast<size_t>(c)] < last_pos)) continue;  // canonical order
+      if (m >= lowest_top) continue;                                                      // dominance
+      if (m + buffers_[static_cast<size_t>(c)].size > capacity_) continue;
+      const int32_t twin = twin_before_[static_cast<size_t>(c)];
+      if (twin >= 0 && offset_[static_cast<size_t>(twin)] < 0) continue;  // its twin goes first
+      cands.push_back(c);
+    }
+    std::stable_sort(cands.begin(), cands.end(), [&](int32_t a, int32_t b) {
+      if (minoff_[static_cast<size_t>(a)] != minoff_[static_cast<size_t>(b)]) return minoff_[static_cast<size_t>(a)] < minoff_[static_cast<size_t>(b)];
+      return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
+    });
+    // Deeper levels use deeper slots of the pool, so cands stays intact.
+    for (int32_t b : cands) {
+      const int64_t offset = minoff_[static_cast<size_t>(b)];
+      const size_t mark = trail_.size();
+      const bool has_hat = place(b, offset);
+      ++depth_;
+      Step step = Step::kNotFound;
+      if (sections_fit(section_lo, section_hi, offset)) step = continue_after(part, part_key, section_lo, section_hi, offset, b);
+      --depth_;
+      unplace(b, mark);
+      if (step != Step::kNotFound) return step;
+      // Nothing unplaced lives alongside b, so where b sits changes nobody
+      // else's options: if the rest fails with b at its lowest spot, it
+      // fails with any other buffer chosen first too (MiniMalloc's hatless
+      // pruning).
+      if (!has_hat) break;
+    }
+    MemoEntry& slot = memo_[static_cast<size_t>(key & memo_mask_)];
+    if (!(slot.used && slot.key == key && (slot.level < level || (slot.level == level && slot.last_pos <= last_pos)))) {
+      slot.key = key;
+      slot.level = level;
+      slot.last_pos = last_pos;
+      slot.used = 1;
+    }
+    return Step::kNotFound;
+  }
+
+  // Orders two buffers by the heuristic's keys (W: longer lifetime first, A:
+  // larger area first, T: larger heaviest-section load first). -1 when x goes
+  // first, 1 when y does, 0 when the keys tie (callers break ties by index).
+  static int compare_by_keys(const char* keys, const PlaceBuffer& x, const PlaceBuffer& y, int64_t heavy_x, int64_t heavy_y) {
+    for (const char* k = keys; *k != '\0'; ++k) {
+      if (*k == 'W' && x.upper - x.lower != y.upper - y.lower) return x.upper - x.lower > y.upper - y.lower ? -1 : 1;
+      if (*k == 'A') {
+        const double ax = static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
+        const double ay = static_cast<double>(y.size) * static_cast<double>(y.upper - y.lower);
+        if (ax != ay) return ax > ay ? -1 : 1;
+      }
+      if (*k == 'T' && heavy_x != heavy_y) return heavy_x > heavy_y ? -1 : 1;
+    }
+    return 0;
+  }
+
+  static const char* order_keys(int heuristic) {
+    static const char* const kOrders[] = {"TWA", "TAW", "WAT"};
+    return kOrders[heuristic % 3];
+  }
+
+  // Ranks the buffers of a piece by the run's heuristic, with T taken from
+  // the bytes still unplaced in each section.
+  void reorder_piece(std::vector<int32_t>* piece) {
+    const char* keys = order_keys(heuristic_);
+    heaviest_now_.resize(static_cast<size_t>(n_));
+    for (int32_t b : *piece) {
+      int64_t heaviest = 0;
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        heaviest = std::max(heaviest, remaining_[static_cast<size_t>(s)]);
+      }
+      heaviest_now_[static_cast<size_t>(b)] = heaviest;
+    }
+    std::stable_sort(piece->begin(), piece->end(), [&](int32_t a, int32_t b) {
+      const int cmp = compare_by_keys(keys, buffers_[static_cast<size_t>(a)], buffers_[static_cast<size_t>(b)],
+                                      heaviest_now_[static_cast<size_t>(a)], heaviest_now_[static_cast<size_t>(b)]);
+      if (cmp != 0) return cmp < 0;
+      return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
+    });
+    for (size_t k = 0; k < piece->size(); ++k) pos_[static_cast<size_t>((*piece)[k])] = static_cast<int32_t>(k);
+  }
+
+  // After placing b: split off independent pieces if b was the last buffer
+  // crossing some section boundary, else keep searching this partition.
+  Step continue_after(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
+                      int32_t b) {
+    std::vector<int32_t> cutpoints;
+    for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) {
+      if (--cuts_[static_cast<size_t>(s)] == 0 && s + 1 > section_lo && s + 1 < section_hi) cutpoints.push_back(s + 1);
+    }
+    Step step = Step::kFound;
+    if (cutpoints.empty()) {
+      step = search(part, part_key, section_lo, section_hi, level, pos_[static_cast<size_t>(b)]);
+    } else {
+      cutpoints.insert(cutpoints.begin(), section_lo);
+      cutpoints.push_back(section_hi);
+      for (size_t i = 1; i < cutpoints.size() && step == Step::kFound; ++i) {
+        std::vector<int32_t> piece;
+        for (int32_t c : part) {
+          if (offset_[static_cast<size_t>(c)] >= 0) continue;
+          if (end_[static_cast<size_t>(c)] <= cutpoints[i - 1] || first_[static_cast<size_t>(c)] >= cutpoints[i]) continue;
+          piece.push_back(c);
+        }
+        if (piece.empty()) continue;
+        // A new piece gets its own order, judged on what is left in it now
+        // (MiniMalloc re-sorts at every decomposition too).
+        std::vector<int32_t> saved(piece.size());
+        for (size_t k = 0; k < piece.size(); ++k) saved[k] = pos_[static_cast<size_t>(piece[k])];
+        reorder_piece(&piece);
+        uint64_t piece_key = mix64(static_cast<uint64_t>(cutpoints[i - 1]) * 131 + static_cast<uint64_t>(cutpoints[i]));
+        for (int32_t c : piece) piece_key ^= mix64(zobrist_[static_cast<size_t>(c)]);
+        step = search(piece, piece_key, cutpoints[i - 1], cutpoints[i], 0, -1);
+        for (size_t k = 0; k < piece.size(); ++k) pos_[static_cast<size_t>(piece[k])] = saved[k];
+      }
+    }
+    for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
+    return step;
+  }
+
+  const std::vector<PlaceBuffer>& buffers_;
+  const int64_t capacity_;
+  SearchBudget* budget_;
+  const int32_t n_;
+  int32_t sections_ = 0;
+  std::vector<int32_t> first_, end_;               // section range of each buffer
+  std::vector<int64_t> load_;                      // bytes live in each section
+  std::vector<int32_t> member_start_, members_;    // buffers of each section (CSR)
+  std::vector<int32_t> live_, live_count_;         // members_, unplaced first
+  std::vector<int32_t> slot_start_, slot_;         // where each buffer sits in live_, per section
+  std::vector<int64_t> saved_top_, saved_floor_;   // per buffer and section: values before it was placed
+  std::vector<int32_t> overlap_start_, overlaps_;  // buffers alive together (CSR)
+  std::vector<int32_t> pos_, twin_before_;
+  // Search state.
+  std::vector<int64_t> offset_, solution_, minoff_, top_, floor_, remaining_;
+  std::vector<int32_t> cuts_;
+  std::vector<Change> trail_;
+  std::vector<std::vector<int32_t>> candidates_;
+  int32_t depth_ = 0;
+  int heuristic_ = 0;
+  std::vector<uint64_t> zobrist_;
+  std::vector<MemoEntry> memo_;
+  uint64_t memo_mask_ = 0;
+  std::vector<int64_t> heaviest_now_;
+  int64_t node_limit_ = 0, run_nodes_ = 0;
+};
+
+}  // namespace
+
+SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                 SearchBudget* budget, std::vector<int64_t>* offsets) {
+  if (buffers.empty()) {
+    offsets->clear();
+    return SearchOutcome::kFound;
+  }
+  CanonicalSearch search(buffers, capacity, budget);
+  if (search.trivially_infeasible()) return SearchOutcome::kInfeasible;
+  int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(buffers.size()) * 2);
+  int64_t spent = 0;
+  while (true) {
+    for (int heuristic = 0; heuristic < 3; ++heuristic) {
+      int64_t run_limit = limit;
+      bool last = false;
+      if (node_limit > 0 && spent + run_limit >= node_limit) {
+        run_limit = std::max<int64_t>(1, node_limit - spent);
+        last = true;
+      }
+      const int64_t before = budget->nodes;
+      Step step = search.run(heuristic, run_limit, offsets);
+      spent += budget->nodes - before;
+      if (step == Step::kFound) return SearchOutcome::kFound;
+      if (step == Step::kNotFound) return SearchOutcome::kInfeasible;
+      if (budget->timed_out || last) return SearchOutcome::kGaveUp;
+    }
+    limit *= 2;
+  }
+}
+
+}  // namespace placement_detail
+}  // namespace tp

@@ -1,0 +1,116 @@
+// Helpers shared by the placement planners (not part of the public API).
+#ifndef TENSORPLAN_PLACEMENT_INTERNAL_H
+#define TENSORPLAN_PLACEMENT_INTERNAL_H
+
+#include <cstdint>
+#include <vector>
+
+#include "placement/placement.h"
+
+namespace tp {
+namespace placement_detail {
+
+// The time axis compressed to the instance's distinct lower/upper times:
+// section s is [times[s], times[s + 1]), and buffer i covers the sections
+// [first[i], end[i]). Every planner that works per section starts from this.
+struct TimeSections {
+  std::vector<int64_t> times;
+  std::vector<int32_t> first, end;
+  int32_t count() const { return times.size() < 2 ? 0 : static_cast<int32_t>(times.size()) - 1; }
+};
+TimeSections time_sections(const std::vector<PlaceBuffer>& buffers);
+
+inline int64_t align_up(int64_t value, int64_t alignment) {
+  if (alignment <= 1) return value;
+  const int64_t rem = value % alignment;
+  return rem == 0 ? value : value + (alignment - rem);
+}
+
+// Finds, for a query lifetime, the already placed buffers alive at some step
+// of it. A segment tree over the distinct step boundaries: a placed buffer is
+// stored as "covering" at the O(log T) nodes of its canonical cover and as
+// "touching" at the nodes on the way there, so a query visits O(log T) nodes
+// and reads only lists whose buffers really intersect it.
+class LifetimeIndex {
+ public:
+  explicit LifetimeIndex(const std::vector<PlaceBuffer>& buffers);
+  void insert(int32_t buffer);
+  // Appends the placed buffers whose lifetime intersects buffer's to `out`,
+  // each once.
+  void collect(int32_t buffer, std::vector<int32_t>* out);
+
+ private:
+  void insert_at(int node, int lo, int hi, int qlo, int qhi, int32_t buffer);
+  void collect_at(int node, int lo, int hi, int qlo, int qhi, std::vector<int32_t>* out);
+
+  std::vector<int32_t> first_section_, end_section_;  // per buffer: leaf range [first, end)
+  int leaves_ = 0;
+  std::vector<std::vector<int32_t>> covering_, touching_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+};
+
+// Places buffers one by one in `order` (indices into buffers); each goes into
+// the smallest gap that fits among the placed buffers alive with it, or on top.
+std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order);
+
+}  // namespace placement_detail
+}  // namespace tp
+
+
+
+namespace tp {
+namespace placement_detail {
+
+enum class SearchOutcome { kFound, kInfeasible, kGaveUp };
+
+// Shared limits of one place() call: the wall-clock deadline and a node count.
+struct SearchBudget {
+  double deadline_seconds = 0;  // on the steady clock; <= 0: none
+  int64_t nodes = 0;            // nodes explored so far (all searches)
+  bool timed_out = false;
+  bool expired();               // checks the clock (sparingly) and records timeouts
+};
+
+double now_seconds();
+
+// Complete branch-and-bound for the decision problem: find offsets for all
+// `buffers` (sizes > 0) with every buffer ending at or below `capacity`.
+// kInfeasible is a proof; kGaveUp means the budget ran out (or node_limit, if
+// > 0, was reached) first. On kFound, *offsets holds a placement.
+SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                 SearchBudget* budget, std::vector<int64_t>* offsets);
+
+}  // namespace placement_detail
+}  // namespace tp
+
+namespace tp {
+namespace placement_detail {
+
+// The first dive of the canonical search, without backtracking, in
+// O(n log n): repeatedly place, among the unplaced buffers with the lowest
+// possible offset (the top of the skyline over their lifetime), the one that
+// comes first in `order`. For instances far too large for the search.
+// Buffers smaller than `small_below` bytes wait for a second dive on top of
+// the first (0 = one dive with everything); with `small_in_order` that
+// second dive simply drops them in order onto the skyline (linearithmic,
+// for instances of over 40k buffers).
+// Buffers alive over their whole independent piece are stacked at its
+// bottom first; with `stack_starters`, so is every buffer born at its piece's
+// start (longest-lived lowest).
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                      int64_t small_below = 0, bool small_in_order = false,
+                                      bool stack_starters = false);
+
+// For each buffer, the most bytes alive at any step of its lifetime.
+std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);
+
+// Buffer indices sorted by MiniMalloc-style keys, each descending: 'T' the
+// heaviest load crossed (from heaviest_section_loads), 'W' lifetime length,
+// 'A' area (size x lifetime), 'Z' size; ties by index.
+std::vector<int32_t> preorder(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& heaviest,
+                              const char* keys);
+
+}  // namespace placement_detail
+}  // namespace tp
+#endif  // TENSORPLAN_PLACEMENT_INTERNAL_H

@@ -1,0 +1,166 @@
+#include "schedule/schedule.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "liveness/liveness.h"
+#include "schedule/schedule_baselines.h"
+#include "schedule/schedule_search.h"
+
+namespace tp {
+
+const char* schedule_method_name(int32_t method) {
+  switch (method) {
+#define TP_X(code, c, cpp, name) \
+  case kSchedule##cpp:           \
+    return name;
+    TP_SCHEDULE_METHOD_LIST(TP_X)
+#undef TP_X
+    default: return "unknown";
+  }
+}
+
+std::vector<int32_t> run_baseline(const PlanningGraph& pg, int32_t method) {
+  switch (method) {
+    case kScheduleGiven: return schedule_given(pg);
+    case kScheduleInductorLpmf: return schedule_inductor_lpmf(pg);
+    case kScheduleInductorBfs: return schedule_inductor_bfs(pg);
+    case kScheduleInductorDfs: return schedule_inductor_dfs(pg);
+    case kScheduleXlaList: return schedule_xla_list(pg);
+    case kScheduleXlaDfs: return schedule_xla_dfs(pg);
+    case kScheduleXlaPostOrder: return schedule_xla_post_order(pg);
+    default: return {};
+  }
+}
+
+namespace {
+
+// The forced-live bound at the ops where `order` peaks (all ops on small
+// graphs); when it meets the peak, the order is proved optimal.
+int64_t bound_at_peaks(const PlanningGraph& pg, const std::vector<int32_t>& order) {
+  if (pg.op_count() == 0) return 0;
+  std::vector<int32_t> at_ops;
+  if (pg.op_count() <= 2000) {
+    at_ops = order;
+  } else {
+    Liveness live;
+    if (!compute_liveness(pg, order, &live).is_ok()) return 0;
+    std::vector<int32_t> steps(live.live_bytes.size());
+    for (size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<int32_t>(i);
+    const size_t keep = std::min<size_t>(32, steps.size());
+    std::partial_sort(steps.begin(), steps.begin() + keep, steps.end(),
+                      // Ties broken by step so that every standard library picks the same steps.
+                      [&](int32_t a, int32_t b) { return live.live_bytes[a] > live.live_bytes[b] || (live.live_bytes[a] == live.live_bytes[b] && a < b); });
+    for (size_t i = 0; i < keep; ++i) at_ops.push_back(order[steps[i]]);
+  }
+  return forced_live_bound(pg, at_ops);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, ScheduleResult* out) {
+  const int32_t method = options.method;
+  if (method < kScheduleGiven || method > kScheduleOurs) {
+    return Status::invalid("method = " + std::to_string(method) + ": unknown schedule method (0..9)");
+  }
+  if (!(options.time_limit_s >= 0) || options.time_limit_s > 1e6) {
+    return Status::invalid("time_limit_s = " + format_number(options.time_limit_s) + ": must be in [0, 1e6]");
+  }
+  ScheduleResult result;
+  result.baseline_peaks.assign(kBaselineCount, -1);
+  result.baseline_seconds.assign(kBaselineCount, -1);
+  result.lower_bound = schedule_lower_bound(pg);
+
+  std::vector<int32_t> wanted;
+  if (method < kBaselineCount) wanted = {method};
+  else if (method == kScheduleInductorBest) wanted = {0, 1, 2, 3};
+  else if (method == kScheduleXlaBest) wanted = {4, 5, 6};
+  else wanted = {0, 1, 2, 3, 4, 5, 6};
+
+  bool have = false;
+  std::vector<std::vector<int32_t>> orders(kBaselineCount);
+  for (int32_t m : wanted) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<int32_t> order = run_baseline(pg, m);
+    const int64_t peak = schedule_peak(pg, order);
+    result.baseline_seconds[m] = seconds_since(start);
+    result.baseline_peaks[m] = peak;
+    if (static_cast<int32_t>(order.size()) != pg.op_count()) {
+      return Status::internal(std::string(schedule_method_name(m)) + " returned an incomplete order");
+    }
+    if (!have || peak < result.peak) {
+      have = true;
+      result.peak = peak;
+      result.order = order;
+      result.chosen_baseline = m;
+    }
+    if (method == kScheduleOurs) orders[m] = std::move(order);
+  }
+  if (method == kScheduleOurs) {
+    const auto start = std::chrono::steady_clock::now();
+    // No search when the best baseline already meets a lower bound.
+    result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
+    const bool settled = result.peak <= result.lower_bound;
+    int64_t work_done = 0;
+    const bool searching = options.work_limit > 0 || options.time_limit_s > 0;
+    const Deadline deadline =
+        options.work_limit > 0
+            ? Deadline::after_work(&work_done, options.work_limit)
+            : Deadline::at(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(options.time_limit_s)));
+    if (settled) {
+      result.proved_optimal = true;
+    } else if (pg.op_count() <= kExactMaxOps && searching) {
+      // A quick descent first gives the exact search a tighter incumbent.
+      ImproveStats improve;
+      const Deadline quick = deadline.share(0.1);
+      result.peak = improve_schedule(pg, &result.order, quick, options.seed, &improve);
+      ExactStats exact;
+      result.peak = exact_schedule(pg, &result.order, deadline, options.exact_max_states,
+                                   &result.proved_optimal, &exact);
+      result.exact_states = exact.states;
+    } else if (searching) {
+      // Multi-start: the best baseline may use all the time; when its
+      // descent stalls, the next baselines (by peak) share what is left.
+      // The best result wins, ties to the earlier start.
+      std::vector<std::pair<int64_t, int32_t>> ranked;
+      for (int32_t m = 0; m < kBaselineCount; ++m) ranked.push_back({result.baseline_peaks[m], m});
+      std::sort(ranked.begin(), ranked.end());
+      const int32_t starts = 3;
+      for (int32_t k = 0; k < starts; ++k) {
+        if (deadline.passed()) break;
+        const Deadline share = (k == 0 || k + 1 == starts) ? deadline : deadline.share(0.5);
+        std::vector<int32_t> order = orders[ranked[k].second];
+        ImproveStats improve;
+        const int64_t peak = improve_schedule(pg, &order, share, options.seed + static_cast<uint64_t>(k), &improve);
+        if (peak < result.peak) {
+          result.peak = peak;
+          result.order = std::move(order);
+        }
+      }
+    }
+    if (result.peak <= result.lower_bound) result.proved_optimal = true;
+    result.search_seconds = seconds_since(start);
+  } else {
+    result.proved_optimal = result.peak <= result.lower_bound;
+  }
+  // The order is what callers trust: check it.
+  Status check = check_schedule(pg, result.order);
+  if (!check.is_ok()) return Status::internal("scheduler produced an invalid order: " + check.message());
+  result.peak = schedule_peak(pg, result.order);
+  if (!result.proved_optimal) {
+    result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
+    result.proved_optimal = result.peak <= result.lower_bound;
+  }
+  // A proved optimum is itself the best lower bound.
+  if (result.proved_optimal) result.lower_bound = result.peak;
+  *out = std::move(result);
+  return Status::ok();
+}
+
+}  // namespace tp

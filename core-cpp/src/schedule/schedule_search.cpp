@@ -1,0 +1,587 @@
+#include "schedule/schedule_search.h"
+
+#include <algorithm>
+#include <queue>
+#include <random>
+#include <unordered_map>
+
+#include "liveness/liveness.h"
+
+namespace tp {
+
+int64_t schedule_lower_bound(const PlanningGraph& pg) {
+  const int32_t n = pg.op_count();
+  if (n == 0) return 0;
+  const std::vector<Storage>& storages = pg.storage.storages;
+  int64_t always_live = 0;
+  for (const Storage& s : storages) {
+    if (s.graph_input && s.graph_output) always_live += s.arena_bytes();
+  }
+  int64_t worst_step = 0;
+  for (int32_t v = 0; v < n; ++v) {
+    int64_t step = pg.op_workspace[v];
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const Storage& s = storages[pg.touches[k]];
+      if (!(s.graph_input && s.graph_output)) step += s.arena_bytes();
+    }
+    worst_step = std::max(worst_step, step);
+  }
+  return always_live + worst_step;
+}
+
+int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  std::vector<uint8_t> mark(n, 0);  // bit 1: ancestor-or-self, bit 2: descendant-or-self
+  std::vector<int32_t> stack;
+  int64_t bound = 0;
+  for (int32_t v : at_ops) {
+    std::fill(mark.begin(), mark.end(), 0);
+    // Walk predecessors (bit 1) and successors (bit 2) from v.
+    for (int32_t dir = 0; dir < 2; ++dir) {
+      const uint8_t bit = dir == 0 ? 1 : 2;
+      const std::vector<int32_t>& offsets = dir == 0 ? pg.pred_offsets : pg.succ_offsets;
+      const std::vector<int32_t>& edges = dir == 0 ? pg.preds : pg.succs;
+      mark[v] |= bit;
+      stack.assign(1, v);
+      while (!stack.empty()) {
+        const int32_t u = stack.back();
+        stack.pop_back();
+        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+          const int32_t w = edges[k];
+          if (!(mark[w] & bit)) {
+            mark[w] |= bit;
+            stack.push_back(w);
+          }
+        }
+      }
+    }
+    int64_t live = pg.op_workspace[v];
+    for (int32_t s = 0; s < pg.storage_count(); ++s) {
+      const Storage& st = storages[s];
+      if (st.arena_bytes() == 0) continue;
+      bool before = st.graph_input, after = st.graph_output && (st.graph_input || pg.user_count(s) > 0);
+      for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1] && !(before && after); ++k) {
+        const uint8_t m = mark[pg.users[k]];
+        before = before || (m & 1);
+        after = after || (m & 2);
+      }
+      if (before && after) live += st.arena_bytes();
+    }
+    bound = std::max(bound, live);
+  }
+  return bound;
+}
+
+// ---------------------------------------------------------------------------
+// Local search
+// ---------------------------------------------------------------------------
+namespace {
+
+class MoveEvaluator {
+ public:
+  explicit MoveEvaluator(const PlanningGraph& pg) : pg_(pg), n_(pg.op_count()) {
+    const int32_t storage_count = pg.storage_count();
+    birth_.resize(storage_count);
+    death_.resize(storage_count);
+    pos_.resize(n_);
+    live_.resize(n_);
+    prefix_max_.resize(n_);
+    suffix_max_.resize(n_ + 1);
+    prefix_count_.resize(n_ + 1);
+    new_first_.assign(storage_count, -1);
+    new_last_.assign(storage_count, -1);
+    stamp_.assign(storage_count, 0);
+  }
+
+  // Recomputes positions, lifetimes and the live profile of `order`.
+  void reset(const std::vector<int32_t>& order) {
+    order_ = order;
+    const std::vector<Storage>& storages = pg_.storage.storages;
+    for (int32_t i = 0; i < n_; ++i) pos_[order_[i]] = i;
+    std::fill(birth_.begin(), birth_.end(), -1);
+    std::fill(death_.begin(), death_.end(), -1);
+    for (int32_t i = 0; i < n_; ++i) {
+      const int32_t op = order_[i];
+      for (int32_t k = pg_.touch_offsets[op]; k < pg_.touch_offsets[op + 1]; ++k) {
+        const int32_t s = pg_.touches[k];
+        if (birth_[s] < 0) birth_[s] = i;
+        death_[s] = i;
+      }
+    }
+    std::vector<int64_t> delta(n_ + 1, 0);
+    for (size_t s = 0; s < storages.size(); ++s) {
+      if (storages[s].graph_input) {
+        birth_[s] = 0;
+        if (death_[s] < 0) death_[s] = 0;
+      }
+      if (storages[s].graph_output && birth_[s] >= 0) death_[s] = n_ - 1;
+      if (birth_[s] < 0 || storages[s].arena_bytes() == 0) continue;
+      delta[birth_[s]] += storages[s].arena_bytes();
+      delta[death_[s] + 1] -= storages[s].arena_bytes();
+    }
+    int64_t running = 0;
+    peak_ = 0;
+    for (int32_t i = 0; i < n_; ++i) {
+      running += delta[i];
+      live_[i] = running + pg_.op_workspace[order_[i]];
+      peak_ = std::max(peak_, live_[i]);
+      prefix_max_[i] = i == 0 ? live_[i] : std::max(prefix_max_[i - 1], live_[i]);
+    }
+    suffix_max_[n_] = 0;
+    for (int32_t i = n_ - 1; i >= 0; --i) suffix_max_[i] = std::max(suffix_max_[i + 1], live_[i]);
+    prefix_count_[0] = 0;
+    for (int32_t i = 0; i < n_; ++i) prefix_count_[i + 1] = prefix_count_[i] + (live_[i] == peak_ ? 1 : 0);
+  }
+
+  int64_t peak() const { return peak_; }
+  int32_t peak_count() const { return prefix_count_[n_]; }
+  int32_t first_peak_step() const {
+    for (int32_t i = 0; i < n_; ++i) if (live_[i] == peak_) return i;
+    return -1;
+  }
+  const std::vector<int32_t>& order() const { return order_; }
+  int32_t pos(int32_t op) const { return pos_[op]; }
+  int32_t birth(int32_t s) const { return birth_[s]; }
+  int32_t death(int32_t s) const { return death_[s]; }
+
+  // Earliest and latest index `op` may move to.
+  int32_t earliest(int32_t op) const {
+    int32_t e = 0;
+    for (int32_t k = pg_.pred_offsets[op]; k < pg_.pred_offsets[op + 1]; ++k) e = std::max(e, pos_[pg_.preds[k]] + 1);
+    return e;
+  }
+  int32_t latest(int32_t op) const {
+    int32_t l = n_ - 1;
+    for (int32_t k = pg_.succ_offsets[op]; k < pg_.succ_offsets[op + 1]; ++k) l = std::min(l, pos_[pg_.succs[k]] - 1);
+    return l;
+  }
+
+  // (peak, steps at that peak) after moving the op at index i to index j,
+  // recomputing only the window between them.
+  std::pair<int64_t, int32_t> evaluate(int32_t i, int32_t j) {
+    const int32_t lo = std::min(i, j), hi = std::max(i, j);
+    // New occupant of each window index.
+    std::vector<int32_t>& window = move_window_;
+    window.resize(hi - lo + 1);
+    for (int32_t k = lo; k <= hi; ++k) {
+      int32_t from = k;
+      if (j < i) from = k == j ? i : k - 1;
+      else if (j > i) from = k == j ? i : k + 1;
+      window[k - lo] = order_[from];
+    }
+    return evaluate_window(lo, window);
+  }
+
+  // (peak, steps at that peak) after replacing order[lo .. lo + size) by
+  // `window`, a reordering of the same ops. Only storages touched inside the
+  // window can change their lifetimes, and only inside it.
+  std::pair<int64_t, int32_t> evaluate_window(int32_t lo, const std::vector<int32_t>& window) {
+    const std::vector<Storage>& storages = pg_.storage.storages;
+    const int32_t width = static_cast<int32_t>(window.size());
+    const int32_t hi = lo + width - 1;
+    ++epoch_;
+    touched_.clear();
+    window_ = window;
+    for (int32_t k = lo; k <= hi; ++k) {
+      const int32_t op = window_[k - lo];
+      for (int32_t t = pg_.touch_offsets[op]; t < pg_.touch_offsets[op + 1]; ++t) {
+        const int32_t s = pg_.touches[t];
+        if (stamp_[s] != epoch_) {
+          stamp_[s] = epoch_;
+          touched_.push_back(s);
+          new_first_[s] = k;
+        }
+        new_last_[s] = k;
+      }
+    }
+    // Bytes alive throughout the window that no window op touches.
+    int64_t untouched = live_[lo] - pg_.op_workspace[order_[lo]];
+    for (int32_t s : touched_) {
+      if (birth_[s] <= lo && lo <= death_[s]) untouched -= storages[s].arena_bytes();
+    }
+    delta_.assign(width + 1, 0);
+    for (int32_t s : touched_) {
+      const int64_t bytes = storages[s].arena_bytes();
+      if (bytes == 0) continue;
+      int32_t b = birth_[s] < lo ? birth_[s] : new_first_[s];
+      int32_t d = death_[s] > hi ? death_[s] : new_last_[s];
+      if (storages[s].graph_input) b = 0;
+      if (storages[s].graph_output) d = n_ - 1;
+      d = std::max(d, b);
+      const int32_t from = std::max(b, lo), to = std::min(d, hi);
+      if (from > to) continue;
+      delta_[from - lo] += bytes;
+      delta_[to - lo + 1] -= bytes;
+    }
+    int64_t running = untouched, window_peak = 0;
+    int32_t window_count = 0;
+    std::vector<int64_t>& values = window_live_;
+    values.resize(width);
+    for (int32_t k = 0; k < width; ++k) {
+      running += delta_[k];
+      values[k] = running + pg_.op_workspace[window_[k]];
+      window_peak = std::max(window_peak, values[k]);
+    }
+    const int64_t outside = std::max(lo > 0 ? prefix_max_[lo - 1] : 0, suffix_max_[hi + 1]);
+    const int64_t new_peak = std::max(outside, window_peak);
+    if (new_peak != peak_) return {new_peak, 0};
+    for (int32_t k = 0; k < width; ++k) window_count += values[k] == peak_ ? 1 : 0;
+    const int32_t outside_count = prefix_count_[lo] + (prefix_count_[n_] - prefix_count_[hi + 1]);
+    return {new_peak, outside_count + window_count};
+  }
+
+  void apply_window(int32_t lo, const std::vector<int32_t>& window) {
+    std::vector<int32_t> order = order_;
+    std::copy(window.begin(), window.end(), order.begin() + lo);
+    reset(order);
+  }
+
+  // Reorders order[lo..hi] so that the ops with keep_first[op] set come first
+  // (each group keeps its relative order). Returns false if nothing moves.
+  bool partition_window(int32_t lo, int32_t hi, const std::vector<uint8_t>& first, std::vector<int32_t>* out) const {
+    out->clear();
+    for (int32_t k = lo; k <= hi; ++k) if (first[order_[k]]) out->push_back(order_[k]);
+    const size_t head = out->size();
+    for (int32_t k = lo; k <= hi; ++k) if (!first[order_[k]]) out->push_back(order_[k]);
+    if (head == 0 || head == out->size()) return false;
+    for (int32_t k = lo; k <= hi; ++k) if ((*out)[k - lo] != order_[k]) return true;
+    return false;
+  }
+
+  void apply(int32_t i, int32_t j) {
+    std::vector<int32_t> order = order_;
+    const int32_t op = order[i];
+    order.erase(order.begin() + i);
+    order.insert(order.begin() + j, op);
+    reset(order);
+  }
+
+ private:
+  const PlanningGraph& pg_;
+  int32_t n_;
+  std::vector<int32_t> order_, pos_, birth_, death_;
+  std::vector<int64_t> live_, prefix_max_, suffix_max_;
+  std::vector<int32_t> prefix_count_;
+  int64_t peak_ = 0;
+  // Scratch for evaluate().
+  std::vector<int32_t> new_first_, new_last_, stamp_, touched_, window_, move_window_;
+  std::vector<int64_t> delta_, window_live_;
+  int32_t epoch_ = 0;
+};
+
+bool better(std::pair<int64_t, int32_t> a, std::pair<int64_t, int32_t> b) {
+  return a.first != b.first ? a.first < b.first : a.second < b.second;
+}
+
+// One best-improvement pass around the first peak step. Returns false when no
+// candidate move improves (a local optimum) or the deadline passed.
+bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
+  const int32_t n = pg.op_count();
+  const int32_t p = eval->first_peak_step();
+  if (p < 0) return false;
+  const std::vector<Storage>& storages = pg.storage.storages;
+  std::vector<int32_t> candidates;
+  const int32_t radius = 6;
+  for (int32_t k = std::max(0, p - radius); k <= std::min(n - 1, p + radius); ++k) candidates.push_back(eval->order()[k]);
+  // Producers of what is alive at the peak (delay them) and last users of it
+  // (hurry them), largest storages first.
+  std::vector<std::pair<int64_t, int32_t>> alive;
+  for (int32_t s = 0; s < pg.storage_count(); ++s) {
+    if (eval->birth(s) >= 0 && eval->birth(s) <= p && p <= eval->death(s) && storages[s].arena_bytes() > 0) {
+      alive.push_back({storages[s].arena_bytes(), s});
+    }
+  }
+  std::sort(alive.begin(), alive.end(), std::greater<std::pair<int64_t, int32_t>>());
+  if (alive.size() > 24) alive.resize(24);
+  for (const auto& entry : alive) {
+    const int32_t s = entry.second;
+    if (!storages[s].graph_input) candidates.push_back(eval->order()[eval->birth(s)]);
+    if (!storages[s].graph_output) candidates.push_back(eval->order()[eval->death(s)]);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+
+  const std::pair<int64_t, int32_t> current(eval->peak(), eval->peak_count());
+  std::pair<int64_t, int32_t> best = current;
+  int32_t best_i = -1, best_j = -1;
+  int32_t checked = 0;
+  for (int32_t op : candidates) {
+    const int32_t i = eval->pos(op);
+    const int32_t e = eval->earliest(op), l = eval->latest(op);
+    int32_t targets[6] = {-1, -1, -1, -1, -1, -1};
+    if (i <= p) {
+      targets[0] = std::min(p, l);
+      targets[1] = l;
+      targets[2] = std::min(p + 1, l);
+    }
+    if (i >= p) {
+      targets[3] = std::max(p, e);
+      targets[4] = e;
+      targets[5] = std::max(p - 1, e);
+    }
+    for (int32_t j : targets) {
+      if (j < 0 || j == i || j < e || j > l) continue;
+      ++stats->moves_tried;
+      const std::pair<int64_t, int32_t> result = eval->evaluate(i, j);
+      if (better(result, best)) {
+        best = result;
+        best_i = i;
+        best_j = j;
+      }
+    }
+    if ((++checked & 7) == 0 && deadline.passed()) break;
+  }
+  // Compound moves, for what single moves cannot reach: hoist the last user
+  // of a storage alive at the peak, with its ancestors that run between the
+  // peak and it, to just before the peak (the storage then dies earlier); or
+  // sink the producer of one, with its descendants that run between it and
+  // the peak, to just after the peak (the storage is then born later).
+  std::vector<int32_t> best_window, window, stack;
+  int32_t best_lo = -1;
+  std::vector<uint8_t> mark(n, 0);
+  const int32_t max_width = 4096;
+  for (const auto& entry : alive) {
+    if (deadline.passed()) break;
+    const int32_t s = entry.second;
+    for (int32_t kind = 0; kind < 2; ++kind) {
+      int32_t lo = 0, hi = 0, seed = -1;
+      if (kind == 0 && !storages[s].graph_output && eval->death(s) > p) {
+        lo = p;
+        hi = eval->death(s);
+        seed = eval->order()[hi];
+      } else if (kind == 1 && !storages[s].graph_input && eval->birth(s) < p) {
+        lo = eval->birth(s);
+        hi = p;
+        seed = eval->order()[lo];
+      }
+      if (seed < 0 || hi - lo + 1 > max_width) continue;
+      // kind 0: ancestors of seed inside [lo, hi] go first.
+      // kind 1: descendants of seed inside [lo, hi] go last (the rest first).
+      std::vector<int32_t> members;
+      mark[seed] = 1;
+      members.push_back(seed);
+      stack.assign(1, seed);
+      const std::vector<int32_t>& offsets = kind == 0 ? pg.pred_offsets : pg.succ_offsets;
+      const std::vector<int32_t>& edges = kind == 0 ? pg.preds : pg.succs;
+      while (!stack.empty()) {
+        const int32_t u = stack.back();
+        stack.pop_back();
+        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+          const int32_t w = edges[k];
+          const int32_t at = eval->pos(w);
+          if (mark[w] || at < lo || at > hi) continue;
+          mark[w] = 1;
+          members.push_back(w);
+          stack.push_back(w);
+        }
+      }
+      if (kind == 1) {
+        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] ^= 1;  // the rest go first
+      }
+      const bool moved = eval->partition_window(lo, hi, mark, &window);
+      if (kind == 1) {
+        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] = 0;
+      } else {
+        for (int32_t m : members) mark[m] = 0;
+      }
+      if (!moved) continue;
+      ++stats->moves_tried;
+      const std::pair<int64_t, int32_t> result = eval->evaluate_window(lo, window);
+      if (better(result, best)) {
+        best = result;
+        best_lo = lo;
+        best_window = window;
+        best_i = -1;
+      }
+    }
+  }
+  if (best_lo >= 0) {
+    eval->apply_window(best_lo, best_window);
+    ++stats->moves_accepted;
+    return true;
+  }
+  if (best_i < 0) return false;
+  eval->apply(best_i, best_j);
+  ++stats->moves_accepted;
+  return true;
+}
+
+}  // namespace
+
+int64_t improve_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                         uint64_t seed, ImproveStats* stats) {
+  const int32_t n = pg.op_count();
+  if (n < 2) return schedule_peak(pg, *order);
+  MoveEvaluator eval(pg);
+  eval.reset(*order);
+  const int64_t lower = schedule_lower_bound(pg);
+  std::vector<int32_t> best = *order;
+  std::pair<int64_t, int32_t> best_score(eval.peak(), eval.peak_count());
+  std::mt19937_64 rng(seed);
+  int32_t stale_rounds = 0;
+  // Iterated local search: descend, then kick the best order with a few
+  // random legal moves and descend again, until the deadline or until many
+  // kicks in a row found nothing better.
+  while (!deadline.passed() && best_score.first > lower) {
+    while (improve_once(pg, &eval, deadline, stats)) {
+      if (eval.peak() <= lower || deadline.passed()) break;
+    }
+    const std::pair<int64_t, int32_t> score(eval.peak(), eval.peak_count());
+    if (better(score, best_score)) {
+      best_score = score;
+      best = eval.order();
+      stale_rounds = 0;
+    } else if (++stale_rounds >= 200) {
+      break;
+    }
+    eval.reset(best);
+    const int32_t kicks = 1 + static_cast<int32_t>(rng() % 4);
+    for (int32_t k = 0; k < kicks; ++k) {
+      const int32_t i = static_cast<int32_t>(rng() % static_cast<uint64_t>(n));
+      const int32_t op = eval.order()[i];
+      const int32_t e = eval.earliest(op), l = eval.latest(op);
+      if (l <= e) continue;
+      const int32_t j = e + static_cast<int32_t>(rng() % static_cast<uint64_t>(l - e + 1));
+      if (j != i) eval.apply(i, j);
+    }
+  }
+  *order = best;
+  return best_score.first;
+}
+
+// ---------------------------------------------------------------------------
+// Exact search
+// ---------------------------------------------------------------------------
+namespace {
+
+struct DownSet {
+  int64_t peak;    // best peak over the steps so far
+  int64_t live;    // bytes alive after the last step's frees (depends only on the set)
+  int32_t via_op;  // last op run to reach this set on the best path
+};
+
+}  // namespace
+
+int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                       int64_t max_states, bool* proved, ExactStats* stats) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  int64_t incumbent = schedule_peak(pg, *order);
+  *proved = false;
+  if (n == 0 || incumbent <= schedule_lower_bound(pg)) {
+    *proved = true;
+    return incumbent;
+  }
+  if (n > kExactMaxOps) return incumbent;
+
+  const int32_t storage_count = pg.storage_count();
+  std::vector<uint64_t> pred_mask(n, 0), user_mask(storage_count, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) pred_mask[v] |= uint64_t{1} << pg.preds[k];
+  }
+  for (int32_t s = 0; s < storage_count; ++s) {
+    for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) user_mask[s] |= uint64_t{1} << pg.users[k];
+  }
+  // Static bound per op (see schedule_lower_bound); the unscheduled ops'
+  // largest one bounds every completion of a down-set.
+  std::vector<int64_t> op_bound(n, 0);
+  int64_t always_live = 0, unused_inputs = 0, start_live = 0;
+  for (int32_t s = 0; s < storage_count; ++s) {
+    const Storage& st = storages[s];
+    if (st.graph_input && st.graph_output) always_live += st.arena_bytes();
+    if (st.graph_input) start_live += st.arena_bytes();
+    if (st.graph_input && !st.graph_output && user_mask[s] == 0) unused_inputs += st.arena_bytes();
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    op_bound[v] = always_live + pg.op_workspace[v];
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const Storage& st = storages[pg.touches[k]];
+      if (!(st.graph_input && st.graph_output)) op_bound[v] += st.arena_bytes();
+    }
+  }
+  const uint64_t full = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  auto remaining_bound = [&](uint64_t mask) {
+    int64_t bound = 0;
+    for (int32_t v = 0; v < n; ++v) {
+      if (!(mask >> v & 1)) bound = std::max(bound, op_bound[v]);
+    }
+    return bound;
+  };
+
+  std::unordered_map<uint64_t, DownSet> seen;
+  seen.reserve(1024);
+  using Entry = std::pair<std::pair<int64_t, int32_t>, uint64_t>;  // ((f, -depth), mask)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
+  seen[0] = DownSet{0, start_live, -1};
+  open.push({{remaining_bound(0), 0}, 0});
+  bool complete = true;
+  uint64_t best_full_found = 0;
+  bool found_better = false;
+  int64_t pops = 0;
+  while (!open.empty()) {
+    const Entry entry = open.top();
+    open.pop();
+    const uint64_t mask = entry.second;
+    const DownSet state = seen[mask];
+    if (entry.first.first >= incumbent) break;  // nothing left can beat the incumbent
+    if (mask == full) {
+      incumbent = state.peak;
+      best_full_found = mask;
+      found_better = true;
+      break;  // best-first: the first complete set popped is optimal
+    }
+    if (std::max(state.peak, remaining_bound(mask)) != entry.first.first) continue;  // stale entry
+    if ((++pops & 1023) == 0 && deadline.passed()) {
+      complete = false;
+      break;
+    }
+    for (int32_t v = 0; v < n; ++v) {
+      const uint64_t bit = uint64_t{1} << v;
+      if ((mask & bit) || (pred_mask[v] & ~mask)) continue;
+      int64_t born = 0, freed = 0;
+      for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+        const int32_t s = pg.touches[k];
+        const Storage& st = storages[s];
+        const bool already = st.graph_input || (user_mask[s] & mask) != 0;
+        if (!already) born += st.arena_bytes();
+        if (!st.graph_output && (user_mask[s] & ~mask & ~bit) == 0) freed += st.arena_bytes();
+      }
+      const int64_t step = state.live + born + pg.op_workspace[v];
+      const int64_t peak = std::max(state.peak, step);
+      if (peak >= incumbent) continue;
+      const uint64_t next = mask | bit;
+      const int64_t live = state.live + born - freed - (mask == 0 ? unused_inputs : 0);
+      auto it = seen.find(next);
+      if (it != seen.end() && it->second.peak <= peak) continue;
+      if (it == seen.end()) {
+        if (static_cast<int64_t>(seen.size()) >= max_states) {
+          complete = false;
+          stats->hit_state_limit = true;
+          continue;
+        }
+        seen.emplace(next, DownSet{peak, live, v});
+      } else {
+        it->second = DownSet{peak, live, v};
+      }
+      const int64_t f = std::max(peak, remaining_bound(next));
+      if (f < incumbent) open.push({{f, -__builtin_popcountll(next)}, next});
+    }
+  }
+  stats->states = static_cast<int64_t>(seen.size());
+  if (found_better) {
+    std::vector<int32_t> path;
+    uint64_t mask = best_full_found;
+    while (mask != 0) {
+      const int32_t v = seen[mask].via_op;
+      path.push_back(v);
+      mask &= ~(uint64_t{1} << v);
+    }
+    std::reverse(path.begin(), path.end());
+    *order = path;
+  }
+  *proved = complete;
+  return incumbent;
+}
+
+}  // namespace tp

@@ -1,0 +1,99 @@
+// tensorplan's own scheduler pieces (PLANNING.md §3): a lower bound on the
+// peak of any schedule, a local search that improves a given order with
+// moves evaluated incrementally, and an exact best-first search over
+// down-sets (the sets of already-run ops) that proves the optimum on small
+// graphs. All three honour a deadline and return the best order found so far.
+#ifndef TENSORPLAN_SCHEDULE_SEARCH_H
+#define TENSORPLAN_SCHEDULE_SEARCH_H
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "graph/planning_graph.h"
+
+namespace tp {
+
+// When a search stops: at a wall-clock instant, after a number of work
+// units, or whichever comes first. Each call of passed() costs one unit.
+// A search bounded by work alone is deterministic: the same graph gives the
+// same order on every machine and on both backends, which plan()'s fast mode
+// relies on. Copies share one work counter, so a search that hands its
+// deadline to helpers is charged for all of their work.
+class Deadline {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Wall clock only.
+  static Deadline at(Clock::time_point when) { return Deadline(true, when, nullptr, 0); }
+  // Work only: `counter` outlives every search that uses the deadline.
+  static Deadline after_work(int64_t* counter, int64_t units) { return Deadline(false, Clock::time_point(), counter, *counter + units); }
+
+  bool passed() const {
+    if (counter_ != nullptr && ++*counter_ >= work_limit_) return true;
+    return timed_ && Clock::now() >= when_;
+  }
+
+  // A deadline at `fraction` of what is left of this one (time and work alike).
+  Deadline share(double fraction) const {
+    Deadline part = *this;
+    if (timed_) {
+      const Clock::time_point now = Clock::now();
+      part.when_ = now + std::chrono::duration_cast<Clock::duration>((when_ - now) * fraction);
+    }
+    if (counter_ != nullptr) part.work_limit_ = *counter_ + static_cast<int64_t>(static_cast<double>(work_limit_ - *counter_) * fraction);
+    return part;
+  }
+
+ private:
+  Deadline(bool timed, Clock::time_point when, int64_t* counter, int64_t work_limit)
+      : timed_(timed), when_(when), counter_(counter), work_limit_(work_limit) {}
+  bool timed_;
+  Clock::time_point when_;
+  int64_t* counter_;
+  int64_t work_limit_;
+};
+
+// No schedule can have a lower peak: every op needs all storages it touches
+// plus its workspace at once, on top of the storages that are alive at every
+// step (graph inputs that are also graph outputs).
+int64_t schedule_lower_bound(const PlanningGraph& pg);
+
+// A stronger bound from ordering facts, evaluated at the given ops: at op v's
+// step, a storage is alive in every schedule if it exists before v (a graph
+// input, or some user is an ancestor of v or v itself) and is still needed
+// after v (a graph output, or some user is a descendant of v or v itself).
+// Costs O(V + E + touches) per op in `at_ops`.
+int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops);
+
+// Move-based improvement around the peak step: single ops moved earlier or
+// later within their dependency window, and compound moves (the last user of
+// a storage alive at the peak hoisted before it with its ancestors; a
+// producer sunk after it with its descendants). A move is accepted when it
+// lowers (peak, steps at the peak); the live profile of a moved order is
+// recomputed only inside the window the move reorders. Stops at a local
+// optimum (after random kicks stop helping) or at the deadline; never returns
+// a worse order. `seed` drives the kicks.
+struct ImproveStats {
+  int64_t moves_tried = 0;
+  int64_t moves_accepted = 0;
+};
+int64_t improve_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                         uint64_t seed, ImproveStats* stats);
+
+// Exact search for graphs of at most kExactMaxOps ops: best-first over
+// down-sets with memoisation, pruned by `incumbent_peak` (the peak of
+// `*order` on entry) and by the lower bound. On return `*order` holds the best
+// order found; `*proved` says whether it is proved optimal (the search ran to
+// completion before the deadline and within `max_states`).
+constexpr int32_t kExactMaxOps = 64;
+struct ExactStats {
+  int64_t states = 0;
+  bool hit_state_limit = false;
+};
+int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                       int64_t max_states, bool* proved, ExactStats* stats);
+
+}  // namespace tp
+
+#endif  // TENSORPLAN_SCHEDULE_SEARCH_H
