@@ -119,20 +119,26 @@ function wrapperSource(operations) {
   return lines.join('\n') + '\n';
 }
 
-// The CUDA executor takes exactly tp_execute_reference's arguments (then its arena):
-// one decoder, one encoding for both.
-function checkCudaExecute(operations) {
-  const reference = operations.find((op) => op.name === 'tp_execute_reference');
-  for (const op of operations.filter((o) => o.name.startsWith('tp_cuda_'))) {
-    const same = reference.params.every((p, i) => op.params[i] && op.params[i].type === p.type && op.params[i].name === p.name);
-    if (!same) throw new Error(`${op.name}: its parameters must start with those of tp_execute_reference`);
-  }
+// The CUDA executor's header (cuda/addon/cuda_execute_abi.h) declares its
+// operations with TP_EXECUTE_ABI_PARAMS, the macro tp_execute_reference is
+// defined with (core-cpp/src/abi/execute_abi.cpp), and names
+// tp_execute_reference's result list: so it takes exactly those arguments and
+// returns exactly those arrays by construction, and the generator reads them
+// from c_api.h instead of a second copy.
+export function cudaOperations(cApiText, cudaText, reference) {
+  return parseOperations(cudaText, {
+    paramTypes: Object.keys(PARAM_KINDS),
+    paramMacros: { TP_EXECUTE_ABI_PARAMS: reference.params },
+    context: cApiText,
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outFile = process.argv[2] ?? `${root}cuda/build/gen/abi_wrappers.gen.cpp`;
-  const operations = [...parseOperations(readFileSync(HEADER, 'utf8')), ...parseOperations(readFileSync(CUDA_HEADER, 'utf8'), { paramTypes: Object.keys(PARAM_KINDS) })];
-  checkCudaExecute(operations);
+  const cApiText = readFileSync(HEADER, 'utf8');
+  const api = parseOperations(cApiText);
+  const reference = api.find((op) => op.name === 'tp_execute_reference');
+  const operations = [...api, ...cudaOperations(cApiText, readFileSync(CUDA_HEADER, 'utf8'), reference)];
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, wrapperSource(operations));
   console.log(`gen-native-abi: ${operations.length} operations -> ${outFile}`);

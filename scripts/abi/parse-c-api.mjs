@@ -53,11 +53,13 @@ function entries(bodyLines, where, allowEmpty = false) {
   return out;
 }
 
-function parseParams(name, text, paramTypes) {
-  const params = text.split(',').map((raw) => {
+function parseParams(name, text, paramTypes, paramMacros) {
+  const params = text.split(',').flatMap((raw) => {
     const t = raw.trim().replace(/\s+/g, ' ');
+    // A macro that stands for another operation's parameter list (see parseOperations).
+    if (paramMacros[t]) return paramMacros[t];
     const m = /^(.*?)\s*(\w+)$/.exec(t);
-    return { type: m[1].replace(/\s*\*/g, '*').trim(), name: m[2] };
+    return [{ type: m[1].replace(/\s*\*/g, '*').trim(), name: m[2] }];
   });
   const last = params.pop();
   if (!last || last.type !== 'tp_result**') throw new Error(`${name}: the last parameter must be tp_result** out (c_api.h rules)`);
@@ -72,13 +74,20 @@ function parseParams(name, text, paramTypes) {
  * for every tp_status operation; fails naming an operation without its
  * TP_RESULT_FIELDS_<name> list or with a field of an unknown type.
  */
-export function parseOperations(headerText, { paramTypes = PARAM_TYPES } = {}) {
-  const macros = macroBodies(headerText);
+export function parseOperations(headerText, { paramTypes = PARAM_TYPES, paramMacros = {}, context = '' } = {}) {
+  // `context`: another header whose TP_RESULT_FIELDS_ lists this one may name
+  // (`#define TP_RESULT_FIELDS_a(X) TP_RESULT_FIELDS_b(X)`: a's results are b's).
+  const macros = new Map([...macroBodies(context), ...macroBodies(headerText)]);
+  const resolve = (macro) => {
+    const body = macros.get(macro);
+    const alias = body && /^\s*(TP_RESULT_FIELDS_\w+)\(X\)\s*$/.exec(stripComments(body.join(' ')));
+    return alias ? resolve(alias[1]) : body;
+  };
   const operations = [];
   const pattern = /TP_API\s+tp_status\s+(tp_\w+)\s*\(([^)]*)\)\s*;/g;
   for (const match of stripComments(headerText).matchAll(pattern)) {
     const name = match[1];
-    const body = macros.get(`TP_RESULT_FIELDS_${name}`);
+    const body = resolve(`TP_RESULT_FIELDS_${name}`);
     if (!body) throw new Error(`${name}: c_api.h declares no TP_RESULT_FIELDS_${name}(X) list above it`);
     // An operation may declare no arrays (an empty result on success).
     const fields = entries(body, `TP_RESULT_FIELDS_${name}`, true).map(({ args, comment }) => {
@@ -87,7 +96,7 @@ export function parseOperations(headerText, { paramTypes = PARAM_TYPES } = {}) {
       }
       return { type: args[0], name: args[1], comment };
     });
-    operations.push({ name, params: parseParams(name, match[2], paramTypes), fields });
+    operations.push({ name, params: parseParams(name, match[2], paramTypes, paramMacros), fields });
   }
   return operations;
 }
