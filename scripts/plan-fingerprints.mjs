@@ -166,6 +166,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const actual = await fingerprints();
   const backends = Object.keys(actual);
   if (backends.length === 0) { console.error('plan-fingerprints: no backend loaded'); process.exit(2); }
+  // CI requires the native backend (as the test suites do): a comparison on WASM alone would not show
+  // that both backends still plan alike.
+  if (process.env.TP_REQUIRE_NATIVE === '1' && !actual.native) {
+    console.error('plan-fingerprints: TP_REQUIRE_NATIVE=1 but the native backend did not load');
+    process.exit(2);
+  }
   // Every backend must plan every case to the same bytes.
   const [first, ...others] = backends;
   const crossBackend = others.flatMap((b) => differences(actual[first], { [b]: actual[b] }));
