@@ -274,37 +274,55 @@ bool better(std::pair<int64_t, int32_t> a, std::pair<int64_t, int32_t> b) {
   return a.first != b.first ? a.first < b.first : a.second < b.second;
 }
 
-// One best-improvement pass around the first peak step. Returns false when no
-// candidate move improves (a local optimum) or the deadline passed.
-bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
-  const int32_t n = pg.op_count();
-  const int32_t p = eval->first_peak_step();
-  if (p < 0) return false;
+// Storages alive at step p with arena bytes, largest first (ties: the higher
+// storage id first), at most 24: the ones whose lifetimes the moves try to cut.
+std::vector<std::pair<int64_t, int32_t>> storages_alive_at(const PlanningGraph& pg, const MoveEvaluator& eval,
+                                                           int32_t p) {
   const std::vector<Storage>& storages = pg.storage.storages;
-  std::vector<int32_t> candidates;
-  const int32_t radius = 6;
-  for (int32_t k = std::max(0, p - radius); k <= std::min(n - 1, p + radius); ++k) candidates.push_back(eval->order()[k]);
-  // Producers of what is alive at the peak (delay them) and last users of it
-  // (hurry them), largest storages first.
   std::vector<std::pair<int64_t, int32_t>> alive;
   for (int32_t s = 0; s < pg.storage_count(); ++s) {
-    if (eval->birth(s) >= 0 && eval->birth(s) <= p && p <= eval->death(s) && storages[s].arena_bytes() > 0) {
+    if (eval.birth(s) >= 0 && eval.birth(s) <= p && p <= eval.death(s) && storages[s].arena_bytes() > 0) {
       alive.push_back({storages[s].arena_bytes(), s});
     }
   }
   std::sort(alive.begin(), alive.end(), std::greater<std::pair<int64_t, int32_t>>());
   if (alive.size() > 24) alive.resize(24);
+  return alive;
+}
+
+// The ops worth moving, ascending and without repeats: those within a few
+// steps of the peak, and the producers (delay them) and last users (hurry
+// them) of the storages alive at the peak.
+std::vector<int32_t> single_move_candidates(const PlanningGraph& pg, const MoveEvaluator& eval, int32_t p,
+                                            const std::vector<std::pair<int64_t, int32_t>>& alive) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  std::vector<int32_t> candidates;
+  const int32_t radius = 6;
+  for (int32_t k = std::max(0, p - radius); k <= std::min(n - 1, p + radius); ++k) candidates.push_back(eval.order()[k]);
   for (const auto& entry : alive) {
     const int32_t s = entry.second;
-    if (!storages[s].graph_input) candidates.push_back(eval->order()[eval->birth(s)]);
-    if (!storages[s].graph_output) candidates.push_back(eval->order()[eval->death(s)]);
+    if (!storages[s].graph_input) candidates.push_back(eval.order()[eval.birth(s)]);
+    if (!storages[s].graph_output) candidates.push_back(eval.order()[eval.death(s)]);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  return candidates;
+}
 
-  const std::pair<int64_t, int32_t> current(eval->peak(), eval->peak_count());
-  std::pair<int64_t, int32_t> best = current;
-  int32_t best_i = -1, best_j = -1;
+// The best move seen so far in one pass: either a single op moved from step
+// i to step j, or (window_lo >= 0) a reordered window starting at window_lo.
+struct BestMove {
+  std::pair<int64_t, int32_t> score;  // (peak, steps at the peak) after the move
+  int32_t i = -1, j = -1;
+  int32_t window_lo = -1;
+  std::vector<int32_t> window;
+};
+
+// Single moves: each candidate op to the peak step, the end of its legal
+// range, or next to the peak, on the side of the peak it is not on yet.
+void try_single_moves(const std::vector<int32_t>& candidates, int32_t p, MoveEvaluator* eval, Deadline deadline,
+                      ImproveStats* stats, BestMove* best) {
   int32_t checked = 0;
   for (int32_t op : candidates) {
     const int32_t i = eval->pos(op);
@@ -324,85 +342,117 @@ bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadlin
       if (j < 0 || j == i || j < e || j > l) continue;
       ++stats->moves_tried;
       const std::pair<int64_t, int32_t> result = eval->evaluate(i, j);
-      if (better(result, best)) {
-        best = result;
-        best_i = i;
-        best_j = j;
+      if (better(result, best->score)) {
+        best->score = result;
+        best->i = i;
+        best->j = j;
       }
     }
     if ((++checked & 7) == 0 && deadline.passed()) break;
   }
-  // Compound moves, for what single moves cannot reach: hoist the last user
-  // of a storage alive at the peak, with its ancestors that run between the
-  // peak and it, to just before the peak (the storage then dies earlier); or
-  // sink the producer of one, with its descendants that run between it and
-  // the peak, to just after the peak (the storage is then born later).
-  std::vector<int32_t> best_window, window, stack;
-  int32_t best_lo = -1;
-  std::vector<uint8_t> mark(n, 0);
+}
+
+// Builds the reordered window of one compound move for storage s. kind 0
+// hoists the last user (after the peak) with its ancestors inside the window
+// [p, death]; kind 1 sinks the producer (before the peak) with its
+// descendants inside [birth, p] (the rest of the window goes first). Returns
+// the window's first step, or -1 when the move does not apply, is too wide,
+// or moves nothing. `mark` is all zero on entry and on return; `stack` is
+// scratch.
+int32_t compound_window(const PlanningGraph& pg, const MoveEvaluator& eval, int32_t s, int32_t kind, int32_t p,
+                        std::vector<uint8_t>* marks, std::vector<int32_t>* stack, std::vector<int32_t>* window) {
+  const std::vector<Storage>& storages = pg.storage.storages;
   const int32_t max_width = 4096;
+  std::vector<uint8_t>& mark = *marks;
+  int32_t lo = 0, hi = 0, seed = -1;
+  if (kind == 0 && !storages[s].graph_output && eval.death(s) > p) {
+    lo = p;
+    hi = eval.death(s);
+    seed = eval.order()[hi];
+  } else if (kind == 1 && !storages[s].graph_input && eval.birth(s) < p) {
+    lo = eval.birth(s);
+    hi = p;
+    seed = eval.order()[lo];
+  }
+  if (seed < 0 || hi - lo + 1 > max_width) return -1;
+  // kind 0: ancestors of seed inside [lo, hi] go first.
+  // kind 1: descendants of seed inside [lo, hi] go last (the rest first).
+  std::vector<int32_t> members;
+  mark[seed] = 1;
+  members.push_back(seed);
+  stack->assign(1, seed);
+  const std::vector<int32_t>& offsets = kind == 0 ? pg.pred_offsets : pg.succ_offsets;
+  const std::vector<int32_t>& edges = kind == 0 ? pg.preds : pg.succs;
+  while (!stack->empty()) {
+    const int32_t u = stack->back();
+    stack->pop_back();
+    for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+      const int32_t w = edges[k];
+      const int32_t at = eval.pos(w);
+      if (mark[w] || at < lo || at > hi) continue;
+      mark[w] = 1;
+      members.push_back(w);
+      stack->push_back(w);
+    }
+  }
+  if (kind == 1) {
+    for (int32_t k = lo; k <= hi; ++k) mark[eval.order()[k]] ^= 1;  // the rest go first
+  }
+  const bool moved = eval.partition_window(lo, hi, mark, window);
+  if (kind == 1) {
+    for (int32_t k = lo; k <= hi; ++k) mark[eval.order()[k]] = 0;
+  } else {
+    for (int32_t m : members) mark[m] = 0;
+  }
+  return moved ? lo : -1;
+}
+
+// Compound moves, for what single moves cannot reach: hoist the last user
+// of a storage alive at the peak, with its ancestors that run between the
+// peak and it, to just before the peak (the storage then dies earlier); or
+// sink the producer of one, with its descendants that run between it and
+// the peak, to just after the peak (the storage is then born later).
+void try_compound_moves(const PlanningGraph& pg, const std::vector<std::pair<int64_t, int32_t>>& alive, int32_t p,
+                        MoveEvaluator* eval, Deadline deadline, ImproveStats* stats, BestMove* best) {
+  std::vector<int32_t> window, stack;
+  std::vector<uint8_t> mark(pg.op_count(), 0);
   for (const auto& entry : alive) {
     if (deadline.passed()) break;
     const int32_t s = entry.second;
     for (int32_t kind = 0; kind < 2; ++kind) {
-      int32_t lo = 0, hi = 0, seed = -1;
-      if (kind == 0 && !storages[s].graph_output && eval->death(s) > p) {
-        lo = p;
-        hi = eval->death(s);
-        seed = eval->order()[hi];
-      } else if (kind == 1 && !storages[s].graph_input && eval->birth(s) < p) {
-        lo = eval->birth(s);
-        hi = p;
-        seed = eval->order()[lo];
-      }
-      if (seed < 0 || hi - lo + 1 > max_width) continue;
-      // kind 0: ancestors of seed inside [lo, hi] go first.
-      // kind 1: descendants of seed inside [lo, hi] go last (the rest first).
-      std::vector<int32_t> members;
-      mark[seed] = 1;
-      members.push_back(seed);
-      stack.assign(1, seed);
-      const std::vector<int32_t>& offsets = kind == 0 ? pg.pred_offsets : pg.succ_offsets;
-      const std::vector<int32_t>& edges = kind == 0 ? pg.preds : pg.succs;
-      while (!stack.empty()) {
-        const int32_t u = stack.back();
-        stack.pop_back();
-        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-          const int32_t w = edges[k];
-          const int32_t at = eval->pos(w);
-          if (mark[w] || at < lo || at > hi) continue;
-          mark[w] = 1;
-          members.push_back(w);
-          stack.push_back(w);
-        }
-      }
-      if (kind == 1) {
-        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] ^= 1;  // the rest go first
-      }
-      const bool moved = eval->partition_window(lo, hi, mark, &window);
-      if (kind == 1) {
-        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] = 0;
-      } else {
-        for (int32_t m : members) mark[m] = 0;
-      }
-      if (!moved) continue;
+      const int32_t lo = compound_window(pg, *eval, s, kind, p, &mark, &stack, &window);
+      if (lo < 0) continue;
       ++stats->moves_tried;
       const std::pair<int64_t, int32_t> result = eval->evaluate_window(lo, window);
-      if (better(result, best)) {
-        best = result;
-        best_lo = lo;
-        best_window = window;
-        best_i = -1;
+      if (better(result, best->score)) {
+        best->score = result;
+        best->window_lo = lo;
+        best->window = window;
+        best->i = -1;
       }
     }
   }
-  if (best_lo >= 0) {
-    eval->apply_window(best_lo, best_window);
+}
+
+// One best-improvement pass around the first peak step. Returns false when no
+// candidate move improves (a local optimum) or the deadline passed.
+bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
+  const int32_t p = eval->first_peak_step();
+  if (p < 0) return false;
+  const std::vector<std::pair<int64_t, int32_t>> alive = storages_alive_at(pg, *eval, p);
+  const std::vector<int32_t> candidates = single_move_candidates(pg, *eval, p, alive);
+
+  BestMove best;
+  best.score = {eval->peak(), eval->peak_count()};  // a move must beat the current order
+  try_single_moves(candidates, p, eval, deadline, stats, &best);
+  try_compound_moves(pg, alive, p, eval, deadline, stats, &best);
+  if (best.window_lo >= 0) {
+    eval->apply_window(best.window_lo, best.window);
     ++stats->moves_accepted;
     return true;
   }
-  if (best_i < 0) return false;
-  eval->apply(best_i, best_j);
+  if (best.i < 0) return false;
+  eval->apply(best.i, best.j);
   ++stats->moves_accepted;
   return true;
 }
