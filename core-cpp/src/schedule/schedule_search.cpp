@@ -511,6 +511,74 @@ struct DownSet {
   int32_t via_op;  // last op run to reach this set on the best path
 };
 
+// The graph as bit masks over its (at most 64) ops, with the static bounds
+// the best-first search prunes with.
+struct BitGraph {
+  int32_t n = 0;
+  std::vector<uint64_t> pred_mask;  // per op: its predecessors
+  std::vector<uint64_t> user_mask;  // per storage: the ops that touch it
+  std::vector<int64_t> op_bound;    // per op: bytes alive at its step in any order
+  int64_t start_live = 0;           // graph inputs, alive before the first step
+  int64_t unused_inputs = 0;        // inputs no op touches: freed after the first step
+  uint64_t full = 0;                // every op scheduled
+
+  // The unscheduled ops' largest static bound bounds every completion of a
+  // down-set.
+  int64_t remaining_bound(uint64_t mask) const {
+    int64_t bound = 0;
+    for (int32_t v = 0; v < n; ++v) {
+      if (!(mask >> v & 1)) bound = std::max(bound, op_bound[v]);
+    }
+    return bound;
+  }
+};
+
+BitGraph bit_graph(const PlanningGraph& pg) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  const int32_t storage_count = pg.storage_count();
+  BitGraph bits;
+  bits.n = n;
+  bits.pred_mask.assign(n, 0);
+  bits.user_mask.assign(storage_count, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) bits.pred_mask[v] |= uint64_t{1} << pg.preds[k];
+  }
+  for (int32_t s = 0; s < storage_count; ++s) {
+    for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) bits.user_mask[s] |= uint64_t{1} << pg.users[k];
+  }
+  // Static bound per op (see schedule_lower_bound).
+  bits.op_bound.assign(n, 0);
+  int64_t always_live = 0;
+  for (int32_t s = 0; s < storage_count; ++s) {
+    const Storage& st = storages[s];
+    if (st.graph_input && st.graph_output) always_live += st.arena_bytes();
+    if (st.graph_input) bits.start_live += st.arena_bytes();
+    if (st.graph_input && !st.graph_output && bits.user_mask[s] == 0) bits.unused_inputs += st.arena_bytes();
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    bits.op_bound[v] = always_live + pg.op_workspace[v];
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const Storage& st = storages[pg.touches[k]];
+      if (!(st.graph_input && st.graph_output)) bits.op_bound[v] += st.arena_bytes();
+    }
+  }
+  bits.full = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  return bits;
+}
+
+// The order that reached `mask` on the best path, read back through via_op.
+std::vector<int32_t> path_to(std::unordered_map<uint64_t, DownSet>& seen, uint64_t mask) {
+  std::vector<int32_t> path;
+  while (mask != 0) {
+    const int32_t v = seen[mask].via_op;
+    path.push_back(v);
+    mask &= ~(uint64_t{1} << v);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
 }  // namespace
 
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
@@ -524,47 +592,16 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
     return incumbent;
   }
   if (n > kExactMaxOps) return incumbent;
+  const BitGraph bits = bit_graph(pg);
 
-  const int32_t storage_count = pg.storage_count();
-  std::vector<uint64_t> pred_mask(n, 0), user_mask(storage_count, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) pred_mask[v] |= uint64_t{1} << pg.preds[k];
-  }
-  for (int32_t s = 0; s < storage_count; ++s) {
-    for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) user_mask[s] |= uint64_t{1} << pg.users[k];
-  }
-  // Static bound per op (see schedule_lower_bound); the unscheduled ops'
-  // largest one bounds every completion of a down-set.
-  std::vector<int64_t> op_bound(n, 0);
-  int64_t always_live = 0, unused_inputs = 0, start_live = 0;
-  for (int32_t s = 0; s < storage_count; ++s) {
-    const Storage& st = storages[s];
-    if (st.graph_input && st.graph_output) always_live += st.arena_bytes();
-    if (st.graph_input) start_live += st.arena_bytes();
-    if (st.graph_input && !st.graph_output && user_mask[s] == 0) unused_inputs += st.arena_bytes();
-  }
-  for (int32_t v = 0; v < n; ++v) {
-    op_bound[v] = always_live + pg.op_workspace[v];
-    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
-      const Storage& st = storages[pg.touches[k]];
-      if (!(st.graph_input && st.graph_output)) op_bound[v] += st.arena_bytes();
-    }
-  }
-  const uint64_t full = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-  auto remaining_bound = [&](uint64_t mask) {
-    int64_t bound = 0;
-    for (int32_t v = 0; v < n; ++v) {
-      if (!(mask >> v & 1)) bound = std::max(bound, op_bound[v]);
-    }
-    return bound;
-  };
-
+  // Best-first over down-sets (the ops run so far), keyed by the lower bound
+  // on any completion, deeper sets first among equals.
   std::unordered_map<uint64_t, DownSet> seen;
   seen.reserve(1024);
   using Entry = std::pair<std::pair<int64_t, int32_t>, uint64_t>;  // ((f, -depth), mask)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
-  seen[0] = DownSet{0, start_live, -1};
-  open.push({{remaining_bound(0), 0}, 0});
+  seen[0] = DownSet{0, bits.start_live, -1};
+  open.push({{bits.remaining_bound(0), 0}, 0});
   bool complete = true;
   uint64_t best_full_found = 0;
   bool found_better = false;
@@ -575,33 +612,34 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
     const uint64_t mask = entry.second;
     const DownSet state = seen[mask];
     if (entry.first.first >= incumbent) break;  // nothing left can beat the incumbent
-    if (mask == full) {
+    if (mask == bits.full) {
       incumbent = state.peak;
       best_full_found = mask;
       found_better = true;
       break;  // best-first: the first complete set popped is optimal
     }
-    if (std::max(state.peak, remaining_bound(mask)) != entry.first.first) continue;  // stale entry
+    if (std::max(state.peak, bits.remaining_bound(mask)) != entry.first.first) continue;  // stale entry
     if ((++pops & 1023) == 0 && deadline.passed()) {
       complete = false;
       break;
     }
     for (int32_t v = 0; v < n; ++v) {
       const uint64_t bit = uint64_t{1} << v;
-      if ((mask & bit) || (pred_mask[v] & ~mask)) continue;
+      if ((mask & bit) || (bits.pred_mask[v] & ~mask)) continue;
+      // Running v next: what it brings to life, and what dies after it.
       int64_t born = 0, freed = 0;
       for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
         const int32_t s = pg.touches[k];
         const Storage& st = storages[s];
-        const bool already = st.graph_input || (user_mask[s] & mask) != 0;
+        const bool already = st.graph_input || (bits.user_mask[s] & mask) != 0;
         if (!already) born += st.arena_bytes();
-        if (!st.graph_output && (user_mask[s] & ~mask & ~bit) == 0) freed += st.arena_bytes();
+        if (!st.graph_output && (bits.user_mask[s] & ~mask & ~bit) == 0) freed += st.arena_bytes();
       }
       const int64_t step = state.live + born + pg.op_workspace[v];
       const int64_t peak = std::max(state.peak, step);
       if (peak >= incumbent) continue;
       const uint64_t next = mask | bit;
-      const int64_t live = state.live + born - freed - (mask == 0 ? unused_inputs : 0);
+      const int64_t live = state.live + born - freed - (mask == 0 ? bits.unused_inputs : 0);
       auto it = seen.find(next);
       if (it != seen.end() && it->second.peak <= peak) continue;
       if (it == seen.end()) {
@@ -614,22 +652,12 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
       } else {
         it->second = DownSet{peak, live, v};
       }
-      const int64_t f = std::max(peak, remaining_bound(next));
+      const int64_t f = std::max(peak, bits.remaining_bound(next));
       if (f < incumbent) open.push({{f, -__builtin_popcountll(next)}, next});
     }
   }
   stats->states = static_cast<int64_t>(seen.size());
-  if (found_better) {
-    std::vector<int32_t> path;
-    uint64_t mask = best_full_found;
-    while (mask != 0) {
-      const int32_t v = seen[mask].via_op;
-      path.push_back(v);
-      mask &= ~(uint64_t{1} << v);
-    }
-    std::reverse(path.begin(), path.end());
-    *order = path;
-  }
+  if (found_better) *order = path_to(seen, best_full_found);
   *proved = complete;
   return incumbent;
 }
