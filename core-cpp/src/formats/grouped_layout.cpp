@@ -39,17 +39,18 @@ void set_cpp_elements(GroupedBuffer* buffer, int64_t elements) {
   buffer->cpp_bytes = bytes_of(elements, buffer->element);
 }
 
-}  // namespace
-
-Status grouped_layout(const std::vector<std::vector<int64_t>>& shapes, DType dtype, Recipe recipe,
-                      bool rowwise, bool columnwise, const FormatOptions& options, GroupedLayout* out) {
-  const size_t n = shapes.size();
-  if (n == 0) return Status::invalid("shapes: a grouped tensor needs at least one member");
-  GroupedLayout layout;
-  std::vector<int64_t> numels;
+// What the members' shapes say about the group as a whole.
+struct MemberShapes {
+  std::vector<int64_t> numels;  // elements of each member
   bool same_first = true, same_last = true;
   int64_t sum_first = 0, sum_last = 0, total = 0;
-  for (size_t i = 0; i < n; ++i) {
+};
+
+// Checks each member on its own (2-D, quantizable under the recipe) and
+// gathers their element counts and which dimensions vary.
+Status check_members(const std::vector<std::vector<int64_t>>& shapes, DType dtype, Recipe recipe, bool rowwise,
+                     bool columnwise, const FormatOptions& options, MemberShapes* members) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
     const std::string field = "shapes[" + std::to_string(i) + "]";
     if (shapes[i].size() != 2) {
       return Status::invalid(field + " = " + shape_to_string(shapes[i]) + ": grouped members must be 2-D");
@@ -65,112 +66,149 @@ Status grouped_layout(const std::vector<std::vector<int64_t>>& shapes, DType dty
     Status status = validate_tensor_spec(member);
     if (!status.is_ok()) return Status(status.code(), field + ": " + status.message());
     const int64_t m = shapes[i][0], k = shapes[i][1];
-    if (m != shapes[0][0]) same_first = false;
-    if (k != shapes[0][1]) same_last = false;
+    if (m != shapes[0][0]) members->same_first = false;
+    if (k != shapes[0][1]) members->same_last = false;
     int64_t numel = 0;
     TP_RETURN_IF_ERROR(checked_mul(m, k, field + " element count", &numel));
-    TP_RETURN_IF_ERROR(checked_add(total, numel, "grouped element count", &total));
-    sum_first += m;
-    sum_last += k;
-    numels.push_back(numel);
+    TP_RETURN_IF_ERROR(checked_add(members->total, numel, "grouped element count", &members->total));
+    members->sum_first += m;
+    members->sum_last += k;
+    members->numels.push_back(numel);
   }
-  if (same_first && same_last) {
-    layout.kind = GroupedShapeKind::kUniform;
-    layout.logical_rows = sum_first;
-    layout.logical_cols = shapes[0][1];
-  } else if (same_last) {
-    layout.kind = GroupedShapeKind::kVaryingFirst;
-    layout.logical_rows = sum_first;
-    layout.logical_cols = shapes[0][1];
-  } else if (same_first) {
-    layout.kind = GroupedShapeKind::kVaryingLast;
-    layout.logical_rows = shapes[0][0];
-    layout.logical_cols = sum_last;
+  return Status::ok();
+}
+
+// The group's shape kind and logical 2-D extent (members stacked along the
+// dimension that varies; flattened to one row when both vary), and the
+// members' element offsets.
+void set_logical_shape(const std::vector<std::vector<int64_t>>& shapes, const MemberShapes& members,
+                       GroupedLayout* layout) {
+  if (members.same_first && members.same_last) {
+    layout->kind = GroupedShapeKind::kUniform;
+    layout->logical_rows = members.sum_first;
+    layout->logical_cols = shapes[0][1];
+  } else if (members.same_last) {
+    layout->kind = GroupedShapeKind::kVaryingFirst;
+    layout->logical_rows = members.sum_first;
+    layout->logical_cols = shapes[0][1];
+  } else if (members.same_first) {
+    layout->kind = GroupedShapeKind::kVaryingLast;
+    layout->logical_rows = shapes[0][0];
+    layout->logical_cols = members.sum_last;
   } else {
-    layout.kind = GroupedShapeKind::kVaryingBoth;
-    layout.logical_rows = 1;
-    layout.logical_cols = total;
+    layout->kind = GroupedShapeKind::kVaryingBoth;
+    layout->logical_rows = 1;
+    layout->logical_cols = members.total;
   }
-  layout.tensor_offsets.push_back(0);
-  for (int64_t numel : numels) layout.tensor_offsets.push_back(layout.tensor_offsets.back() + numel);
-  layout.has_tensor_offsets = layout.kind != GroupedShapeKind::kUniform;
+  layout->tensor_offsets.push_back(0);
+  for (int64_t numel : members.numels) layout->tensor_offsets.push_back(layout->tensor_offsets.back() + numel);
+  layout->has_tensor_offsets = layout->kind != GroupedShapeKind::kUniform;
+}
 
-  const int64_t rows = layout.logical_rows, cols = layout.logical_cols;
-  const bool both_vary = layout.kind == GroupedShapeKind::kVaryingBoth;
-  const DType u8 = DType::kUInt8, f32 = DType::kFloat32;
-  const std::vector<int64_t> per_tensor(n, 1);
-  std::vector<GroupedBuffer>& buffers = layout.buffers;
-
-  // Data: one element per logical element in both sizings.
-  DType data_dtype = u8, data_element = options.fp8_dtype;
-  if (recipe == Recipe::kNone) data_dtype = data_element = dtype;
-  if (recipe == Recipe::kNvfp4) data_element = DType::kFloat4E2M1;
-  if (rowwise) buffers.push_back(per_member_buffer("rowwise_data", data_dtype, data_element, numels));
-  if (columnwise) buffers.push_back(per_member_buffer("columnwise_data", data_dtype, data_element, numels));
-
-  // Scales: per-member sums of get_scale_shape, plus the C++ total sizing.
-  if (recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4 || is_fp8_block(recipe)) {
-    const DType scale_dtype = is_fp8_block(recipe) ? f32 : u8;
-    const DType scale_element = recipe == Recipe::kMxfp8 ? DType::kFloat8E8M0
-                                : recipe == Recipe::kNvfp4 ? DType::kFloat8E4M3 : f32;
-    const int64_t block = recipe == Recipe::kMxfp8 ? 32 : 16;
-    for (int usage = 0; usage < 2; ++usage) {
-      const bool col = usage == 1;
-      if (col ? !columnwise : !rowwise) continue;
-      std::vector<int64_t> member_scales, shape;
-      for (const std::vector<int64_t>& s : shapes) {
-        TP_RETURN_IF_ERROR(scale_shape(recipe, s[0], s[1], col, &shape));
-        member_scales.push_back(product(shape));
-      }
-      GroupedBuffer buffer = per_member_buffer(col ? "columnwise_scale_inv" : "scale_inv", scale_dtype,
-                                               scale_element, member_scales);
-      if (both_vary && !is_fp8_block(recipe)) {
-        set_cpp_elements(&buffer, total / block);
-      } else {
-        TP_RETURN_IF_ERROR(scale_shape(recipe, rows, cols, col, &shape));
-        int64_t cpp = product(shape);
-        if (recipe == Recipe::kFp8Block2D && col) cpp += ceildiv(cols, 128) * 4 * static_cast<int64_t>(n - 1);
-        set_cpp_elements(&buffer, cpp);
-      }
-      buffers.push_back(buffer);
+// Block scales (MXFP8, NVFP4, FP8 block): per-member sums of
+// get_scale_shape, plus the C++ total sizing over the logical shape.
+Status add_block_scale_buffers(const std::vector<std::vector<int64_t>>& shapes, Recipe recipe, bool rowwise,
+                               bool columnwise, const MemberShapes& members, GroupedLayout* layout) {
+  const size_t n = shapes.size();
+  const int64_t rows = layout->logical_rows, cols = layout->logical_cols;
+  const bool both_vary = layout->kind == GroupedShapeKind::kVaryingBoth;
+  const DType scale_dtype = is_fp8_block(recipe) ? DType::kFloat32 : DType::kUInt8;
+  const DType scale_element = recipe == Recipe::kMxfp8 ? DType::kFloat8E8M0
+                              : recipe == Recipe::kNvfp4 ? DType::kFloat8E4M3 : DType::kFloat32;
+  const int64_t block = recipe == Recipe::kMxfp8 ? 32 : 16;
+  for (int usage = 0; usage < 2; ++usage) {
+    const bool col = usage == 1;
+    if (col ? !columnwise : !rowwise) continue;
+    std::vector<int64_t> member_scales, shape;
+    for (const std::vector<int64_t>& s : shapes) {
+      TP_RETURN_IF_ERROR(scale_shape(recipe, s[0], s[1], col, &shape));
+      member_scales.push_back(product(shape));
     }
+    GroupedBuffer buffer = per_member_buffer(col ? "columnwise_scale_inv" : "scale_inv", scale_dtype,
+                                             scale_element, member_scales);
+    if (both_vary && !is_fp8_block(recipe)) {
+      set_cpp_elements(&buffer, members.total / block);
+    } else {
+      TP_RETURN_IF_ERROR(scale_shape(recipe, rows, cols, col, &shape));
+      int64_t cpp = product(shape);
+      if (recipe == Recipe::kFp8Block2D && col) cpp += ceildiv(cols, 128) * 4 * static_cast<int64_t>(n - 1);
+      set_cpp_elements(&buffer, cpp);
+    }
+    layout->buffers.push_back(buffer);
   }
+  return Status::ok();
+}
+
+// The per-member FP32 scalars: NVFP4 amaxes, FP8 per-tensor scales and amaxes.
+void add_per_member_scalars(const std::vector<std::vector<int64_t>>& shapes, Recipe recipe, bool rowwise,
+                            bool columnwise, const FormatOptions& options, std::vector<GroupedBuffer>* buffers) {
+  const size_t n = shapes.size();
+  const DType f32 = DType::kFloat32;
+  const std::vector<int64_t> per_tensor(n, 1);
   if (recipe == Recipe::kNvfp4) {
     if (rowwise) {
       std::vector<int64_t> amax_counts = per_tensor;
       if (options.nvfp4_row_scaled) {
         for (size_t i = 0; i < n; ++i) amax_counts[i] = shapes[i][0];
       }
-      buffers.push_back(per_member_buffer("amax", f32, f32, amax_counts));
+      buffers->push_back(per_member_buffer("amax", f32, f32, amax_counts));
     }
-    if (columnwise) buffers.push_back(per_member_buffer("columnwise_amax", f32, f32, per_tensor));
+    if (columnwise) buffers->push_back(per_member_buffer("columnwise_amax", f32, f32, per_tensor));
   }
   if (recipe == Recipe::kFp8Delayed) {
-    if (rowwise) buffers.push_back(per_member_buffer("scale_inv", f32, f32, per_tensor));
-    if (columnwise) buffers.push_back(per_member_buffer("columnwise_scale_inv", f32, f32, per_tensor));
-    buffers.push_back(per_member_buffer("amax", f32, f32, per_tensor));
+    if (rowwise) buffers->push_back(per_member_buffer("scale_inv", f32, f32, per_tensor));
+    if (columnwise) buffers->push_back(per_member_buffer("columnwise_scale_inv", f32, f32, per_tensor));
+    buffers->push_back(per_member_buffer("amax", f32, f32, per_tensor));
   }
   if (recipe == Recipe::kFp8Current) {
     // One scale_inv per member, shared by rowwise and columnwise data.
-    buffers.push_back(per_member_buffer("scale_inv", f32, f32, per_tensor));
-    buffers.push_back(per_member_buffer("amax", f32, f32, per_tensor));
-    buffers.push_back(per_member_buffer("scale", f32, f32, per_tensor));
+    buffers->push_back(per_member_buffer("scale_inv", f32, f32, per_tensor));
+    buffers->push_back(per_member_buffer("amax", f32, f32, per_tensor));
+    buffers->push_back(per_member_buffer("scale", f32, f32, per_tensor));
   }
+}
 
-  // Shape descriptors: int64 device tensors, present only where dims vary.
+// Shape descriptors: int64 device tensors, present only where dims vary.
+void add_shape_descriptors(size_t n, const MemberShapes& members, GroupedLayout* layout) {
   auto shape_buffer = [&](const char* name, int64_t count) {
     GroupedBuffer buffer;
     buffer.name = name;
     buffer.dtype = buffer.element = DType::kInt64;
     buffer.elements = buffer.cpp_elements = count;
     buffer.bytes = buffer.cpp_bytes = count * 8;
-    buffers.push_back(buffer);
+    layout->buffers.push_back(buffer);
   };
-  if (!same_first) shape_buffer("first_dims", static_cast<int64_t>(n));
-  if (!same_last) shape_buffer("last_dims", static_cast<int64_t>(n));
-  if (layout.has_tensor_offsets) shape_buffer("tensor_offsets", static_cast<int64_t>(n + 1));
+  if (!members.same_first) shape_buffer("first_dims", static_cast<int64_t>(n));
+  if (!members.same_last) shape_buffer("last_dims", static_cast<int64_t>(n));
+  if (layout->has_tensor_offsets) shape_buffer("tensor_offsets", static_cast<int64_t>(n + 1));
+}
 
-  for (const GroupedBuffer& buffer : buffers) {
+}  // namespace
+
+Status grouped_layout(const std::vector<std::vector<int64_t>>& shapes, DType dtype, Recipe recipe,
+                      bool rowwise, bool columnwise, const FormatOptions& options, GroupedLayout* out) {
+  const size_t n = shapes.size();
+  if (n == 0) return Status::invalid("shapes: a grouped tensor needs at least one member");
+  MemberShapes members;
+  TP_RETURN_IF_ERROR(check_members(shapes, dtype, recipe, rowwise, columnwise, options, &members));
+  GroupedLayout layout;
+  set_logical_shape(shapes, members, &layout);
+
+  // Data: one element per logical element in both sizings.
+  DType data_dtype = DType::kUInt8, data_element = options.fp8_dtype;
+  if (recipe == Recipe::kNone) data_dtype = data_element = dtype;
+  if (recipe == Recipe::kNvfp4) data_element = DType::kFloat4E2M1;
+  if (rowwise) layout.buffers.push_back(per_member_buffer("rowwise_data", data_dtype, data_element, members.numels));
+  if (columnwise) {
+    layout.buffers.push_back(per_member_buffer("columnwise_data", data_dtype, data_element, members.numels));
+  }
+  if (recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4 || is_fp8_block(recipe)) {
+    TP_RETURN_IF_ERROR(add_block_scale_buffers(shapes, recipe, rowwise, columnwise, members, &layout));
+  }
+  add_per_member_scalars(shapes, recipe, rowwise, columnwise, options, &layout.buffers);
+  add_shape_descriptors(n, members, &layout);
+
+  for (const GroupedBuffer& buffer : layout.buffers) {
     layout.total_bytes += buffer.bytes;
     layout.cpp_total_bytes += buffer.cpp_bytes;
   }

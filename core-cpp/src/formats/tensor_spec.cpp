@@ -150,113 +150,151 @@ Status scale_shape(Recipe recipe, int64_t m, int64_t k, bool columnwise, std::ve
   }
 }
 
-Status tensor_spec_buffers(const TensorSpec& spec, std::vector<BufferSpec>* out) {
-  TP_RETURN_IF_ERROR(validate_tensor_spec(spec));
-  std::vector<BufferSpec> buffers;
+namespace {
+
+// The buffers of each recipe, in TE's flatten order, appended to `buffers`.
+// m is the product of the leading dimensions, k the last one.
+
+// FP8 with one scale per tensor (delayed or current scaling).
+Status fp8_tensor_scaled_buffers(const TensorSpec& spec, std::vector<BufferSpec>* buffers) {
+  const DType fp8 = spec.options.fp8_dtype;
   BufferSpec buffer;
+  // One `_data` serves both usages where the GPU runs non-TN FP8 GEMMs.
+  const bool non_tn = spec.arch == Arch::kBlackwell;
+  if (spec.rowwise || non_tn) {
+    TP_RETURN_IF_ERROR(make_buffer("_data", spec.shape, DType::kUInt8, fp8, BufferRole::kData, false, &buffer));
+    buffers->push_back(buffer);
+  }
+  if (spec.columnwise && !non_tn) {
+    TP_RETURN_IF_ERROR(
+        make_buffer("_transpose", last_dim_first(spec.shape), DType::kUInt8, fp8, BufferRole::kData, true, &buffer));
+    buffers->push_back(buffer);
+  }
+  TP_RETURN_IF_ERROR(make_buffer("_scale_inv", {1}, DType::kFloat32, DType::kFloat32, BufferRole::kScale, false, &buffer));
+  buffers->push_back(buffer);
+  return Status::ok();
+}
+
+Status mxfp8_buffers(const TensorSpec& spec, int64_t m, int64_t k, std::vector<BufferSpec>* buffers) {
+  const std::vector<int64_t>& shape = spec.shape;
+  const DType u8 = DType::kUInt8;
+  const DType fp8 = spec.options.fp8_dtype;
+  std::vector<int64_t> row_scale, col_scale;
+  TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_scale));
+  TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_scale));
+  BufferSpec buffer;
+  if (spec.rowwise) {
+    TP_RETURN_IF_ERROR(make_buffer("_rowwise_data", shape, u8, fp8, BufferRole::kData, false, &buffer));
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_rowwise_scale_inv", row_scale, u8, DType::kFloat8E8M0, BufferRole::kScale, false, &buffer));
+    buffers->push_back(buffer);
+  }
+  if (spec.columnwise) {
+    // Columnwise MXFP8 data keeps the logical shape (not transposed).
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", shape, u8, fp8, BufferRole::kData, true, &buffer));
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, u8, DType::kFloat8E8M0, BufferRole::kScale, true, &buffer));
+    buffers->push_back(buffer);
+  }
+  return Status::ok();
+}
+
+Status nvfp4_buffers(const TensorSpec& spec, int64_t m, int64_t k, std::vector<BufferSpec>* buffers) {
+  const std::vector<int64_t>& shape = spec.shape;
+  const DType u8 = DType::kUInt8;
+  const DType f32 = DType::kFloat32;
+  std::vector<int64_t> row_scale, col_scale;
+  TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_scale));
+  TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_scale));
+  const DType fp4 = DType::kFloat4E2M1;
+  const DType e4m3 = DType::kFloat8E4M3;
+  BufferSpec buffer;
+  std::vector<BufferSpec> amaxes;
+  if (spec.rowwise) {
+    std::vector<int64_t> data_shape = shape;
+    data_shape.back() = k / 2;
+    TP_RETURN_IF_ERROR(make_buffer("_rowwise_data", data_shape, u8, fp4, BufferRole::kData, false, &buffer));
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_rowwise_scale_inv", row_scale, u8, e4m3, BufferRole::kScale, false, &buffer));
+    buffers->push_back(buffer);
+    const int64_t amax_count = spec.options.nvfp4_row_scaled ? m : 1;
+    TP_RETURN_IF_ERROR(make_buffer("_amax_rowwise", {amax_count}, f32, f32, BufferRole::kAmax, false, &buffer));
+    amaxes.push_back(buffer);
+  }
+  if (spec.columnwise) {
+    // Python spec: (K, d0, ..., d(n-2)/2); C++ create_tensor: [K, M/2].
+    std::vector<int64_t> data_shape = last_dim_first(shape);
+    if (data_shape.size() == 1) data_shape.push_back(1);  // 1-D: M = 1 (odd: rejected by M % 16)
+    data_shape.back() /= 2;
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", data_shape, u8, fp4, BufferRole::kData, true, &buffer));
+    if (shape.size() != 2) buffer.alt_shape = {k, m / 2};
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, u8, e4m3, BufferRole::kScale, true, &buffer));
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_amax_columnwise", {1}, f32, f32, BufferRole::kAmax, true, &buffer));
+    if (spec.options.nvfp4_row_scaled) buffer.alt_shape = {k};
+    amaxes.push_back(buffer);
+  }
+  // Flatten order puts both amaxes last.
+  buffers->insert(buffers->end(), amaxes.begin(), amaxes.end());
+  return Status::ok();
+}
+
+// FP8 with block scales (1x128 or 128x128), TE's GEMM_READY format.
+Status fp8_block_buffers(const TensorSpec& spec, int64_t m, int64_t k, std::vector<BufferSpec>* buffers) {
   const std::vector<int64_t>& shape = spec.shape;
   const DType u8 = DType::kUInt8;
   const DType f32 = DType::kFloat32;
   const DType fp8 = spec.options.fp8_dtype;
-  const bool row = spec.rowwise;
-  const bool col = spec.columnwise;
+  std::vector<int64_t> row_scale, col_scale;
+  TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_scale));
+  TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_scale));
+  BufferSpec buffer;
+  if (spec.rowwise) {
+    TP_RETURN_IF_ERROR(make_buffer("_rowwise_data", shape, u8, fp8, BufferRole::kData, false, &buffer));
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_rowwise_scale_inv", row_scale, f32, f32, BufferRole::kScale, false, &buffer));
+    buffers->push_back(buffer);
+  }
+  if (spec.columnwise) {
+    // GEMM_READY format: columnwise data is transposed.
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", last_dim_first(shape), u8, fp8, BufferRole::kData, true, &buffer));
+    buffers->push_back(buffer);
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, f32, f32, BufferRole::kScale, true, &buffer));
+    buffers->push_back(buffer);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status tensor_spec_buffers(const TensorSpec& spec, std::vector<BufferSpec>* out) {
+  TP_RETURN_IF_ERROR(validate_tensor_spec(spec));
   if (spec.recipe == Recipe::kNone) {
-    TP_RETURN_IF_ERROR(make_buffer("data", shape, spec.dtype, spec.dtype, BufferRole::kData, false, &buffer));
+    BufferSpec buffer;
+    TP_RETURN_IF_ERROR(make_buffer("data", spec.shape, spec.dtype, spec.dtype, BufferRole::kData, false, &buffer));
     out->assign(1, buffer);
     return Status::ok();
   }
-  const int64_t m = leading_rows(shape);
-  const int64_t k = last_dim(shape);
-  std::vector<int64_t> row_scale, col_scale;
+  const int64_t m = leading_rows(spec.shape);
+  const int64_t k = last_dim(spec.shape);
+  // Built aside so that `out` is untouched on error.
+  std::vector<BufferSpec> buffers;
   switch (spec.recipe) {
     case Recipe::kFp8Delayed:
-    case Recipe::kFp8Current: {
-      // One `_data` serves both usages where the GPU runs non-TN FP8 GEMMs.
-      const bool non_tn = spec.arch == Arch::kBlackwell;
-      if (row || non_tn) {
-        TP_RETURN_IF_ERROR(make_buffer("_data", shape, u8, fp8, BufferRole::kData, false, &buffer));
-        buffers.push_back(buffer);
-      }
-      if (col && !non_tn) {
-        TP_RETURN_IF_ERROR(make_buffer("_transpose", last_dim_first(shape), u8, fp8, BufferRole::kData, true, &buffer));
-        buffers.push_back(buffer);
-      }
-      TP_RETURN_IF_ERROR(make_buffer("_scale_inv", {1}, f32, f32, BufferRole::kScale, false, &buffer));
-      buffers.push_back(buffer);
+    case Recipe::kFp8Current:
+      TP_RETURN_IF_ERROR(fp8_tensor_scaled_buffers(spec, &buffers));
       break;
-    }
-    case Recipe::kMxfp8: {
-      TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_scale));
-      TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_scale));
-      if (row) {
-        TP_RETURN_IF_ERROR(make_buffer("_rowwise_data", shape, u8, fp8, BufferRole::kData, false, &buffer));
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_rowwise_scale_inv", row_scale, u8, DType::kFloat8E8M0, BufferRole::kScale, false, &buffer));
-        buffers.push_back(buffer);
-      }
-      if (col) {
-        // Columnwise MXFP8 data keeps the logical shape (not transposed).
-        TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", shape, u8, fp8, BufferRole::kData, true, &buffer));
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, u8, DType::kFloat8E8M0, BufferRole::kScale, true, &buffer));
-        buffers.push_back(buffer);
-      }
+    case Recipe::kMxfp8:
+      TP_RETURN_IF_ERROR(mxfp8_buffers(spec, m, k, &buffers));
       break;
-    }
-    case Recipe::kNvfp4: {
-      TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_scale));
-      TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_scale));
-      const DType fp4 = DType::kFloat4E2M1;
-      const DType e4m3 = DType::kFloat8E4M3;
-      std::vector<BufferSpec> amaxes;
-      if (row) {
-        std::vector<int64_t> data_shape = shape;
-        data_shape.back() = k / 2;
-        TP_RETURN_IF_ERROR(make_buffer("_rowwise_data", data_shape, u8, fp4, BufferRole::kData, false, &buffer));
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_rowwise_scale_inv", row_scale, u8, e4m3, BufferRole::kScale, false, &buffer));
-        buffers.push_back(buffer);
-        const int64_t amax_count = spec.options.nvfp4_row_scaled ? m : 1;
-        TP_RETURN_IF_ERROR(make_buffer("_amax_rowwise", {amax_count}, f32, f32, BufferRole::kAmax, false, &buffer));
-        amaxes.push_back(buffer);
-      }
-      if (col) {
-        // Python spec: (K, d0, ..., d(n-2)/2); C++ create_tensor: [K, M/2].
-        std::vector<int64_t> data_shape = last_dim_first(shape);
-        if (data_shape.size() == 1) data_shape.push_back(1);  // 1-D: M = 1 (odd: rejected by M % 16)
-        data_shape.back() /= 2;
-        TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", data_shape, u8, fp4, BufferRole::kData, true, &buffer));
-        if (shape.size() != 2) buffer.alt_shape = {k, m / 2};
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, u8, e4m3, BufferRole::kScale, true, &buffer));
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_amax_columnwise", {1}, f32, f32, BufferRole::kAmax, true, &buffer));
-        if (spec.options.nvfp4_row_scaled) buffer.alt_shape = {k};
-        amaxes.push_back(buffer);
-      }
-      // Flatten order puts both amaxes last.
-      buffers.insert(buffers.end(), amaxes.begin(), amaxes.end());
+    case Recipe::kNvfp4:
+      TP_RETURN_IF_ERROR(nvfp4_buffers(spec, m, k, &buffers));
       break;
-    }
     case Recipe::kFp8Block1D:
-    case Recipe::kFp8Block2D: {
-      TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_scale));
-      TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_scale));
-      if (row) {
-        TP_RETURN_IF_ERROR(make_buffer("_rowwise_data", shape, u8, fp8, BufferRole::kData, false, &buffer));
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_rowwise_scale_inv", row_scale, f32, f32, BufferRole::kScale, false, &buffer));
-        buffers.push_back(buffer);
-      }
-      if (col) {
-        // GEMM_READY format: columnwise data is transposed.
-        TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", last_dim_first(shape), u8, fp8, BufferRole::kData, true, &buffer));
-        buffers.push_back(buffer);
-        TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, f32, f32, BufferRole::kScale, true, &buffer));
-        buffers.push_back(buffer);
-      }
+    case Recipe::kFp8Block2D:
+      TP_RETURN_IF_ERROR(fp8_block_buffers(spec, m, k, &buffers));
       break;
-    }
     case Recipe::kNone:
       break;
   }

@@ -189,21 +189,12 @@ Status check_acyclic(const PlanningGraph& pg) {
   return Status::invalid("dependency cycle: " + names + op_label(pg.graph, walk.back()));
 }
 
-}  // namespace
-
-Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
-  TP_RETURN_IF_ERROR(check_indices(graph));
-  PlanningGraph pg;
-  pg.graph = graph;
-  TP_RETURN_IF_ERROR(find_producers(graph, &pg.tensor_producer));
-  TP_RETURN_IF_ERROR(check_in_place(graph, pg.tensor_producer));
-  TP_RETURN_IF_ERROR(resolve_storages(graph, &pg.storage));
-
+// A tensor that is read (or must survive as an output) must come from
+// somewhere: an op, a graph input, or persistent state.
+Status check_reads_have_source(const PlanningGraph& pg) {
+  const Graph& graph = pg.graph;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
-
-  // A tensor that is read (or must survive as an output) must come from
-  // somewhere: an op, a graph input, or persistent state.
   std::vector<uint8_t> exists_at_start(tensor_count, 0);
   for (int32_t t = 0; t < tensor_count; ++t) {
     const Storage& s = pg.storage.storages[pg.storage.tensor_storage[t]];
@@ -222,7 +213,15 @@ Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
       return Status::invalid("graph output " + tensor_label(graph, t) + " is written by no op and is not a graph input");
     }
   }
+  return Status::ok();
+}
 
+// The dependencies the graph states: producers of what an op reads, of what
+// an op writes into an alias of, and its control dependencies (unsorted,
+// with repeats; build_csr sorts them).
+std::vector<std::vector<int32_t>> stated_dependencies(const PlanningGraph& pg) {
+  const Graph& graph = pg.graph;
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
   std::vector<std::vector<int32_t>> preds(n);
   for (int32_t o = 0; o < n; ++o) {
     const GraphOp& op = graph.ops[o];
@@ -238,75 +237,117 @@ Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
     }
     for (int32_t d : op.control_deps) preds[o].push_back(d);
   }
-  // A mutation overwrites its input: every other reader of the old value
-  // must run before it (write-after-read). The old value is read through the
-  // input itself and through every tensor aliased inside it (its views, their
-  // views, earlier in-place versions of those), but not through the
-  // mutation's own output and what aliases that: those hold the new value.
-  if (!graph.in_place.empty()) {
-    std::vector<std::vector<int32_t>> readers(tensor_count), aliased_inside(tensor_count);
-    for (int32_t o = 0; o < n; ++o) {
-      for (int32_t t : graph.ops[o].inputs) readers[t].push_back(o);
-    }
-    for (int32_t t = 0; t < tensor_count; ++t) {
-      if (pg.storage.alias_parent[t] >= 0) aliased_inside[pg.storage.alias_parent[t]].push_back(t);
-    }
-    std::vector<int32_t> stack;
-    for (const InPlaceAlias& alias : graph.in_place) {
-      const int32_t writer = pg.tensor_producer[alias.output];
-      stack.assign(1, alias.input);
-      while (!stack.empty()) {
-        const int32_t t = stack.back();
-        stack.pop_back();
-        for (int32_t o : readers[t]) {
-          if (o != writer) preds[writer].push_back(o);
-        }
-        for (int32_t inner : aliased_inside[t]) {
-          if (inner != alias.output) stack.push_back(inner);
-        }
+  return preds;
+}
+
+// A mutation overwrites its input: every other reader of the old value
+// must run before it (write-after-read). The old value is read through the
+// input itself and through every tensor aliased inside it (its views, their
+// views, earlier in-place versions of those), but not through the
+// mutation's own output and what aliases that: those hold the new value.
+void add_write_after_read_edges(const PlanningGraph& pg, std::vector<std::vector<int32_t>>* preds) {
+  const Graph& graph = pg.graph;
+  if (graph.in_place.empty()) return;
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
+  const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
+  std::vector<std::vector<int32_t>> readers(tensor_count), aliased_inside(tensor_count);
+  for (int32_t o = 0; o < n; ++o) {
+    for (int32_t t : graph.ops[o].inputs) readers[t].push_back(o);
+  }
+  for (int32_t t = 0; t < tensor_count; ++t) {
+    if (pg.storage.alias_parent[t] >= 0) aliased_inside[pg.storage.alias_parent[t]].push_back(t);
+  }
+  std::vector<int32_t> stack;
+  for (const InPlaceAlias& alias : graph.in_place) {
+    const int32_t writer = pg.tensor_producer[alias.output];
+    stack.assign(1, alias.input);
+    while (!stack.empty()) {
+      const int32_t t = stack.back();
+      stack.pop_back();
+      for (int32_t o : readers[t]) {
+        if (o != writer) (*preds)[writer].push_back(o);
+      }
+      for (int32_t inner : aliased_inside[t]) {
+        if (inner != alias.output) stack.push_back(inner);
       }
     }
   }
+}
+
+// Stores the dependencies both ways (preds and succs) and rejects any cycle,
+// the one-op cycle first (its message names the op once).
+Status link_dependencies(std::vector<std::vector<int32_t>>* preds, PlanningGraph* pg) {
+  const Graph& graph = pg->graph;
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
   for (int32_t o = 0; o < n; ++o) {
-    for (int32_t p : preds[o]) {
+    for (int32_t p : (*preds)[o]) {
       if (p == o) {
         return Status::invalid("dependency cycle: " + op_label(graph, o) + " -> " + op_label(graph, o) +
                                " (the op depends on itself)");
       }
     }
   }
-  build_csr(n, &preds, &pg.pred_offsets, &pg.preds);
+  build_csr(n, preds, &pg->pred_offsets, &pg->preds);
   std::vector<std::vector<int32_t>> succs(n);
   for (int32_t o = 0; o < n; ++o) {
-    for (int32_t k = pg.pred_offsets[o]; k < pg.pred_offsets[o + 1]; ++k) succs[pg.preds[k]].push_back(o);
+    for (int32_t k = pg->pred_offsets[o]; k < pg->pred_offsets[o + 1]; ++k) succs[pg->preds[k]].push_back(o);
   }
-  build_csr(n, &succs, &pg.succ_offsets, &pg.succs);
-  const Status acyclic = check_acyclic(pg);
+  build_csr(n, &succs, &pg->succ_offsets, &pg->succs);
+  const Status acyclic = check_acyclic(*pg);
   if (!acyclic.is_ok() && !graph.in_place.empty()) {
     // The write-after-read edges are the ones a user does not see in the graph.
     return Status::invalid(acyclic.message() +
                            " (an in-place mutation runs after every other reader of the value it overwrites, "
                            "including readers of views of its input; read the mutation's output instead to see the new value)");
   }
-  TP_RETURN_IF_ERROR(acyclic);
+  return acyclic;
+}
 
-  const int32_t storage_count = pg.storage_count();
+// The storages each op touches (inputs then outputs) and the ops that use
+// each storage: what liveness and the schedulers walk.
+void link_storage_users(PlanningGraph* pg) {
+  const Graph& graph = pg->graph;
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
+  const int32_t storage_count = pg->storage_count();
   std::vector<std::vector<int32_t>> touch(n), users(storage_count);
   for (int32_t o = 0; o < n; ++o) {
-    for (int32_t t : graph.ops[o].inputs) touch[o].push_back(pg.storage.tensor_storage[t]);
-    for (int32_t t : graph.ops[o].outputs) touch[o].push_back(pg.storage.tensor_storage[t]);
+    for (int32_t t : graph.ops[o].inputs) touch[o].push_back(pg->storage.tensor_storage[t]);
+    for (int32_t t : graph.ops[o].outputs) touch[o].push_back(pg->storage.tensor_storage[t]);
   }
-  build_csr(n, &touch, &pg.touch_offsets, &pg.touches);
+  build_csr(n, &touch, &pg->touch_offsets, &pg->touches);
   for (int32_t o = 0; o < n; ++o) {
-    for (int32_t k = pg.touch_offsets[o]; k < pg.touch_offsets[o + 1]; ++k) users[pg.touches[k]].push_back(o);
+    for (int32_t k = pg->touch_offsets[o]; k < pg->touch_offsets[o + 1]; ++k) users[pg->touches[k]].push_back(o);
   }
-  build_csr(storage_count, &users, &pg.user_offsets, &pg.users);
+  build_csr(storage_count, &users, &pg->user_offsets, &pg->users);
+}
 
-  pg.op_workspace.assign(n, 0);
+// Each op's workspace rounded up to the graph's default alignment.
+Status align_workspaces(PlanningGraph* pg) {
+  const Graph& graph = pg->graph;
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
+  pg->op_workspace.assign(n, 0);
   for (int32_t o = 0; o < n; ++o) {
     TP_RETURN_IF_ERROR(checked_round_up(graph.ops[o].workspace, graph.default_alignment,
-                                        "workspace of " + op_label(graph, o), &pg.op_workspace[o]));
+                                        "workspace of " + op_label(graph, o), &pg->op_workspace[o]));
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status build_planning_graph(const Graph& graph, PlanningGraph* out) {
+  TP_RETURN_IF_ERROR(check_indices(graph));
+  PlanningGraph pg;
+  pg.graph = graph;
+  TP_RETURN_IF_ERROR(find_producers(graph, &pg.tensor_producer));
+  TP_RETURN_IF_ERROR(check_in_place(graph, pg.tensor_producer));
+  TP_RETURN_IF_ERROR(resolve_storages(graph, &pg.storage));
+  TP_RETURN_IF_ERROR(check_reads_have_source(pg));
+  std::vector<std::vector<int32_t>> preds = stated_dependencies(pg);
+  add_write_after_read_edges(pg, &preds);
+  TP_RETURN_IF_ERROR(link_dependencies(&preds, &pg));
+  link_storage_users(&pg);
+  TP_RETURN_IF_ERROR(align_workspaces(&pg));
   *out = std::move(pg);
   return Status::ok();
 }

@@ -26,18 +26,13 @@ Status claim_role(const Graph& graph, std::vector<std::string>* role, int32_t te
   return Status::ok();
 }
 
-}  // namespace
-
-Status resolve_storages(const Graph& graph, StorageMap* out) {
-  const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
-  StorageMap map;
-  map.alias_parent.assign(tensor_count, -1);
-  map.tensor_storage.assign(tensor_count, -1);
-  map.tensor_offset.assign(tensor_count, 0);
-  std::vector<int64_t> parent_offset(tensor_count, 0);
-  std::vector<int32_t> group_of(tensor_count, -1);
-  std::vector<std::string> role(tensor_count);
-
+// Records each alias's parent (views and in-place outputs) in
+// map->alias_parent, the byte offset into it in parent_offset, and each group
+// member's group in group_of, after checking that the alias fits its parent.
+// Errors come in declaration order: views, then in-place pairs, then groups.
+Status claim_alias_roles(const Graph& graph, StorageMap* map, std::vector<int64_t>* parent_offset,
+                         std::vector<int32_t>* group_of) {
+  std::vector<std::string> role(graph.tensors.size());
   for (size_t k = 0; k < graph.views.size(); ++k) {
     const ViewAlias& view = graph.views[k];
     const std::string field = "views[" + std::to_string(k) + "]";
@@ -53,8 +48,8 @@ Status resolve_storages(const Graph& graph, StorageMap* out) {
                              ") but its base " + tensor_label(graph, view.base) + " has only " +
                              std::to_string(base_bytes) + " bytes");
     }
-    map.alias_parent[view.tensor] = view.base;
-    parent_offset[view.tensor] = view.offset;
+    map->alias_parent[view.tensor] = view.base;
+    (*parent_offset)[view.tensor] = view.offset;
   }
   for (size_t k = 0; k < graph.in_place.size(); ++k) {
     const InPlaceAlias& alias = graph.in_place[k];
@@ -67,7 +62,7 @@ Status resolve_storages(const Graph& graph, StorageMap* out) {
                              std::to_string(out_bytes) + " bytes) does not fit in its input " +
                              tensor_label(graph, alias.input) + " (" + std::to_string(in_bytes) + " bytes)");
     }
-    map.alias_parent[alias.output] = alias.input;
+    map->alias_parent[alias.output] = alias.input;
   }
   for (size_t g = 0; g < graph.groups.size(); ++g) {
     const std::string field = "groups[" + std::to_string(g) + "]";
@@ -75,12 +70,17 @@ Status resolve_storages(const Graph& graph, StorageMap* out) {
     for (size_t m = 0; m < graph.groups[g].members.size(); ++m) {
       const int32_t t = graph.groups[g].members[m];
       TP_RETURN_IF_ERROR(claim_role(graph, &role, t, field + ".members[" + std::to_string(m) + "]"));
-      group_of[t] = static_cast<int32_t>(g);
+      (*group_of)[t] = static_cast<int32_t>(g);
     }
   }
+  return Status::ok();
+}
 
-  // Roots own storage: plain tensors get one each, groups one per group.
-  std::vector<int32_t> group_storage(graph.groups.size(), -1);
+// Roots own storage: groups one per group (members packed by bulk_layout),
+// in group order, then plain tensors one each, in tensor order. Storage ids
+// follow that order.
+Status allocate_root_storages(const Graph& graph, const std::vector<int32_t>& group_of, StorageMap* map) {
+  const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
   for (size_t g = 0; g < graph.groups.size(); ++g) {
     const std::vector<int32_t>& members = graph.groups[g].members;
     std::vector<BulkRequest> requests;
@@ -93,27 +93,32 @@ Status resolve_storages(const Graph& graph, StorageMap* out) {
     storage.group = static_cast<int32_t>(g);
     storage.bytes = layout.used_bytes;
     storage.alignment = layout.base_alignment;
-    group_storage[g] = static_cast<int32_t>(map.storages.size());
+    const int32_t id = static_cast<int32_t>(map->storages.size());
     for (size_t m = 0; m < members.size(); ++m) {
-      map.tensor_storage[members[m]] = group_storage[g];
-      map.tensor_offset[members[m]] = layout.entries[m].offset;
+      map->tensor_storage[members[m]] = id;
+      map->tensor_offset[members[m]] = layout.entries[m].offset;
     }
-    map.storages.push_back(storage);
+    map->storages.push_back(storage);
   }
   for (int32_t t = 0; t < tensor_count; ++t) {
-    if (map.alias_parent[t] >= 0 || group_of[t] >= 0) continue;
+    if (map->alias_parent[t] >= 0 || group_of[t] >= 0) continue;
     Storage storage;
     storage.root_tensor = t;
     storage.bytes = graph.tensors[t].bytes;
     storage.alignment = alignment_of(graph, t);
-    map.tensor_storage[t] = static_cast<int32_t>(map.storages.size());
-    map.storages.push_back(storage);
+    map->tensor_storage[t] = static_cast<int32_t>(map->storages.size());
+    map->storages.push_back(storage);
   }
+  return Status::ok();
+}
 
-  // Aliases follow their parent chain to a root. state: 0 unvisited,
-  // 1 on the current chain, 2 resolved. A chain that meets itself is a loop.
+// Aliases follow their parent chain to a root and take its storage, at the
+// sum of the offsets on the way. state: 0 unvisited, 1 on the current chain,
+// 2 resolved. A chain that meets itself is a loop.
+Status resolve_alias_chains(const Graph& graph, const std::vector<int64_t>& parent_offset, StorageMap* map) {
+  const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
   std::vector<uint8_t> state(tensor_count, 0);
-  for (int32_t t = 0; t < tensor_count; ++t) if (map.tensor_storage[t] >= 0) state[t] = 2;
+  for (int32_t t = 0; t < tensor_count; ++t) if (map->tensor_storage[t] >= 0) state[t] = 2;
   std::vector<int32_t> chain;
   for (int32_t start = 0; start < tensor_count; ++start) {
     if (state[start] == 2) continue;
@@ -122,7 +127,7 @@ Status resolve_storages(const Graph& graph, StorageMap* out) {
     while (state[t] == 0) {
       state[t] = 1;
       chain.push_back(t);
-      t = map.alias_parent[t];
+      t = map->alias_parent[t];
     }
     if (state[t] == 1) {
       std::string names;
@@ -132,22 +137,44 @@ Status resolve_storages(const Graph& graph, StorageMap* out) {
     }
     // t is resolved: unwind the chain from its end.
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      const int32_t parent = map.alias_parent[*it];
-      map.tensor_storage[*it] = map.tensor_storage[parent];
-      TP_RETURN_IF_ERROR(checked_add(map.tensor_offset[parent], parent_offset[*it],
-                                     "offset of " + tensor_label(graph, *it), &map.tensor_offset[*it]));
+      const int32_t parent = map->alias_parent[*it];
+      map->tensor_storage[*it] = map->tensor_storage[parent];
+      TP_RETURN_IF_ERROR(checked_add(map->tensor_offset[parent], parent_offset[*it],
+                                     "offset of " + tensor_label(graph, *it), &map->tensor_offset[*it]));
       state[*it] = 2;
     }
   }
+  return Status::ok();
+}
 
-  for (Storage& storage : map.storages) {
+// Aligned sizes, and the graph's input, output and persistent marks carried
+// from tensors to the storages they live in.
+Status finish_storages(const Graph& graph, StorageMap* map) {
+  for (Storage& storage : map->storages) {
     TP_RETURN_IF_ERROR(checked_round_up(storage.bytes, storage.alignment,
                                         "aligned size of " + tensor_label(graph, storage.root_tensor),
                                         &storage.aligned_bytes));
   }
-  for (int32_t t : graph.inputs) map.storages[map.tensor_storage[t]].graph_input = true;
-  for (int32_t t : graph.outputs) map.storages[map.tensor_storage[t]].graph_output = true;
-  for (int32_t t : graph.persistent) map.storages[map.tensor_storage[t]].persistent = true;
+  for (int32_t t : graph.inputs) map->storages[map->tensor_storage[t]].graph_input = true;
+  for (int32_t t : graph.outputs) map->storages[map->tensor_storage[t]].graph_output = true;
+  for (int32_t t : graph.persistent) map->storages[map->tensor_storage[t]].persistent = true;
+  return Status::ok();
+}
+
+}  // namespace
+
+Status resolve_storages(const Graph& graph, StorageMap* out) {
+  const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
+  StorageMap map;
+  map.alias_parent.assign(tensor_count, -1);
+  map.tensor_storage.assign(tensor_count, -1);
+  map.tensor_offset.assign(tensor_count, 0);
+  std::vector<int64_t> parent_offset(tensor_count, 0);
+  std::vector<int32_t> group_of(tensor_count, -1);
+  TP_RETURN_IF_ERROR(claim_alias_roles(graph, &map, &parent_offset, &group_of));
+  TP_RETURN_IF_ERROR(allocate_root_storages(graph, group_of, &map));
+  TP_RETURN_IF_ERROR(resolve_alias_chains(graph, parent_offset, &map));
+  TP_RETURN_IF_ERROR(finish_storages(graph, &map));
   *out = std::move(map);
   return Status::ok();
 }

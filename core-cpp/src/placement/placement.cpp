@@ -204,18 +204,14 @@ void adopt_if_lower(Piece* piece, const std::vector<int64_t>& whole_offsets, Pla
   }
 }
 
-Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start, Placement* out) {
-  SearchBudget budget;
-  if (options.time_limit_seconds > 0) budget.deadline_seconds = start + options.time_limit_seconds;
-  const int64_t lower_bound = out->lower_bound;
-
-  // Constructive phase on the whole instance; each piece keeps the best of
-  // the methods: skyline dives first (they usually win), then the baselines
-  // when the instance is small enough for them.
-  std::vector<Piece> pieces = split_at_free_steps(buffers);
-  out->stats.components = static_cast<int32_t>(pieces.size());
+// Constructive phase on the whole instance; each piece keeps the best of
+// the methods: skyline dives first (they usually win), then the baselines
+// when the instance is small enough for them. Records the best baseline
+// height in `stats`.
+void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, std::vector<Piece>* pieces,
+                      PlaceStats* stats) {
   int64_t total_pairs = 0;
-  for (const Piece& piece : pieces) total_pairs += piece.pairs;
+  for (const Piece& piece : *pieces) total_pairs += piece.pairs;
   const bool large = buffers.size() > 5000;
   std::vector<std::pair<PlaceMethod, std::vector<int64_t>>> results;
   const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(buffers);
@@ -246,120 +242,161 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
     baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
     baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
   }
-  out->stats.best_baseline_height = best_baseline;
-  for (Piece& piece : pieces) {
+  stats->best_baseline_height = best_baseline;
+  for (Piece& piece : *pieces) {
     for (const auto& result : results) adopt_if_lower(&piece, result.second, result.first);
   }
-  results.clear();
+}
 
-  // Randomised dives: area order with multiplicative noise on the keys. On
-  // large real instances a fixed order can strand a few big buffers above
-  // holes the dive cannot reach (pangu_2.6B: every fixed order ends 0.76%
-  // above the lower bound; noisy orders reach 0.01% within a few dozen
-  // tries). The seed is fixed and the noise is built from raw 64-bit draws,
-  // so every build returns the same placement. The dives stop after 24, at
-  // half the time limit, or once the height is within 0.05% of the lower
-  // bound (at the lower bound itself under minimize).
-  {
-    std::mt19937_64 rng(0x7E45011Aull);
-    const double dive_deadline =
-        options.time_limit_seconds > 0 ? start + 0.5 * options.time_limit_seconds : 0;
-    const int64_t good_enough = options.minimize ? lower_bound : lower_bound + lower_bound / 2000;
-    std::vector<double> key(buffers.size());
-    std::vector<int32_t> order(buffers.size());
-    for (int dive = 1; dive <= 24 && pieces_height(pieces) > good_enough; ++dive) {
-      if (dive_deadline > 0 && placement_detail::now_seconds() > dive_deadline) break;
-      const double noise = dive % 2 == 1 ? 1.0 : 0.3;
-      for (size_t i = 0; i < buffers.size(); ++i) {
-        const double unit = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-        key[i] = static_cast<double>(buffers[i].size) * static_cast<double>(buffers[i].upper - buffers[i].lower) *
-                 (1.0 + noise * (2.0 * unit - 1.0));
-      }
-      for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-        return key[static_cast<size_t>(a)] > key[static_cast<size_t>(b)];
-      });
-      const std::vector<int64_t> offsets =
-          placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000, buffers.size() > 40000);
-      for (Piece& piece : pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
+// Randomised dives: area order with multiplicative noise on the keys. On
+// large real instances a fixed order can strand a few big buffers above
+// holes the dive cannot reach (pangu_2.6B: every fixed order ends 0.76%
+// above the lower bound; noisy orders reach 0.01% within a few dozen
+// tries). The seed is fixed and the noise is built from raw 64-bit draws,
+// so every build returns the same placement. The dives stop after 24, at
+// half the time limit, or once the height is within 0.05% of the lower
+// bound (at the lower bound itself under minimize).
+void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
+                            int64_t lower_bound, std::vector<Piece>* pieces) {
+  std::mt19937_64 rng(0x7E45011Aull);
+  const double dive_deadline = options.time_limit_seconds > 0 ? start + 0.5 * options.time_limit_seconds : 0;
+  const int64_t good_enough = options.minimize ? lower_bound : lower_bound + lower_bound / 2000;
+  std::vector<double> key(buffers.size());
+  std::vector<int32_t> order(buffers.size());
+  for (int dive = 1; dive <= 24 && pieces_height(*pieces) > good_enough; ++dive) {
+    if (dive_deadline > 0 && placement_detail::now_seconds() > dive_deadline) break;
+    const double noise = dive % 2 == 1 ? 1.0 : 0.3;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const double unit = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+      key[i] = static_cast<double>(buffers[i].size) * static_cast<double>(buffers[i].upper - buffers[i].lower) *
+               (1.0 + noise * (2.0 * unit - 1.0));
     }
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return key[static_cast<size_t>(a)] > key[static_cast<size_t>(b)];
+    });
+    const std::vector<int64_t> offsets =
+        placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000, buffers.size() > 40000);
+    for (Piece& piece : *pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
   }
+}
 
-  int64_t proved = lower_bound;  // no placement is lower than this
-  int64_t best = pieces_height(pieces);
+// What the search phase knows: no placement is lower than `proved`, and the
+// pieces reach `best`.
+struct HeightBracket {
+  int64_t proved = 0;
+  int64_t best = 0;
+};
+
+// Iterative deepening probes: capacities in [proved, best) are tried with a
+// node budget that doubles each round. Tight probes (near the proved bound)
+// are cheap to refute; probes near the best height are cheap to satisfy; the
+// middle is where the hard questions are, so it is asked last in each round,
+// with the most budget.
+void minimize_by_probes(size_t buffer_count, std::vector<Piece>* pieces, SearchBudget* budget,
+                        HeightBracket* bracket) {
+  int64_t& proved = bracket->proved;
+  int64_t& best = bracket->best;
+  int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffer_count));
+  bool stuck = false;
+  while (proved < best && !budget->timed_out && !stuck) {
+    // One round: the proved bound, then points at 1/2, 3/4 and 7/8 of the
+    // bracket; any success lowers `best` and restarts the ladder, any
+    // refutation raises `proved`.
+    int step = 0;
+    while (step < 4 && proved < best && !budget->timed_out) {
+      const int64_t span = best - 1 - proved;
+      const int64_t target = step == 0 ? proved : proved + span - (span >> step);
+      bool out_of_reach = false;
+      const SearchOutcome outcome = decide(pieces, target, round_limit, budget, &out_of_reach);
+      const int64_t height = pieces_height(*pieces);
+      if (out_of_reach) {
+        // A piece above the target is too large to search: more budget
+        // cannot help, so stop rather than spin (the time limit may be off).
+        best = height;
+        stuck = true;
+        break;
+      }
+      const bool improved = height < best;
+      best = height;
+      if (outcome == SearchOutcome::kInfeasible) {
+        proved = target + 1;
+        step = 0;
+      } else if (outcome == SearchOutcome::kFound || improved) {
+        step = 0;
+      } else {
+        ++step;
+      }
+    }
+    if (round_limit > (int64_t{1} << 50)) break;
+    round_limit *= 2;
+  }
+}
+
+// The search phase: answers the capacity question when one is asked, makes
+// one short attempt at the lower bound by default, and hunts for the optimum
+// under minimize. Sets out->proved_infeasible when the capacity is refuted.
+HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, int64_t lower_bound,
+                            std::vector<Piece>* pieces, SearchBudget* budget, Placement* out) {
+  HeightBracket bracket;
+  bracket.proved = lower_bound;  // no placement is lower than this
+  bracket.best = pieces_height(*pieces);
   const int64_t capacity = options.capacity;
   // Without minimize or a capacity, the search is a short attempt at the
   // lower bound, not a proof hunt; a capacity is a question to answer.
-  const int64_t node_limit = options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffers.size()));
+  const int64_t node_limit =
+      options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffer_count));
 
-  if (capacity > 0 && best > capacity) {
-    const SearchOutcome outcome = decide(&pieces, capacity, node_limit, &budget);
-    best = pieces_height(pieces);
+  if (capacity > 0 && bracket.best > capacity) {
+    const SearchOutcome outcome = decide(pieces, capacity, node_limit, budget);
+    bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) {
       out->proved_infeasible = true;
-      proved = std::max(proved, capacity + 1);
+      bracket.proved = std::max(bracket.proved, capacity + 1);
     }
   }
-  if (!options.minimize && capacity == 0 && proved < best) {
+  if (!options.minimize && capacity == 0 && bracket.proved < bracket.best) {
     // The default: one short attempt at the lower bound (perfect packings
     // are common and then cheap to find), then whatever was found.
-    const SearchOutcome outcome = decide(&pieces, proved, node_limit, &budget);
-    best = pieces_height(pieces);
-    if (outcome == SearchOutcome::kInfeasible) proved += 1;
+    const SearchOutcome outcome = decide(pieces, bracket.proved, node_limit, budget);
+    bracket.best = pieces_height(*pieces);
+    if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
   }
-  if (options.minimize && !out->proved_infeasible) {
-    // Iterative deepening probes: capacities in [proved, best) are tried
-    // with a node budget that doubles each round. Tight probes (near the
-    // proved bound) are cheap to refute; probes near the best height are
-    // cheap to satisfy; the middle is where the hard questions are, so it is
-    // asked last in each round, with the most budget.
-    int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffers.size()));
-    bool stuck = false;
-    while (proved < best && !budget.timed_out && !stuck) {
-      // One round: the proved bound, then points at 1/2, 3/4 and 7/8 of the
-      // bracket; any success lowers `best` and restarts the ladder, any
-      // refutation raises `proved`.
-      int step = 0;
-      while (step < 4 && proved < best && !budget.timed_out) {
-        const int64_t span = best - 1 - proved;
-        const int64_t target = step == 0 ? proved : proved + span - (span >> step);
-        bool out_of_reach = false;
-        const SearchOutcome outcome = decide(&pieces, target, round_limit, &budget, &out_of_reach);
-        const int64_t height = pieces_height(pieces);
-        if (out_of_reach) {
-          // A piece above the target is too large to search: more budget
-          // cannot help, so stop rather than spin (the time limit may be off).
-          best = height;
-          stuck = true;
-          break;
-        }
-        const bool improved = height < best;
-        best = height;
-        if (outcome == SearchOutcome::kInfeasible) {
-          proved = target + 1;
-          step = 0;
-        } else if (outcome == SearchOutcome::kFound || improved) {
-          step = 0;
-        } else {
-          ++step;
-        }
-      }
-      if (round_limit > (int64_t{1} << 50)) break;
-      round_limit *= 2;
-    }
-  }
+  if (options.minimize && !out->proved_infeasible) minimize_by_probes(buffer_count, pieces, budget, &bracket);
+  return bracket;
+}
 
-  out->offsets.assign(buffers.size(), 0);
+// Gathers the pieces' offsets into the whole instance's placement. The method
+// reported is that of a piece reaching the best height, the search's when any
+// such piece was searched.
+void write_placement(const std::vector<Piece>& pieces, size_t buffer_count, const SearchBudget& budget,
+                     const HeightBracket& bracket, Placement* out) {
+  out->offsets.assign(buffer_count, 0);
   PlaceMethod method = PlaceMethod::kNone;
   for (const Piece& piece : pieces) {
     for (size_t k = 0; k < piece.members.size(); ++k) out->offsets[static_cast<size_t>(piece.members[k])] = piece.offsets[k];
-    if (piece.height == best && (method == PlaceMethod::kNone || piece.method == PlaceMethod::kSearch)) method = piece.method;
+    if (piece.height == bracket.best && (method == PlaceMethod::kNone || piece.method == PlaceMethod::kSearch)) {
+      method = piece.method;
+    }
   }
   out->stats.method = method;
   out->stats.nodes = budget.nodes;
   out->stats.timed_out = budget.timed_out;
-  out->proved_lower_bound = std::min(proved, best);
-  if (out->proved_infeasible) out->proved_lower_bound = proved;
+  out->proved_lower_bound = std::min(bracket.proved, bracket.best);
+  if (out->proved_infeasible) out->proved_lower_bound = bracket.proved;
+}
+
+Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start, Placement* out) {
+  SearchBudget budget;
+  if (options.time_limit_seconds > 0) budget.deadline_seconds = start + options.time_limit_seconds;
+  const int64_t lower_bound = out->lower_bound;
+
+  std::vector<Piece> pieces = split_at_free_steps(buffers);
+  out->stats.components = static_cast<int32_t>(pieces.size());
+  construct_pieces(buffers, lower_bound, &pieces, &out->stats);
+  improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
+  const HeightBracket bracket = search_pieces(buffers.size(), options, lower_bound, &pieces, &budget, out);
+  write_placement(pieces, buffers.size(), budget, bracket, out);
   return Status::ok();
 }
 

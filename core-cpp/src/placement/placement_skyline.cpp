@@ -121,46 +121,51 @@ class DiveQueue {
   std::vector<Entry> heap_;
 };
 
-}  // namespace
+// For each time section, the first section and the end of its independent
+// piece (the run of sections that some buffer crosses between).
+struct PieceBounds {
+  std::vector<int32_t> start, end;
+};
 
-std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                      int64_t small_below, bool small_in_order, bool stack_starters) {
-  TimeSections axis = time_sections(buffers);
-  const int32_t sections = std::max<int32_t>(1, axis.count());
+PieceBounds piece_bounds(const std::vector<PlaceBuffer>& buffers, const TimeSections& axis, int32_t sections) {
   const std::vector<int32_t>& first = axis.first;
   const std::vector<int32_t>& end = axis.end;
-  std::vector<int64_t> offsets(buffers.size(), 0);
-  Skyline skyline(sections);
-  // (lowest offset, rank in order, buffer), smallest first.
-  // Buffers alive over the whole of their independent piece go to the bottom
-  // of it, stacked in order. That loses nothing (in any placement they can be
-  // slid below everything else, which only closes gaps), and a dive would
-  // otherwise leave them for last: their lowest offset is the top of the
-  // whole piece's skyline.
   std::vector<int32_t> crossing(static_cast<size_t>(sections) + 1, 0);  // buffers over each inner boundary
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].size == 0) continue;
     ++crossing[static_cast<size_t>(first[i]) + 1];
     --crossing[static_cast<size_t>(end[i])];
   }
-  std::vector<int32_t> piece_start(static_cast<size_t>(sections) + 1, 0), piece_end(static_cast<size_t>(sections) + 1, sections);
-  {
-    int32_t running = 0, start_of_piece = 0;
-    for (int32_t sec = 0; sec <= sections; ++sec) {
-      if (sec > 0) running += crossing[static_cast<size_t>(sec)];
-      if (sec > 0 && running == 0) start_of_piece = sec;  // nothing crosses into this section
-      piece_start[static_cast<size_t>(sec)] = start_of_piece;
-    }
-    int32_t end_of_piece = sections;
-    for (int32_t sec = sections; sec >= 0; --sec) {
-      piece_end[static_cast<size_t>(sec)] = end_of_piece;
-      if (piece_start[static_cast<size_t>(sec)] == sec) end_of_piece = sec;
-    }
+  PieceBounds pieces;
+  pieces.start.assign(static_cast<size_t>(sections) + 1, 0);
+  pieces.end.assign(static_cast<size_t>(sections) + 1, sections);
+  int32_t running = 0, start_of_piece = 0;
+  for (int32_t sec = 0; sec <= sections; ++sec) {
+    if (sec > 0) running += crossing[static_cast<size_t>(sec)];
+    if (sec > 0 && running == 0) start_of_piece = sec;  // nothing crosses into this section
+    pieces.start[static_cast<size_t>(sec)] = start_of_piece;
   }
-  // With `stack_starters`, every buffer born at the start of its piece is
-  // stacked there too, longest-lived lowest (a staircase that later buffers
-  // fill from the side); a heuristic, unlike the spanning rule.
-  std::vector<char> placed(buffers.size(), 0);
+  int32_t end_of_piece = sections;
+  for (int32_t sec = sections; sec >= 0; --sec) {
+    pieces.end[static_cast<size_t>(sec)] = end_of_piece;
+    if (pieces.start[static_cast<size_t>(sec)] == sec) end_of_piece = sec;
+  }
+  return pieces;
+}
+
+// Buffers alive over the whole of their independent piece go to the bottom
+// of it, stacked in order. That loses nothing (in any placement they can be
+// slid below everything else, which only closes gaps), and a dive would
+// otherwise leave them for last: their lowest offset is the top of the
+// whole piece's skyline. With `stack_starters`, every buffer born at the
+// start of its piece is stacked there too, longest-lived lowest (a staircase
+// that later buffers fill from the side); a heuristic, unlike the spanning
+// rule. Marks the buffers it places in `placed`.
+void stack_at_piece_bottoms(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                            const TimeSections& axis, const PieceBounds& pieces, bool stack_starters,
+                            Skyline* skyline, std::vector<int64_t>* offsets, std::vector<char>* placed) {
+  const std::vector<int32_t>& first = axis.first;
+  const std::vector<int32_t>& end = axis.end;
   std::vector<int32_t> bottom(order);
   if (stack_starters) {
     std::stable_sort(bottom.begin(), bottom.end(), [&](int32_t a, int32_t b) {
@@ -171,14 +176,30 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
     const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
     const int32_t lo = first[static_cast<size_t>(b)], hi = end[static_cast<size_t>(b)];
     if (buf.size == 0 || lo >= hi) continue;
-    if (piece_start[static_cast<size_t>(lo)] != lo) continue;
-    if (!stack_starters && piece_end[static_cast<size_t>(lo)] != hi) continue;
-    const int64_t lowest = align_up(skyline.max_over(lo, hi), buf.alignment);
-    offsets[static_cast<size_t>(b)] = lowest;
-    skyline.raise(lo, hi, lowest + buf.size);
-    placed[static_cast<size_t>(b)] = 1;
+    if (pieces.start[static_cast<size_t>(lo)] != lo) continue;
+    if (!stack_starters && pieces.end[static_cast<size_t>(lo)] != hi) continue;
+    const int64_t lowest = align_up(skyline->max_over(lo, hi), buf.alignment);
+    (*offsets)[static_cast<size_t>(b)] = lowest;
+    skyline->raise(lo, hi, lowest + buf.size);
+    (*placed)[static_cast<size_t>(b)] = 1;
   }
+}
 
+}  // namespace
+
+std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                      int64_t small_below, bool small_in_order, bool stack_starters) {
+  TimeSections axis = time_sections(buffers);
+  const int32_t sections = std::max<int32_t>(1, axis.count());
+  const std::vector<int32_t>& first = axis.first;
+  const std::vector<int32_t>& end = axis.end;
+  std::vector<int64_t> offsets(buffers.size(), 0);
+  Skyline skyline(sections);
+  std::vector<char> placed(buffers.size(), 0);
+  stack_at_piece_bottoms(buffers, order, axis, piece_bounds(buffers, axis, sections), stack_starters, &skyline,
+                         &offsets, &placed);
+
+  // (lowest offset, rank in order, buffer), smallest first.
   DiveQueue queue;
   // Two dives over one skyline: the buffers of at least `small_below` bytes,
   // then the small ones on what they left. A tiny buffer loses every tie in

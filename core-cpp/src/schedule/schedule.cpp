@@ -61,6 +61,100 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The baselines a method runs: itself, a family's members, or all of them
+// (kScheduleOurs starts from the best of all seven).
+std::vector<int32_t> baselines_for(int32_t method) {
+  if (method < kBaselineCount) return {method};
+  if (method == kScheduleInductorBest) return {0, 1, 2, 3};
+  if (method == kScheduleXlaBest) return {4, 5, 6};
+  return {0, 1, 2, 3, 4, 5, 6};
+}
+
+// Runs the baselines in `wanted`, recording each one's peak and time; the
+// lowest peak (ties to the earlier baseline) becomes the result's order.
+// With keep_orders, every baseline's order is kept in `orders` (the search's
+// starting points).
+Status run_baselines(const PlanningGraph& pg, const std::vector<int32_t>& wanted, bool keep_orders,
+                     ScheduleResult* result, std::vector<std::vector<int32_t>>* orders) {
+  bool have = false;
+  for (int32_t m : wanted) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<int32_t> order = run_baseline(pg, m);
+    const int64_t peak = schedule_peak(pg, order);
+    result->baseline_seconds[m] = seconds_since(start);
+    result->baseline_peaks[m] = peak;
+    if (static_cast<int32_t>(order.size()) != pg.op_count()) {
+      return Status::internal(std::string(schedule_method_name(m)) + " returned an incomplete order");
+    }
+    if (!have || peak < result->peak) {
+      have = true;
+      result->peak = peak;
+      result->order = order;
+      result->chosen_baseline = m;
+    }
+    if (keep_orders) (*orders)[m] = std::move(order);
+  }
+  return Status::ok();
+}
+
+// Multi-start: the best baseline may use all the time; when its descent
+// stalls, the next baselines (by peak) share what is left. The best result
+// wins, ties to the earlier start.
+void improve_from_best_baselines(const PlanningGraph& pg, const ScheduleOptions& options,
+                                 const std::vector<std::vector<int32_t>>& orders, const Deadline& deadline,
+                                 ScheduleResult* result) {
+  std::vector<std::pair<int64_t, int32_t>> ranked;
+  for (int32_t m = 0; m < kBaselineCount; ++m) ranked.push_back({result->baseline_peaks[m], m});
+  std::sort(ranked.begin(), ranked.end());
+  const int32_t starts = 3;
+  for (int32_t k = 0; k < starts; ++k) {
+    if (deadline.passed()) break;
+    const Deadline share = (k == 0 || k + 1 == starts) ? deadline : deadline.share(0.5);
+    std::vector<int32_t> order = orders[ranked[k].second];
+    ImproveStats improve;
+    const int64_t peak = improve_schedule(pg, &order, share, options.seed + static_cast<uint64_t>(k), &improve);
+    if (peak < result->peak) {
+      result->peak = peak;
+      result->order = std::move(order);
+    }
+  }
+}
+
+// tensorplan's search from the best baseline: nothing when a lower bound
+// already meets its peak; the exact search on small graphs (after a quick
+// descent); local descent from several baselines otherwise. The deadline
+// counts work units when a work limit is set (deterministic), else seconds.
+void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options,
+                     const std::vector<std::vector<int32_t>>& orders, ScheduleResult* result) {
+  const auto start = std::chrono::steady_clock::now();
+  // No search when the best baseline already meets a lower bound.
+  result->lower_bound = std::max(result->lower_bound, bound_at_peaks(pg, result->order));
+  const bool settled = result->peak <= result->lower_bound;
+  int64_t work_done = 0;
+  const bool searching = options.work_limit > 0 || options.time_limit_s > 0;
+  const Deadline deadline =
+      options.work_limit > 0
+          ? Deadline::after_work(&work_done, options.work_limit)
+          : Deadline::at(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(options.time_limit_s)));
+  if (settled) {
+    result->proved_optimal = true;
+  } else if (pg.op_count() <= kExactMaxOps && searching) {
+    // A quick descent first gives the exact search a tighter incumbent.
+    ImproveStats improve;
+    const Deadline quick = deadline.share(0.1);
+    result->peak = improve_schedule(pg, &result->order, quick, options.seed, &improve);
+    ExactStats exact;
+    result->peak = exact_schedule(pg, &result->order, deadline, options.exact_max_states,
+                                  &result->proved_optimal, &exact);
+    result->exact_states = exact.states;
+  } else if (searching) {
+    improve_from_best_baselines(pg, options, orders, deadline, result);
+  }
+  if (result->peak <= result->lower_bound) result->proved_optimal = true;
+  result->search_seconds = seconds_since(start);
+}
+
 }  // namespace
 
 Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, ScheduleResult* out) {
@@ -76,76 +170,11 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
   result.baseline_seconds.assign(kBaselineCount, -1);
   result.lower_bound = schedule_lower_bound(pg);
 
-  std::vector<int32_t> wanted;
-  if (method < kBaselineCount) wanted = {method};
-  else if (method == kScheduleInductorBest) wanted = {0, 1, 2, 3};
-  else if (method == kScheduleXlaBest) wanted = {4, 5, 6};
-  else wanted = {0, 1, 2, 3, 4, 5, 6};
-
-  bool have = false;
+  const bool ours = method == kScheduleOurs;
   std::vector<std::vector<int32_t>> orders(kBaselineCount);
-  for (int32_t m : wanted) {
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<int32_t> order = run_baseline(pg, m);
-    const int64_t peak = schedule_peak(pg, order);
-    result.baseline_seconds[m] = seconds_since(start);
-    result.baseline_peaks[m] = peak;
-    if (static_cast<int32_t>(order.size()) != pg.op_count()) {
-      return Status::internal(std::string(schedule_method_name(m)) + " returned an incomplete order");
-    }
-    if (!have || peak < result.peak) {
-      have = true;
-      result.peak = peak;
-      result.order = order;
-      result.chosen_baseline = m;
-    }
-    if (method == kScheduleOurs) orders[m] = std::move(order);
-  }
-  if (method == kScheduleOurs) {
-    const auto start = std::chrono::steady_clock::now();
-    // No search when the best baseline already meets a lower bound.
-    result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
-    const bool settled = result.peak <= result.lower_bound;
-    int64_t work_done = 0;
-    const bool searching = options.work_limit > 0 || options.time_limit_s > 0;
-    const Deadline deadline =
-        options.work_limit > 0
-            ? Deadline::after_work(&work_done, options.work_limit)
-            : Deadline::at(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                       std::chrono::duration<double>(options.time_limit_s)));
-    if (settled) {
-      result.proved_optimal = true;
-    } else if (pg.op_count() <= kExactMaxOps && searching) {
-      // A quick descent first gives the exact search a tighter incumbent.
-      ImproveStats improve;
-      const Deadline quick = deadline.share(0.1);
-      result.peak = improve_schedule(pg, &result.order, quick, options.seed, &improve);
-      ExactStats exact;
-      result.peak = exact_schedule(pg, &result.order, deadline, options.exact_max_states,
-                                   &result.proved_optimal, &exact);
-      result.exact_states = exact.states;
-    } else if (searching) {
-      // Multi-start: the best baseline may use all the time; when its
-      // descent stalls, the next baselines (by peak) share what is left.
-      // The best result wins, ties to the earlier start.
-      std::vector<std::pair<int64_t, int32_t>> ranked;
-      for (int32_t m = 0; m < kBaselineCount; ++m) ranked.push_back({result.baseline_peaks[m], m});
-      std::sort(ranked.begin(), ranked.end());
-      const int32_t starts = 3;
-      for (int32_t k = 0; k < starts; ++k) {
-        if (deadline.passed()) break;
-        const Deadline share = (k == 0 || k + 1 == starts) ? deadline : deadline.share(0.5);
-        std::vector<int32_t> order = orders[ranked[k].second];
-        ImproveStats improve;
-        const int64_t peak = improve_schedule(pg, &order, share, options.seed + static_cast<uint64_t>(k), &improve);
-        if (peak < result.peak) {
-          result.peak = peak;
-          result.order = std::move(order);
-        }
-      }
-    }
-    if (result.peak <= result.lower_bound) result.proved_optimal = true;
-    result.search_seconds = seconds_since(start);
+  TP_RETURN_IF_ERROR(run_baselines(pg, baselines_for(method), ours, &result, &orders));
+  if (ours) {
+    search_schedule(pg, options, orders, &result);
   } else {
     result.proved_optimal = result.peak <= result.lower_bound;
   }

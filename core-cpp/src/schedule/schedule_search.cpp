@@ -274,37 +274,55 @@ bool better(std::pair<int64_t, int32_t> a, std::pair<int64_t, int32_t> b) {
   return a.first != b.first ? a.first < b.first : a.second < b.second;
 }
 
-// One best-improvement pass around the first peak step. Returns false when no
-// candidate move improves (a local optimum) or the deadline passed.
-bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
-  const int32_t n = pg.op_count();
-  const int32_t p = eval->first_peak_step();
-  if (p < 0) return false;
+// Storages alive at step p with arena bytes, largest first (ties: the higher
+// storage id first), at most 24: the ones whose lifetimes the moves try to cut.
+std::vector<std::pair<int64_t, int32_t>> storages_alive_at(const PlanningGraph& pg, const MoveEvaluator& eval,
+                                                           int32_t p) {
   const std::vector<Storage>& storages = pg.storage.storages;
-  std::vector<int32_t> candidates;
-  const int32_t radius = 6;
-  for (int32_t k = std::max(0, p - radius); k <= std::min(n - 1, p + radius); ++k) candidates.push_back(eval->order()[k]);
-  // Producers of what is alive at the peak (delay them) and last users of it
-  // (hurry them), largest storages first.
   std::vector<std::pair<int64_t, int32_t>> alive;
   for (int32_t s = 0; s < pg.storage_count(); ++s) {
-    if (eval->birth(s) >= 0 && eval->birth(s) <= p && p <= eval->death(s) && storages[s].arena_bytes() > 0) {
+    if (eval.birth(s) >= 0 && eval.birth(s) <= p && p <= eval.death(s) && storages[s].arena_bytes() > 0) {
       alive.push_back({storages[s].arena_bytes(), s});
     }
   }
   std::sort(alive.begin(), alive.end(), std::greater<std::pair<int64_t, int32_t>>());
   if (alive.size() > 24) alive.resize(24);
+  return alive;
+}
+
+// The ops worth moving, ascending and without repeats: those within a few
+// steps of the peak, and the producers (delay them) and last users (hurry
+// them) of the storages alive at the peak.
+std::vector<int32_t> single_move_candidates(const PlanningGraph& pg, const MoveEvaluator& eval, int32_t p,
+                                            const std::vector<std::pair<int64_t, int32_t>>& alive) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  std::vector<int32_t> candidates;
+  const int32_t radius = 6;
+  for (int32_t k = std::max(0, p - radius); k <= std::min(n - 1, p + radius); ++k) candidates.push_back(eval.order()[k]);
   for (const auto& entry : alive) {
     const int32_t s = entry.second;
-    if (!storages[s].graph_input) candidates.push_back(eval->order()[eval->birth(s)]);
-    if (!storages[s].graph_output) candidates.push_back(eval->order()[eval->death(s)]);
+    if (!storages[s].graph_input) candidates.push_back(eval.order()[eval.birth(s)]);
+    if (!storages[s].graph_output) candidates.push_back(eval.order()[eval.death(s)]);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  return candidates;
+}
 
-  const std::pair<int64_t, int32_t> current(eval->peak(), eval->peak_count());
-  std::pair<int64_t, int32_t> best = current;
-  int32_t best_i = -1, best_j = -1;
+// The best move seen so far in one pass: either a single op moved from step
+// i to step j, or (window_lo >= 0) a reordered window starting at window_lo.
+struct BestMove {
+  std::pair<int64_t, int32_t> score;  // (peak, steps at the peak) after the move
+  int32_t i = -1, j = -1;
+  int32_t window_lo = -1;
+  std::vector<int32_t> window;
+};
+
+// Single moves: each candidate op to the peak step, the end of its legal
+// range, or next to the peak, on the side of the peak it is not on yet.
+void try_single_moves(const std::vector<int32_t>& candidates, int32_t p, MoveEvaluator* eval, Deadline deadline,
+                      ImproveStats* stats, BestMove* best) {
   int32_t checked = 0;
   for (int32_t op : candidates) {
     const int32_t i = eval->pos(op);
@@ -324,85 +342,117 @@ bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadlin
       if (j < 0 || j == i || j < e || j > l) continue;
       ++stats->moves_tried;
       const std::pair<int64_t, int32_t> result = eval->evaluate(i, j);
-      if (better(result, best)) {
-        best = result;
-        best_i = i;
-        best_j = j;
+      if (better(result, best->score)) {
+        best->score = result;
+        best->i = i;
+        best->j = j;
       }
     }
     if ((++checked & 7) == 0 && deadline.passed()) break;
   }
-  // Compound moves, for what single moves cannot reach: hoist the last user
-  // of a storage alive at the peak, with its ancestors that run between the
-  // peak and it, to just before the peak (the storage then dies earlier); or
-  // sink the producer of one, with its descendants that run between it and
-  // the peak, to just after the peak (the storage is then born later).
-  std::vector<int32_t> best_window, window, stack;
-  int32_t best_lo = -1;
-  std::vector<uint8_t> mark(n, 0);
+}
+
+// Builds the reordered window of one compound move for storage s. kind 0
+// hoists the last user (after the peak) with its ancestors inside the window
+// [p, death]; kind 1 sinks the producer (before the peak) with its
+// descendants inside [birth, p] (the rest of the window goes first). Returns
+// the window's first step, or -1 when the move does not apply, is too wide,
+// or moves nothing. `mark` is all zero on entry and on return; `stack` is
+// scratch.
+int32_t compound_window(const PlanningGraph& pg, const MoveEvaluator& eval, int32_t s, int32_t kind, int32_t p,
+                        std::vector<uint8_t>* marks, std::vector<int32_t>* stack, std::vector<int32_t>* window) {
+  const std::vector<Storage>& storages = pg.storage.storages;
   const int32_t max_width = 4096;
+  std::vector<uint8_t>& mark = *marks;
+  int32_t lo = 0, hi = 0, seed = -1;
+  if (kind == 0 && !storages[s].graph_output && eval.death(s) > p) {
+    lo = p;
+    hi = eval.death(s);
+    seed = eval.order()[hi];
+  } else if (kind == 1 && !storages[s].graph_input && eval.birth(s) < p) {
+    lo = eval.birth(s);
+    hi = p;
+    seed = eval.order()[lo];
+  }
+  if (seed < 0 || hi - lo + 1 > max_width) return -1;
+  // kind 0: ancestors of seed inside [lo, hi] go first.
+  // kind 1: descendants of seed inside [lo, hi] go last (the rest first).
+  std::vector<int32_t> members;
+  mark[seed] = 1;
+  members.push_back(seed);
+  stack->assign(1, seed);
+  const std::vector<int32_t>& offsets = kind == 0 ? pg.pred_offsets : pg.succ_offsets;
+  const std::vector<int32_t>& edges = kind == 0 ? pg.preds : pg.succs;
+  while (!stack->empty()) {
+    const int32_t u = stack->back();
+    stack->pop_back();
+    for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+      const int32_t w = edges[k];
+      const int32_t at = eval.pos(w);
+      if (mark[w] || at < lo || at > hi) continue;
+      mark[w] = 1;
+      members.push_back(w);
+      stack->push_back(w);
+    }
+  }
+  if (kind == 1) {
+    for (int32_t k = lo; k <= hi; ++k) mark[eval.order()[k]] ^= 1;  // the rest go first
+  }
+  const bool moved = eval.partition_window(lo, hi, mark, window);
+  if (kind == 1) {
+    for (int32_t k = lo; k <= hi; ++k) mark[eval.order()[k]] = 0;
+  } else {
+    for (int32_t m : members) mark[m] = 0;
+  }
+  return moved ? lo : -1;
+}
+
+// Compound moves, for what single moves cannot reach: hoist the last user
+// of a storage alive at the peak, with its ancestors that run between the
+// peak and it, to just before the peak (the storage then dies earlier); or
+// sink the producer of one, with its descendants that run between it and
+// the peak, to just after the peak (the storage is then born later).
+void try_compound_moves(const PlanningGraph& pg, const std::vector<std::pair<int64_t, int32_t>>& alive, int32_t p,
+                        MoveEvaluator* eval, Deadline deadline, ImproveStats* stats, BestMove* best) {
+  std::vector<int32_t> window, stack;
+  std::vector<uint8_t> mark(pg.op_count(), 0);
   for (const auto& entry : alive) {
     if (deadline.passed()) break;
     const int32_t s = entry.second;
     for (int32_t kind = 0; kind < 2; ++kind) {
-      int32_t lo = 0, hi = 0, seed = -1;
-      if (kind == 0 && !storages[s].graph_output && eval->death(s) > p) {
-        lo = p;
-        hi = eval->death(s);
-        seed = eval->order()[hi];
-      } else if (kind == 1 && !storages[s].graph_input && eval->birth(s) < p) {
-        lo = eval->birth(s);
-        hi = p;
-        seed = eval->order()[lo];
-      }
-      if (seed < 0 || hi - lo + 1 > max_width) continue;
-      // kind 0: ancestors of seed inside [lo, hi] go first.
-      // kind 1: descendants of seed inside [lo, hi] go last (the rest first).
-      std::vector<int32_t> members;
-      mark[seed] = 1;
-      members.push_back(seed);
-      stack.assign(1, seed);
-      const std::vector<int32_t>& offsets = kind == 0 ? pg.pred_offsets : pg.succ_offsets;
-      const std::vector<int32_t>& edges = kind == 0 ? pg.preds : pg.succs;
-      while (!stack.empty()) {
-        const int32_t u = stack.back();
-        stack.pop_back();
-        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-          const int32_t w = edges[k];
-          const int32_t at = eval->pos(w);
-          if (mark[w] || at < lo || at > hi) continue;
-          mark[w] = 1;
-          members.push_back(w);
-          stack.push_back(w);
-        }
-      }
-      if (kind == 1) {
-        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] ^= 1;  // the rest go first
-      }
-      const bool moved = eval->partition_window(lo, hi, mark, &window);
-      if (kind == 1) {
-        for (int32_t k = lo; k <= hi; ++k) mark[eval->order()[k]] = 0;
-      } else {
-        for (int32_t m : members) mark[m] = 0;
-      }
-      if (!moved) continue;
+      const int32_t lo = compound_window(pg, *eval, s, kind, p, &mark, &stack, &window);
+      if (lo < 0) continue;
       ++stats->moves_tried;
       const std::pair<int64_t, int32_t> result = eval->evaluate_window(lo, window);
-      if (better(result, best)) {
-        best = result;
-        best_lo = lo;
-        best_window = window;
-        best_i = -1;
+      if (better(result, best->score)) {
+        best->score = result;
+        best->window_lo = lo;
+        best->window = window;
+        best->i = -1;
       }
     }
   }
-  if (best_lo >= 0) {
-    eval->apply_window(best_lo, best_window);
+}
+
+// One best-improvement pass around the first peak step. Returns false when no
+// candidate move improves (a local optimum) or the deadline passed.
+bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
+  const int32_t p = eval->first_peak_step();
+  if (p < 0) return false;
+  const std::vector<std::pair<int64_t, int32_t>> alive = storages_alive_at(pg, *eval, p);
+  const std::vector<int32_t> candidates = single_move_candidates(pg, *eval, p, alive);
+
+  BestMove best;
+  best.score = {eval->peak(), eval->peak_count()};  // a move must beat the current order
+  try_single_moves(candidates, p, eval, deadline, stats, &best);
+  try_compound_moves(pg, alive, p, eval, deadline, stats, &best);
+  if (best.window_lo >= 0) {
+    eval->apply_window(best.window_lo, best.window);
     ++stats->moves_accepted;
     return true;
   }
-  if (best_i < 0) return false;
-  eval->apply(best_i, best_j);
+  if (best.i < 0) return false;
+  eval->apply(best.i, best.j);
   ++stats->moves_accepted;
   return true;
 }
@@ -461,6 +511,74 @@ struct DownSet {
   int32_t via_op;  // last op run to reach this set on the best path
 };
 
+// The graph as bit masks over its (at most 64) ops, with the static bounds
+// the best-first search prunes with.
+struct BitGraph {
+  int32_t n = 0;
+  std::vector<uint64_t> pred_mask;  // per op: its predecessors
+  std::vector<uint64_t> user_mask;  // per storage: the ops that touch it
+  std::vector<int64_t> op_bound;    // per op: bytes alive at its step in any order
+  int64_t start_live = 0;           // graph inputs, alive before the first step
+  int64_t unused_inputs = 0;        // inputs no op touches: freed after the first step
+  uint64_t full = 0;                // every op scheduled
+
+  // The unscheduled ops' largest static bound bounds every completion of a
+  // down-set.
+  int64_t remaining_bound(uint64_t mask) const {
+    int64_t bound = 0;
+    for (int32_t v = 0; v < n; ++v) {
+      if (!(mask >> v & 1)) bound = std::max(bound, op_bound[v]);
+    }
+    return bound;
+  }
+};
+
+BitGraph bit_graph(const PlanningGraph& pg) {
+  const int32_t n = pg.op_count();
+  const std::vector<Storage>& storages = pg.storage.storages;
+  const int32_t storage_count = pg.storage_count();
+  BitGraph bits;
+  bits.n = n;
+  bits.pred_mask.assign(n, 0);
+  bits.user_mask.assign(storage_count, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) bits.pred_mask[v] |= uint64_t{1} << pg.preds[k];
+  }
+  for (int32_t s = 0; s < storage_count; ++s) {
+    for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) bits.user_mask[s] |= uint64_t{1} << pg.users[k];
+  }
+  // Static bound per op (see schedule_lower_bound).
+  bits.op_bound.assign(n, 0);
+  int64_t always_live = 0;
+  for (int32_t s = 0; s < storage_count; ++s) {
+    const Storage& st = storages[s];
+    if (st.graph_input && st.graph_output) always_live += st.arena_bytes();
+    if (st.graph_input) bits.start_live += st.arena_bytes();
+    if (st.graph_input && !st.graph_output && bits.user_mask[s] == 0) bits.unused_inputs += st.arena_bytes();
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    bits.op_bound[v] = always_live + pg.op_workspace[v];
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const Storage& st = storages[pg.touches[k]];
+      if (!(st.graph_input && st.graph_output)) bits.op_bound[v] += st.arena_bytes();
+    }
+  }
+  bits.full = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  return bits;
+}
+
+// The order that reached `mask` on the best path, read back through via_op.
+std::vector<int32_t> path_to(std::unordered_map<uint64_t, DownSet>& seen, uint64_t mask) {
+  std::vector<int32_t> path;
+  while (mask != 0) {
+    const int32_t v = seen[mask].via_op;
+    path.push_back(v);
+    mask &= ~(uint64_t{1} << v);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
 }  // namespace
 
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
@@ -474,47 +592,16 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
     return incumbent;
   }
   if (n > kExactMaxOps) return incumbent;
+  const BitGraph bits = bit_graph(pg);
 
-  const int32_t storage_count = pg.storage_count();
-  std::vector<uint64_t> pred_mask(n, 0), user_mask(storage_count, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) pred_mask[v] |= uint64_t{1} << pg.preds[k];
-  }
-  for (int32_t s = 0; s < storage_count; ++s) {
-    for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) user_mask[s] |= uint64_t{1} << pg.users[k];
-  }
-  // Static bound per op (see schedule_lower_bound); the unscheduled ops'
-  // largest one bounds every completion of a down-set.
-  std::vector<int64_t> op_bound(n, 0);
-  int64_t always_live = 0, unused_inputs = 0, start_live = 0;
-  for (int32_t s = 0; s < storage_count; ++s) {
-    const Storage& st = storages[s];
-    if (st.graph_input && st.graph_output) always_live += st.arena_bytes();
-    if (st.graph_input) start_live += st.arena_bytes();
-    if (st.graph_input && !st.graph_output && user_mask[s] == 0) unused_inputs += st.arena_bytes();
-  }
-  for (int32_t v = 0; v < n; ++v) {
-    op_bound[v] = always_live + pg.op_workspace[v];
-    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
-      const Storage& st = storages[pg.touches[k]];
-      if (!(st.graph_input && st.graph_output)) op_bound[v] += st.arena_bytes();
-    }
-  }
-  const uint64_t full = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-  auto remaining_bound = [&](uint64_t mask) {
-    int64_t bound = 0;
-    for (int32_t v = 0; v < n; ++v) {
-      if (!(mask >> v & 1)) bound = std::max(bound, op_bound[v]);
-    }
-    return bound;
-  };
-
+  // Best-first over down-sets (the ops run so far), keyed by the lower bound
+  // on any completion, deeper sets first among equals.
   std::unordered_map<uint64_t, DownSet> seen;
   seen.reserve(1024);
   using Entry = std::pair<std::pair<int64_t, int32_t>, uint64_t>;  // ((f, -depth), mask)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
-  seen[0] = DownSet{0, start_live, -1};
-  open.push({{remaining_bound(0), 0}, 0});
+  seen[0] = DownSet{0, bits.start_live, -1};
+  open.push({{bits.remaining_bound(0), 0}, 0});
   bool complete = true;
   uint64_t best_full_found = 0;
   bool found_better = false;
@@ -525,33 +612,34 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
     const uint64_t mask = entry.second;
     const DownSet state = seen[mask];
     if (entry.first.first >= incumbent) break;  // nothing left can beat the incumbent
-    if (mask == full) {
+    if (mask == bits.full) {
       incumbent = state.peak;
       best_full_found = mask;
       found_better = true;
       break;  // best-first: the first complete set popped is optimal
     }
-    if (std::max(state.peak, remaining_bound(mask)) != entry.first.first) continue;  // stale entry
+    if (std::max(state.peak, bits.remaining_bound(mask)) != entry.first.first) continue;  // stale entry
     if ((++pops & 1023) == 0 && deadline.passed()) {
       complete = false;
       break;
     }
     for (int32_t v = 0; v < n; ++v) {
       const uint64_t bit = uint64_t{1} << v;
-      if ((mask & bit) || (pred_mask[v] & ~mask)) continue;
+      if ((mask & bit) || (bits.pred_mask[v] & ~mask)) continue;
+      // Running v next: what it brings to life, and what dies after it.
       int64_t born = 0, freed = 0;
       for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
         const int32_t s = pg.touches[k];
         const Storage& st = storages[s];
-        const bool already = st.graph_input || (user_mask[s] & mask) != 0;
+        const bool already = st.graph_input || (bits.user_mask[s] & mask) != 0;
         if (!already) born += st.arena_bytes();
-        if (!st.graph_output && (user_mask[s] & ~mask & ~bit) == 0) freed += st.arena_bytes();
+        if (!st.graph_output && (bits.user_mask[s] & ~mask & ~bit) == 0) freed += st.arena_bytes();
       }
       const int64_t step = state.live + born + pg.op_workspace[v];
       const int64_t peak = std::max(state.peak, step);
       if (peak >= incumbent) continue;
       const uint64_t next = mask | bit;
-      const int64_t live = state.live + born - freed - (mask == 0 ? unused_inputs : 0);
+      const int64_t live = state.live + born - freed - (mask == 0 ? bits.unused_inputs : 0);
       auto it = seen.find(next);
       if (it != seen.end() && it->second.peak <= peak) continue;
       if (it == seen.end()) {
@@ -564,22 +652,12 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
       } else {
         it->second = DownSet{peak, live, v};
       }
-      const int64_t f = std::max(peak, remaining_bound(next));
+      const int64_t f = std::max(peak, bits.remaining_bound(next));
       if (f < incumbent) open.push({{f, -__builtin_popcountll(next)}, next});
     }
   }
   stats->states = static_cast<int64_t>(seen.size());
-  if (found_better) {
-    std::vector<int32_t> path;
-    uint64_t mask = best_full_found;
-    while (mask != 0) {
-      const int32_t v = seen[mask].via_op;
-      path.push_back(v);
-      mask &= ~(uint64_t{1} << v);
-    }
-    std::reverse(path.begin(), path.end());
-    *order = path;
-  }
+  if (found_better) *order = path_to(seen, best_full_found);
   *proved = complete;
   return incumbent;
 }
