@@ -67,9 +67,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: %s\n", c.name, status.message().c_str());
         return 1;
       }
-      std::vector<uint8_t> back;
+      tp::HostBuffer back;
       start = std::chrono::steady_clock::now();
-      status = tp::dequantize(spec, out.bytes, &back);
+      status = tp::dequantize(spec, out.spans(), &back);
       best_d = std::min(best_d, seconds_since(start));
       if (!status.is_ok()) {
         std::fprintf(stderr, "%s: %s\n", c.name, status.message().c_str());

@@ -119,24 +119,27 @@ void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bo
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) fail(name + ": " + cudaGetErrorString(e));
   for (size_t b = 0; st.is_ok() && b < want.buffers.size(); ++b) {
-    std::vector<uint8_t> got(want.bytes[b].size());
+    const tp::ByteSpan reference = want.buffer(b);
+    std::vector<uint8_t> got(static_cast<size_t>(reference.size));
     cudaMemcpy(got.data(), pointers[b], got.size(), cudaMemcpyDeviceToHost);
     ++g_checked;
     for (size_t i = 0; i < got.size(); ++i) {
-      if (got[i] != want.bytes[b][i]) {
+      if (got[i] != reference.data[i]) {
         fail(name + ": buffer " + want.buffers[b].name + " byte " + std::to_string(i) + " is " + std::to_string(got[i]) +
-             ", the reference has " + std::to_string(want.bytes[b][i]));
+             ", the reference has " + std::to_string(reference.data[i]));
         break;
       }
     }
   }
 
   // Dequantize the reference's buffers on the device.
-  std::vector<uint8_t> want_x;
-  st = tp::dequantize(spec, want.bytes, &want_x);
+  tp::HostBuffer want_bytes;
+  st = tp::dequantize(spec, want.spans(), &want_bytes);
   if (st.is_ok()) {
+    const std::vector<uint8_t> want_x(want_bytes.data(), want_bytes.data() + want_bytes.size());
     for (size_t b = 0; b < want.buffers.size(); ++b) {
-      cudaMemcpy(pointers[b], want.bytes[b].data(), want.bytes[b].size(), cudaMemcpyHostToDevice);
+      const tp::ByteSpan reference = want.buffer(b);
+      cudaMemcpy(pointers[b], reference.data, static_cast<size_t>(reference.size), cudaMemcpyHostToDevice);
     }
     DeviceBytes y(want_x.size());
     std::vector<const uint8_t*> in(pointers.begin(), pointers.end());

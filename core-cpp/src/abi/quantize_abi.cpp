@@ -2,6 +2,7 @@
 // the reference numerics through the C ABI.
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensorplan/c_api.h"
@@ -31,13 +32,10 @@ extern "C" tp_status tp_quantize(const double* dims, int32_t rank, const int32_t
   }
   ResultBuilder result(TP_RESULT_SPEC(tp_quantize));
   if (status.is_ok()) {
-    std::vector<uint8_t> bytes;
-    std::vector<double> offsets{0};
-    for (const std::vector<uint8_t>& buffer : quantized.bytes) {
-      bytes.insert(bytes.end(), buffer.begin(), buffer.end());
-      offsets.push_back(static_cast<double>(bytes.size()));
-    }
-    result.add(bytes);
+    // quantize() wrote the buffers back to back: that allocation is the
+    // result array as it is.
+    std::vector<double> offsets(quantized.offsets.begin(), quantized.offsets.end());
+    result.adopt(std::move(quantized.bytes));
     result.add(offsets);
     result.add(quantized.amax);
   }
@@ -49,7 +47,7 @@ extern "C" tp_status tp_dequantize(const double* dims, int32_t rank, const int32
   using namespace tp;
   TensorSpec spec;
   std::vector<BufferSpec> specs;
-  std::vector<uint8_t> values;
+  HostBuffer values;
   int64_t byte_count = 0;
   Status status = decode_spec_abi(dims, rank, format, &spec);
   if (status.is_ok()) status = to_byte_count(buffers_bytes, "buffers_bytes", &byte_count);
@@ -65,16 +63,17 @@ extern "C" tp_status tp_dequantize(const double* dims, int32_t rank, const int32
     }
   }
   if (status.is_ok()) {
-    std::vector<std::vector<uint8_t>> split;
+    // Views into the caller's bytes, one per buffer: nothing is copied.
+    std::vector<ByteSpan> split;
     int64_t at = 0;
     for (const BufferSpec& buffer : specs) {
-      split.emplace_back(buffers + at, buffers + at + buffer.bytes);
+      split.push_back({buffers + at, buffer.bytes});
       at += buffer.bytes;
     }
     status = dequantize(spec, split, &values);
   }
   ResultBuilder result(TP_RESULT_SPEC(tp_dequantize));
-  if (status.is_ok()) result.add(values);
+  if (status.is_ok()) result.adopt(std::move(values));
   return finish_call(status, &result, out);
 }
 

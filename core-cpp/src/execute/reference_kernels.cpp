@@ -2,6 +2,7 @@
 #include "execute/reference_kernels.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "formats/dtype.h"
@@ -499,18 +500,39 @@ Status run_quantize(const Checker& c, bool forward, const std::vector<double>& a
     }
   }
   if (g_check_only) return Status::ok();
+  // The results go straight into the op's tensors unless one overlaps the
+  // other side (a plan may place them in the same bytes): then through a
+  // separate buffer, as every read precedes the copy.
+  const uintptr_t x0 = reinterpret_cast<uintptr_t>(logical.data), x1 = x0 + static_cast<uintptr_t>(logical.bytes);
+  bool overlap = false;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const uintptr_t b0 = reinterpret_cast<uintptr_t>(bufs[i].data), b1 = b0 + static_cast<uintptr_t>(buffers[i].bytes);
+    overlap = overlap || (b0 < x1 && x0 < b1);
+  }
   if (forward) {
+    if (!overlap) {
+      std::vector<uint8_t*> dests;
+      for (const TensorRef& t : out) dests.push_back(t.data);
+      std::vector<float> amax;
+      return quantize_into(spec, logical.data, logical.bytes, params, dests, &amax);
+    }
     QuantizeOutput q;
     TP_RETURN_IF_ERROR(quantize(spec, logical.data, logical.bytes, params, &q));
-    for (size_t i = 0; i < q.bytes.size(); ++i) std::memcpy(out[i].data, q.bytes[i].data(), q.bytes[i].size());
+    for (size_t i = 0; i < q.buffers.size(); ++i) {
+      const ByteSpan b = q.buffer(i);
+      std::memcpy(out[i].data, b.data, static_cast<size_t>(b.size));
+    }
     return Status::ok();
   }
-  std::vector<std::vector<uint8_t>> given(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) given[i].assign(in[i].data, in[i].data + buffers[i].bytes);
-  std::vector<uint8_t> x;
+  std::vector<ByteSpan> given;
+  for (size_t i = 0; i < buffers.size(); ++i) given.push_back({in[i].data, buffers[i].bytes});
+  int64_t bytes = 0;
+  TP_RETURN_IF_ERROR(dequantized_bytes(spec, &bytes));
+  if (bytes > logical.bytes) return c.fail("dequantized tensor larger than its output");
+  if (!overlap) return dequantize_into(spec, given, logical.data, logical.bytes);
+  HostBuffer x;
   TP_RETURN_IF_ERROR(dequantize(spec, given, &x));
-  if (static_cast<int64_t>(x.size()) > logical.bytes) return c.fail("dequantized tensor larger than its output");
-  std::memcpy(logical.data, x.data(), x.size());
+  std::memcpy(logical.data, x.data(), static_cast<size_t>(x.size()));
   return Status::ok();
 }
 

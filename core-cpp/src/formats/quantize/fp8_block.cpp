@@ -129,65 +129,65 @@ Status quantize_fp8_block(const TensorSpec& spec, const RawMatrix& x, const Quan
   TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_shape));
   const int64_t blocks_m = ceildiv(m, 128), blocks_k = ceildiv(k, 128);
   float amax = 0.0f;
-  // 2D: one pass gives the codes of both usages (columnwise = transposed).
-  std::vector<uint8_t> codes_2d;
+  uint8_t *row_q = nullptr, *col_q = nullptr;
+  if (spec.rowwise) TP_RETURN_IF_ERROR(out->take("_rowwise_data", m * k, &row_q));
+  if (spec.columnwise) TP_RETURN_IF_ERROR(out->take("_columnwise_data", m * k, &col_q));
+  // 2D: one pass gives the codes of both usages (columnwise = transposed),
+  // written to _rowwise_data when the spec has it, else to scratch.
+  HostBuffer codes_scratch;
   std::vector<float> tile_inv_2d;
   if (two_d && (spec.rowwise || spec.columnwise)) {
-    codes_2d.resize(static_cast<size_t>(m * k));
+    uint8_t* codes_2d = row_q;
+    if (codes_2d == nullptr) {
+      TP_RETURN_IF_ERROR(codes_scratch.allocate(m * k, "quantize: _columnwise_data (codes before the transpose)"));
+      codes_2d = codes_scratch.data();
+    }
     tile_inv_2d.resize(static_cast<size_t>(blocks_m * blocks_k));
-    amax = block_2d(x, scaling, codes_2d.data(), &tile_inv_2d);
+    amax = block_2d(x, scaling, codes_2d, &tile_inv_2d);
+    if (col_q != nullptr) transpose_block(codes_2d, m, k, k, col_q, m);
   }
   if (spec.columnwise) {
-    std::vector<uint8_t> q;
     std::vector<float> tile_inv;
-    if (two_d) {
-      q = transpose(codes_2d, m, k);
-    } else {
-      q.resize(static_cast<size_t>(m * k));
+    if (!two_d) {
       tile_inv.resize(static_cast<size_t>(k * blocks_m));
-      amax = block_1d_columnwise(x, scaling, q.data(), &tile_inv);
+      amax = block_1d_columnwise(x, scaling, col_q, &tile_inv);
     }
-    std::vector<uint8_t> scales(static_cast<size_t>(col_shape[0] * col_shape[1] * 4), 0);
+    uint8_t* scales = nullptr;
+    TP_RETURN_IF_ERROR(out->take_zeroed("_columnwise_scale_inv", col_shape[0] * col_shape[1] * 4, &scales));
     for (int64_t tk = 0; tk < (two_d ? blocks_k : k); ++tk) {
       for (int64_t mb = 0; mb < blocks_m; ++mb) {
         // 1D: (k, mb) at mb*roundup(K,4)+k; 2D: (kb, mb) at kb*roundup(nMB,4)+mb.
         const int64_t at = two_d ? tk * col_shape[1] + mb : mb * col_shape[1] + tk;
         const float inv = two_d ? tile_inv_2d[static_cast<size_t>(mb * blocks_k + tk)]
                                 : tile_inv[static_cast<size_t>(tk * blocks_m + mb)];
-        put_f32(&scales, at, inv);
+        put_f32(scales, at, inv);
       }
     }
-    out->named.emplace_back("_columnwise_data", std::move(q));
-    out->named.emplace_back("_columnwise_scale_inv", std::move(scales));
   }
   if (spec.rowwise) {
-    std::vector<uint8_t> q;
     std::vector<float> tile_inv;
     if (two_d) {
-      q = std::move(codes_2d);
       tile_inv = std::move(tile_inv_2d);
     } else {
-      q.resize(static_cast<size_t>(m * k));
       tile_inv.resize(static_cast<size_t>(m * blocks_k));
-      amax = block_1d_rowwise(x, scaling, q.data(), &tile_inv);
+      amax = block_1d_rowwise(x, scaling, row_q, &tile_inv);
     }
-    std::vector<uint8_t> scales(static_cast<size_t>(row_shape[0] * row_shape[1] * 4), 0);
+    uint8_t* scales = nullptr;
+    TP_RETURN_IF_ERROR(out->take_zeroed("_rowwise_scale_inv", row_shape[0] * row_shape[1] * 4, &scales));
     for (int64_t tm = 0; tm < (two_d ? blocks_m : m); ++tm) {
       for (int64_t kb = 0; kb < blocks_k; ++kb) {
         // 1D: (m, kb) at kb*roundup(M,4)+m; 2D: (mb, kb) at mb*roundup(nKB,4)+kb.
         const int64_t at = two_d ? tm * row_shape[1] + kb : kb * row_shape[1] + tm;
-        put_f32(&scales, at, tile_inv[static_cast<size_t>(tm * blocks_k + kb)]);
+        put_f32(scales, at, tile_inv[static_cast<size_t>(tm * blocks_k + kb)]);
       }
     }
-    out->named.emplace_back("_rowwise_data", std::move(q));
-    out->named.emplace_back("_rowwise_scale_inv", std::move(scales));
   }
   if (!spec.rowwise && !spec.columnwise) amax = amax_of(x);
   out->amax = {amax};
   return Status::ok();
 }
 
-Status dequantize_fp8_block(const DequantizeSource& in, std::vector<uint8_t>* out) {
+Status dequantize_fp8_block(const DequantizeSource& in, uint8_t* out) {
   const TensorSpec& spec = in.spec;
   const int64_t m = in.m, k = in.k;
   auto get = [&](const char* name) { return in.get(name); };
@@ -197,12 +197,12 @@ Status dequantize_fp8_block(const DequantizeSource& in, std::vector<uint8_t>* ou
   const bool two_d = spec.recipe == Recipe::kFp8Block2D;
   std::vector<int64_t> shape;
   TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, !rowwise, &shape));
-  const std::vector<uint8_t>* data = get(rowwise ? "_rowwise_data" : "_columnwise_data");
-  const std::vector<uint8_t>& scales = *get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
-  std::vector<uint8_t> from_columnwise;
+  const uint8_t* data = get(rowwise ? "_rowwise_data" : "_columnwise_data");
+  const uint8_t* scales = get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
+  HostBuffer from_columnwise;
   if (!rowwise) {
-    from_columnwise = transpose(*data, k, m);
-    data = &from_columnwise;
+    TP_RETURN_IF_ERROR(transpose_to_scratch(data, k, m, "dequantize: _columnwise_data (transposed back)", &from_columnwise));
+    data = from_columnwise.data();
   }
   // The scale of element (i, j), one per column j of row i.
   std::vector<float> scale(static_cast<size_t>(k));
@@ -216,7 +216,7 @@ Status dequantize_fp8_block(const DequantizeSource& in, std::vector<uint8_t>* ou
       }
       scale[static_cast<size_t>(j)] = get_f32(scales, s);
     }
-    const uint8_t* codes = data->data() + i * k;
+    const uint8_t* codes = data + i * k;
     for (int64_t j = 0; j < k; ++j) row[static_cast<size_t>(j)] = fp8.value[codes[j]] * scale[static_cast<size_t>(j)];
     store_row(spec.dtype, row, i, out);
   }

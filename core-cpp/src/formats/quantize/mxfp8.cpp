@@ -72,15 +72,29 @@ Status quantize_mxfp8(const TensorSpec& spec, const RawMatrix& x, QuantizeTarget
   // Bands of 32 rows: each is decoded once and gives its rowwise blocks
   // (1 x 32) and its columnwise blocks (32 x 1). Block b of column j
   // stores its scale at (b, j) of the compact array; data keeps the
-  // logical layout for both usages.
-  std::vector<uint8_t> row_q, row_scales, col_q, col_scales;
+  // logical layout for both usages. Codes go straight to the output; the
+  // compact scales too unless they are swizzled afterwards.
+  const bool swizzled = options.gemm_swizzled_scales;
+  uint8_t *row_q = nullptr, *row_scales = nullptr, *col_q = nullptr, *col_scales = nullptr;
+  HostBuffer row_compact, col_compact;
+  const int64_t row_scale_bytes = row_shape[0] * row_shape[1], col_scale_bytes = col_shape[0] * col_shape[1];
   if (spec.rowwise) {
-    row_q.resize(static_cast<size_t>(m * k));
-    row_scales.assign(static_cast<size_t>(row_shape[0] * row_shape[1]), 0);
+    TP_RETURN_IF_ERROR(out->take("_rowwise_data", m * k, &row_q));
+    if (swizzled) {
+      TP_RETURN_IF_ERROR(row_compact.allocate(row_scale_bytes, "quantize: _rowwise_scale_inv (before the swizzle)"));
+      row_scales = row_compact.data();
+    } else {
+      TP_RETURN_IF_ERROR(out->take_zeroed("_rowwise_scale_inv", row_scale_bytes, &row_scales));
+    }
   }
   if (spec.columnwise) {
-    col_q.resize(static_cast<size_t>(m * k));
-    col_scales.assign(static_cast<size_t>(col_shape[0] * col_shape[1]), 0);
+    TP_RETURN_IF_ERROR(out->take("_columnwise_data", m * k, &col_q));
+    if (swizzled) {
+      TP_RETURN_IF_ERROR(col_compact.allocate(col_scale_bytes, "quantize: _columnwise_scale_inv (before the swizzle)"));
+      col_scales = col_compact.data();
+    } else {
+      TP_RETURN_IF_ERROR(out->take_zeroed("_columnwise_scale_inv", col_scale_bytes, &col_scales));
+    }
   }
   std::vector<float> band(static_cast<size_t>(32 * k));
   std::unique_ptr<CodeTables<CastFp8>> tables(spec.dtype == DType::kBFloat16 ? new CodeTables<CastFp8>(CastFp8{e5m2})
@@ -91,39 +105,31 @@ Status quantize_mxfp8(const TensorSpec& spec, const RawMatrix& x, QuantizeTarget
     if (spec.rowwise) {
       for (int64_t i = 0; i < 32; ++i) {
         const int64_t row = b * 32 + i;
-        amax = fmax_ignoring_nan(amax, mxfp8_row(band.data() + i * k, k, e5m2, tables.get(), row_q.data() + row * k,
-                                                 row_scales.data() + row * row_shape[1]));
+        amax = fmax_ignoring_nan(amax, mxfp8_row(band.data() + i * k, k, e5m2, tables.get(), row_q + row * k,
+                                                 row_scales + row * row_shape[1]));
       }
     }
     if (spec.columnwise) {
-      amax = fmax_ignoring_nan(amax, mxfp8_column_band(band.data(), k, e5m2, tables.get(), col_q.data() + b * 32 * k,
-                                                       col_scales.data() + b * col_shape[1]));
+      amax = fmax_ignoring_nan(amax, mxfp8_column_band(band.data(), k, e5m2, tables.get(), col_q + b * 32 * k,
+                                                       col_scales + b * col_shape[1]));
     }
   }
   if (!spec.rowwise && !spec.columnwise) amax = amax_of(x);
-  if (spec.rowwise) {
-    if (options.gemm_swizzled_scales) {
-      std::vector<uint8_t> swizzled;
-      TP_RETURN_IF_ERROR(swizzle_scales(row_scales.data(), row_shape[0], row_shape[1], false, m, k / 32, &swizzled));
-      row_scales = std::move(swizzled);
-    }
-    out->named.emplace_back("_rowwise_data", std::move(row_q));
-    out->named.emplace_back("_rowwise_scale_inv", std::move(row_scales));
+  if (spec.rowwise && swizzled) {
+    std::vector<uint8_t> bytes;
+    TP_RETURN_IF_ERROR(swizzle_scales(row_scales, row_shape[0], row_shape[1], false, m, k / 32, &bytes));
+    TP_RETURN_IF_ERROR(out->put("_rowwise_scale_inv", bytes));
   }
-  if (spec.columnwise) {
-    if (options.gemm_swizzled_scales) {
-      std::vector<uint8_t> swizzled;
-      TP_RETURN_IF_ERROR(swizzle_scales(col_scales.data(), col_shape[0], col_shape[1], true, k, m / 32, &swizzled));
-      col_scales = std::move(swizzled);
-    }
-    out->named.emplace_back("_columnwise_data", std::move(col_q));
-    out->named.emplace_back("_columnwise_scale_inv", std::move(col_scales));
+  if (spec.columnwise && swizzled) {
+    std::vector<uint8_t> bytes;
+    TP_RETURN_IF_ERROR(swizzle_scales(col_scales, col_shape[0], col_shape[1], true, k, m / 32, &bytes));
+    TP_RETURN_IF_ERROR(out->put("_columnwise_scale_inv", bytes));
   }
   out->amax = {amax};
   return Status::ok();
 }
 
-Status dequantize_mxfp8(const DequantizeSource& in, std::vector<uint8_t>* out) {
+Status dequantize_mxfp8(const DequantizeSource& in, uint8_t* out) {
   const TensorSpec& spec = in.spec;
   const int64_t m = in.m, k = in.k;
   auto get = [&](const char* name) { return in.get(name); };
@@ -133,25 +139,25 @@ Status dequantize_mxfp8(const DequantizeSource& in, std::vector<uint8_t>* out) {
   const bool rowwise = spec.rowwise;
   std::vector<int64_t> shape;
   TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, !rowwise, &shape));
-  const std::vector<uint8_t>& data = *get(rowwise ? "_rowwise_data" : "_columnwise_data");
-  const std::vector<uint8_t>* scales = get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
+  const uint8_t* data = get(rowwise ? "_rowwise_data" : "_columnwise_data");
+  const uint8_t* scales = get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
   std::vector<uint8_t> compact;
   if (options.gemm_swizzled_scales) {
-    TP_RETURN_IF_ERROR(unswizzle_scales(scales->data(), shape[0], shape[1], !rowwise, &compact));
-    scales = &compact;
+    TP_RETURN_IF_ERROR(unswizzle_scales(scales, shape[0], shape[1], !rowwise, &compact));
+    scales = compact.data();
   }
   std::vector<float> column_scale(static_cast<size_t>(k));
   for (int64_t i = 0; i < m; ++i) {
-    const uint8_t* codes = data.data() + i * k;
+    const uint8_t* codes = data + i * k;
     if (rowwise) {
       for (int64_t b = 0; b < k / 32; ++b) {
-        const float scale = e8m0_to_float((*scales)[static_cast<size_t>(i * shape[1] + b)]);
+        const float scale = e8m0_to_float(scales[i * shape[1] + b]);
         for (int64_t j = b * 32; j < b * 32 + 32; ++j) row[static_cast<size_t>(j)] = fp8.value[codes[j]] * scale;
       }
     } else {
       if (i % 32 == 0) {
         for (int64_t j = 0; j < k; ++j) {
-          column_scale[static_cast<size_t>(j)] = e8m0_to_float((*scales)[static_cast<size_t>((i / 32) * shape[1] + j)]);
+          column_scale[static_cast<size_t>(j)] = e8m0_to_float(scales[(i / 32) * shape[1] + j]);
         }
       }
       for (int64_t j = 0; j < k; ++j) row[static_cast<size_t>(j)] = fp8.value[codes[j]] * column_scale[static_cast<size_t>(j)];

@@ -98,16 +98,22 @@ void column_blocks(const RawMatrix& x, int64_t band, std::vector<float>* rows, f
 // Returns the columnwise amax. Without the Hadamard transform the blocks hold
 // the input's values and `tensor_amax` is their amax; with it, every band is
 // transformed first (the amax of the transformed values sets S_enc).
-float nvfp4_columnwise(const RawMatrix& x, bool hadamard, bool no_signs, float tensor_amax, uint8_t* data,
-                       uint8_t* scales, int64_t scale_stride) {
+// The Hadamard path keeps every transformed band (4 bytes an element) until
+// their amax is known: a checked scratch allocation.
+Status nvfp4_columnwise(const RawMatrix& x, bool hadamard, bool no_signs, float tensor_amax, uint8_t* data,
+                        uint8_t* scales, int64_t scale_stride, float* amax_out) {
   const int64_t bands = x.m / 16, band_size = 16 * x.k;
   std::vector<float> rows(static_cast<size_t>(band_size));
-  std::vector<float> transformed;  // every band's blocks, Hadamard only
+  HostBuffer transformed_bytes;  // every band's blocks, Hadamard only
+  const float* transformed = nullptr;
   float amax = tensor_amax;
   if (hadamard) {
-    transformed.resize(static_cast<size_t>(bands * band_size));
-    for (int64_t b = 0; b < bands; ++b) column_blocks(x, b, &rows, transformed.data() + b * band_size, true, no_signs);
-    amax = amax_of(transformed.data(), bands * band_size);
+    TP_RETURN_IF_ERROR(transformed_bytes.allocate(bands * band_size * 4,
+                                                  "quantize: _columnwise_data (Hadamard-transformed values)"));
+    float* values = reinterpret_cast<float*>(transformed_bytes.data());
+    for (int64_t b = 0; b < bands; ++b) column_blocks(x, b, &rows, values + b * band_size, true, no_signs);
+    amax = amax_of(values, bands * band_size);
+    transformed = values;
   }
   const float s_enc = nvfp4_global_encode_scale(amax);
   // The Hadamard transform rounds to bf16, so its output can use the tables too.
@@ -115,14 +121,15 @@ float nvfp4_columnwise(const RawMatrix& x, bool hadamard, bool no_signs, float t
   std::unique_ptr<CodeTables<CastE2m1>> tables(use_tables ? new CodeTables<CastE2m1>(CastE2m1()) : nullptr);
   std::vector<float> blocks(hadamard ? 0 : static_cast<size_t>(band_size));
   for (int64_t b = 0; b < bands; ++b) {
-    const float* band_blocks = hadamard ? transformed.data() + b * band_size : blocks.data();
+    const float* band_blocks = hadamard ? transformed + b * band_size : blocks.data();
     if (!hadamard) column_blocks(x, b, &rows, blocks.data(), false, no_signs);
     for (int64_t j = 0; j < x.k; ++j) {
       nvfp4_blocks(band_blocks + j * 16, 1, s_enc, data + (j * x.m + b * 16) / 2, scales + j * scale_stride + b, 1,
                    tables.get());
     }
   }
-  return amax;
+  *amax_out = amax;
+  return Status::ok();
 }
 
 // Dequantizes one NVFP4 row of `cols` values (packed codes, its E4M3 scales,
@@ -159,44 +166,57 @@ Status quantize_nvfp4(const TensorSpec& spec, const RawMatrix& x, QuantizeTarget
   const bool needs_tensor_amax =
       (spec.rowwise && !options.nvfp4_row_scaled) || (spec.columnwise && !options.nvfp4_hadamard);
   const float tensor_amax = needs_tensor_amax ? amax_of(x) : 0.0f;
+  // Codes go straight to the output; the compact scales too unless they
+  // are swizzled afterwards.
+  const bool swizzled = options.gemm_swizzled_scales;
   if (spec.rowwise) {
-    std::vector<uint8_t> data(static_cast<size_t>(m * k / 2));
-    std::vector<uint8_t> scales(static_cast<size_t>(row_shape[0] * row_shape[1]), 0);
-    const std::vector<float> amax =
-        nvfp4_rowwise(x, options.nvfp4_row_scaled, tensor_amax, data.data(), scales.data(), row_shape[1]);
-    if (options.gemm_swizzled_scales) {
-      std::vector<uint8_t> swizzled;
-      TP_RETURN_IF_ERROR(swizzle_scales(scales.data(), row_shape[0], row_shape[1], false, m, ceildiv(k, 16), &swizzled));
-      scales = std::move(swizzled);
+    uint8_t *data = nullptr, *scales = nullptr, *amax_bytes = nullptr;
+    HostBuffer compact;
+    const int64_t scale_bytes = row_shape[0] * row_shape[1];
+    TP_RETURN_IF_ERROR(out->take("_rowwise_data", m * k / 2, &data));
+    if (swizzled) {
+      TP_RETURN_IF_ERROR(compact.allocate(scale_bytes, "quantize: _rowwise_scale_inv (before the swizzle)"));
+      scales = compact.data();
+    } else {
+      TP_RETURN_IF_ERROR(out->take_zeroed("_rowwise_scale_inv", scale_bytes, &scales));
     }
-    std::vector<uint8_t> amax_bytes(amax.size() * 4);
-    for (size_t i = 0; i < amax.size(); ++i) put_f32(&amax_bytes, static_cast<int64_t>(i), amax[i]);
-    out->named.emplace_back("_rowwise_data", std::move(data));
-    out->named.emplace_back("_rowwise_scale_inv", std::move(scales));
-    out->named.emplace_back("_amax_rowwise", std::move(amax_bytes));
+    const std::vector<float> amax = nvfp4_rowwise(x, options.nvfp4_row_scaled, tensor_amax, data, scales, row_shape[1]);
+    if (swizzled) {
+      std::vector<uint8_t> bytes;
+      TP_RETURN_IF_ERROR(swizzle_scales(scales, row_shape[0], row_shape[1], false, m, ceildiv(k, 16), &bytes));
+      TP_RETURN_IF_ERROR(out->put("_rowwise_scale_inv", bytes));
+    }
+    TP_RETURN_IF_ERROR(out->take("_amax_rowwise", static_cast<int64_t>(amax.size()) * 4, &amax_bytes));
+    for (size_t i = 0; i < amax.size(); ++i) put_f32(amax_bytes, static_cast<int64_t>(i), amax[i]);
     out->amax.insert(out->amax.end(), amax.begin(), amax.end());
   }
   if (spec.columnwise) {
-    std::vector<uint8_t> data(static_cast<size_t>(m * k / 2));
-    std::vector<uint8_t> scales(static_cast<size_t>(col_shape[0] * col_shape[1]), 0);
-    const float amax = nvfp4_columnwise(x, options.nvfp4_hadamard, options.nvfp4_hadamard_no_signs, tensor_amax,
-                                        data.data(), scales.data(), col_shape[1]);
-    if (options.gemm_swizzled_scales) {
-      std::vector<uint8_t> swizzled;
-      TP_RETURN_IF_ERROR(swizzle_scales(scales.data(), col_shape[0], col_shape[1], false, k, ceildiv(m, 16), &swizzled));
-      scales = std::move(swizzled);
+    uint8_t *data = nullptr, *scales = nullptr, *amax_bytes = nullptr;
+    HostBuffer compact;
+    const int64_t scale_bytes = col_shape[0] * col_shape[1];
+    TP_RETURN_IF_ERROR(out->take("_columnwise_data", m * k / 2, &data));
+    if (swizzled) {
+      TP_RETURN_IF_ERROR(compact.allocate(scale_bytes, "quantize: _columnwise_scale_inv (before the swizzle)"));
+      scales = compact.data();
+    } else {
+      TP_RETURN_IF_ERROR(out->take_zeroed("_columnwise_scale_inv", scale_bytes, &scales));
     }
-    std::vector<uint8_t> amax_bytes(4);
-    put_f32(&amax_bytes, 0, amax);
-    out->named.emplace_back("_columnwise_data", std::move(data));
-    out->named.emplace_back("_columnwise_scale_inv", std::move(scales));
-    out->named.emplace_back("_amax_columnwise", std::move(amax_bytes));
+    float amax = 0.0f;
+    TP_RETURN_IF_ERROR(nvfp4_columnwise(x, options.nvfp4_hadamard, options.nvfp4_hadamard_no_signs, tensor_amax, data,
+                                        scales, col_shape[1], &amax));
+    if (swizzled) {
+      std::vector<uint8_t> bytes;
+      TP_RETURN_IF_ERROR(swizzle_scales(scales, col_shape[0], col_shape[1], false, k, ceildiv(m, 16), &bytes));
+      TP_RETURN_IF_ERROR(out->put("_columnwise_scale_inv", bytes));
+    }
+    TP_RETURN_IF_ERROR(out->take("_amax_columnwise", 4, &amax_bytes));
+    put_f32(amax_bytes, 0, amax);
     out->amax.push_back(amax);
   }
   return Status::ok();
 }
 
-Status dequantize_nvfp4(const DequantizeSource& in, std::vector<uint8_t>* out) {
+Status dequantize_nvfp4(const DequantizeSource& in, uint8_t* out) {
   const TensorSpec& spec = in.spec;
   const int64_t m = in.m, k = in.k;
   auto get = [&](const char* name) { return in.get(name); };
@@ -205,32 +225,37 @@ Status dequantize_nvfp4(const DequantizeSource& in, std::vector<uint8_t>* out) {
   const bool rowwise = spec.rowwise;
   std::vector<int64_t> shape;
   TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, !rowwise, &shape));
-  const std::vector<uint8_t>* scales = get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
+  const uint8_t* scales = get(rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv");
   std::vector<uint8_t> compact;
   if (options.gemm_swizzled_scales) {
-    TP_RETURN_IF_ERROR(unswizzle_scales(scales->data(), shape[0], shape[1], false, &compact));
-    scales = &compact;
+    TP_RETURN_IF_ERROR(unswizzle_scales(scales, shape[0], shape[1], false, &compact));
+    scales = compact.data();
   }
-  const std::vector<uint8_t>& amax_bytes = *get(rowwise ? "_amax_rowwise" : "_amax_columnwise");
-  std::vector<float> amax(amax_bytes.size() / 4);
+  // One stored amax (per tensor) or one per row (row-scaled).
+  const uint8_t* amax_bytes = get(rowwise ? "_amax_rowwise" : "_amax_columnwise");
+  const int64_t amax_count = in.size(rowwise ? "_amax_rowwise" : "_amax_columnwise") / 4;
+  std::vector<float> amax(static_cast<size_t>(amax_count));
   for (size_t i = 0; i < amax.size(); ++i) amax[i] = get_f32(amax_bytes, static_cast<int64_t>(i));
-  const uint8_t* data = get(rowwise ? "_rowwise_data" : "_columnwise_data")->data();
+  const uint8_t* data = get(rowwise ? "_rowwise_data" : "_columnwise_data");
   auto amax_of_row = [&](int64_t r) { return amax.size() == 1 ? amax[0] : amax[static_cast<size_t>(r)]; };
   if (rowwise) {
     for (int64_t i = 0; i < m; ++i) {
-      dequantize_nvfp4_row(data + i * k / 2, scales->data() + i * shape[1], amax_of_row(i), k, row.data());
+      dequantize_nvfp4_row(data + i * k / 2, scales + i * shape[1], amax_of_row(i), k, row.data());
       store_row(spec.dtype, row, i, out);
     }
     return Status::ok();
   }
   // Columnwise: the rows of x^T, the Hadamard transform undone, transposed back.
-  std::vector<float> y(static_cast<size_t>(k * m));
+  HostBuffer y_bytes, x_bytes;
+  TP_RETURN_IF_ERROR(y_bytes.allocate(k * m * 4, "dequantize: _columnwise_data (fp32 values)"));
+  float* y = reinterpret_cast<float*>(y_bytes.data());
   for (int64_t r = 0; r < k; ++r) {
-    dequantize_nvfp4_row(data + r * m / 2, scales->data() + r * shape[1], amax_of_row(r), m, y.data() + r * m);
+    dequantize_nvfp4_row(data + r * m / 2, scales + r * shape[1], amax_of_row(r), m, y + r * m);
   }
-  if (options.nvfp4_hadamard) hadamard_for_dequantize(y.data(), k, m, options.nvfp4_hadamard_no_signs);
-  y = transpose(y, k, m);
-  encode_elements(spec.dtype, y.data(), m * k, out->data());
+  if (options.nvfp4_hadamard) hadamard_for_dequantize(y, k, m, options.nvfp4_hadamard_no_signs);
+  TP_RETURN_IF_ERROR(transpose_to_scratch(y, k, m, "dequantize: _columnwise_data (fp32 values transposed back)", &x_bytes));
+  y_bytes = HostBuffer();  // the transposed copy is all that is left to read
+  encode_elements(spec.dtype, reinterpret_cast<const float*>(x_bytes.data()), m * k, out);
   return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -32,39 +33,42 @@ Status check_input(DType dtype, const uint8_t* bytes, int64_t byte_count, int64_
   return Status::ok();
 }
 
-// The family's bytes in the spec's flatten order, each the size the spec says.
-Status assemble(QuantizeTarget* target, QuantizeOutput* result) {
-  for (const BufferSpec& buffer : result->buffers) {
-    bool found = false;
-    for (auto& entry : target->named) {
-      if (entry.first != buffer.name) continue;
-      if (static_cast<int64_t>(entry.second.size()) != buffer.bytes) {
-        return Status::internal("quantize produced " + std::to_string(entry.second.size()) + " bytes for " + buffer.name +
-                                ", spec says " + std::to_string(buffer.bytes));
-      }
-      result->bytes.push_back(std::move(entry.second));
-      found = true;
-      break;
-    }
-    if (!found) return Status::internal("quantize produced no bytes for " + buffer.name);
-  }
-  result->amax = std::move(target->amax);
-  return Status::ok();
-}
-
 // The buffers dequantize() was given, checked against the spec's list.
-Status check_buffers(const std::vector<BufferSpec>& specs, const std::vector<std::vector<uint8_t>>& buffers) {
+Status check_buffers(const std::vector<BufferSpec>& specs, const std::vector<ByteSpan>& buffers) {
   if (buffers.size() != specs.size()) {
     return Status::invalid("buffers: " + std::to_string(buffers.size()) + " given, the spec has " +
                            std::to_string(specs.size()));
   }
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (static_cast<int64_t>(buffers[i].size()) != specs[i].bytes) {
+    if (buffers[i].size != specs[i].bytes) {
       return Status::invalid("buffers[" + std::to_string(i) + "] \"" + specs[i].name + "\" has " +
-                             std::to_string(buffers[i].size()) + " bytes: expected " + std::to_string(specs[i].bytes));
+                             std::to_string(buffers[i].size) + " bytes: expected " + std::to_string(specs[i].bytes));
+    }
+    if (buffers[i].size > 0 && buffers[i].data == nullptr) {
+      return Status::invalid("buffers[" + std::to_string(i) + "] \"" + specs[i].name + "\" is NULL");
     }
   }
   return Status::ok();
+}
+
+// What dequantize can rebuild (a quantized recipe's spec, before its output
+// is allocated).
+Status check_dequantizable(const TensorSpec& spec) {
+  if (spec.recipe == Recipe::kNone) return Status::ok();
+  // FP8 per-tensor specs keep _data without usages; the block formats have
+  // no data buffer then.
+  if (!is_fp8_per_tensor(spec.recipe) && !spec.rowwise && !spec.columnwise) return no_usage();
+  if (!is_high_precision(spec.dtype)) {
+    return Status::invalid(std::string("output dtype = ") + dtype_name(spec.dtype) + ": must be fp32, bf16 or fp16");
+  }
+  return Status::ok();
+}
+
+// The logical tensor's bytes once the spec's buffers are known good.
+int64_t logical_bytes(const TensorSpec& spec, const std::vector<BufferSpec>& specs) {
+  if (spec.recipe == Recipe::kNone) return specs[0].bytes;
+  const int64_t m = spec.shape.empty() ? 1 : leading_rows(spec.shape);
+  return m * last_dim(spec.shape) * element_bytes(spec.dtype);
 }
 
 }  // namespace
@@ -95,22 +99,29 @@ std::vector<float> nvfp4_hadamard_matrix(bool no_signs) {
   return matrix;
 }
 
-Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_bytes, const QuantizeParams& params,
-                QuantizeOutput* out) {
-  QuantizeOutput result;
-  TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &result.buffers));
+Status quantize_into(const TensorSpec& spec, const uint8_t* input, int64_t input_bytes, const QuantizeParams& params,
+                     const std::vector<uint8_t*>& out, std::vector<float>* amax) {
+  std::vector<BufferSpec> buffers;
+  TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &buffers));
+  if (out.size() != buffers.size()) {
+    return Status::internal("quantize: " + std::to_string(out.size()) + " destinations for the spec's " +
+                            std::to_string(buffers.size()) + " buffers");
+  }
   const int64_t m = spec.shape.empty() ? 1 : leading_rows(spec.shape);
   const int64_t k = last_dim(spec.shape);
   TP_RETURN_IF_ERROR(check_input(spec.dtype, input, input_bytes, m * k));
   const RawMatrix x{spec.dtype, input, m, k};
-  QuantizeTarget target;
+  QuantizeTarget target(buffers, out);
   switch (spec.recipe) {
-    case Recipe::kNone:
-      target.named.emplace_back("data", std::vector<uint8_t>(input, input + input_bytes));
+    case Recipe::kNone: {
+      uint8_t* data = nullptr;
+      TP_RETURN_IF_ERROR(target.take("data", input_bytes, &data));
+      if (input_bytes > 0) std::memcpy(data, input, static_cast<size_t>(input_bytes));
       break;
+    }
     case Recipe::kFp8Delayed:
     case Recipe::kFp8Current:
-      TP_RETURN_IF_ERROR(quantize_fp8_per_tensor(spec, x, params, result.buffers, &target));
+      TP_RETURN_IF_ERROR(quantize_fp8_per_tensor(spec, x, params, &target));
       break;
     case Recipe::kMxfp8:
       TP_RETURN_IF_ERROR(quantize_mxfp8(spec, x, &target));
@@ -123,28 +134,71 @@ Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_byte
       TP_RETURN_IF_ERROR(quantize_fp8_block(spec, x, params, &target));
       break;
   }
-  TP_RETURN_IF_ERROR(assemble(&target, &result));
+  TP_RETURN_IF_ERROR(target.check_all_taken());
+  *amax = std::move(target.amax);
+  return Status::ok();
+}
+
+Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_bytes, const QuantizeParams& params,
+                QuantizeOutput* out) {
+  QuantizeOutput result;
+  TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &result.buffers));
+  const int64_t m = spec.shape.empty() ? 1 : leading_rows(spec.shape);
+  TP_RETURN_IF_ERROR(check_input(spec.dtype, input, input_bytes, m * last_dim(spec.shape)));
+  // One allocation for every buffer, named after them: the shape sets its size.
+  std::string names;
+  result.offsets.push_back(0);
+  for (const BufferSpec& buffer : result.buffers) {
+    names += (names.empty() ? "" : ", ") + buffer.name;
+    result.offsets.push_back(result.offsets.back() + buffer.bytes);
+  }
+  TP_RETURN_IF_ERROR(result.bytes.allocate(result.offsets.back(), "quantize: " + names));
+  std::vector<uint8_t*> dests;
+  for (size_t i = 0; i < result.buffers.size(); ++i) dests.push_back(result.bytes.data() + result.offsets[i]);
+  TP_RETURN_IF_ERROR(quantize_into(spec, input, input_bytes, params, dests, &result.amax));
   *out = std::move(result);
   return Status::ok();
 }
 
-Status dequantize(const TensorSpec& spec, const std::vector<std::vector<uint8_t>>& buffers, std::vector<uint8_t>* out) {
+Status dequantized_bytes(const TensorSpec& spec, int64_t* bytes) {
+  std::vector<BufferSpec> specs;
+  TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &specs));
+  *bytes = logical_bytes(spec, specs);
+  return Status::ok();
+}
+
+Status dequantize(const TensorSpec& spec, const std::vector<ByteSpan>& buffers, HostBuffer* out) {
+  std::vector<BufferSpec> specs;
+  TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &specs));
+  TP_RETURN_IF_ERROR(check_buffers(specs, buffers));
+  TP_RETURN_IF_ERROR(check_dequantizable(spec));
+  HostBuffer result;
+  const int64_t bytes = logical_bytes(spec, specs);
+  TP_RETURN_IF_ERROR(result.allocate(bytes, "dequantize: output"));
+  TP_RETURN_IF_ERROR(dequantize_into(spec, buffers, result.data(), bytes));
+  *out = std::move(result);
+  return Status::ok();
+}
+
+Status dequantize_into(const TensorSpec& spec, const std::vector<ByteSpan>& buffers, uint8_t* out, int64_t out_bytes) {
   std::vector<BufferSpec> specs;
   TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &specs));
   TP_RETURN_IF_ERROR(check_buffers(specs, buffers));
   if (spec.recipe == Recipe::kNone) {
-    *out = buffers[0];
+    if (out_bytes < specs[0].bytes) {
+      return Status::invalid("dequantize output has " + std::to_string(out_bytes) + " bytes: needs " +
+                             std::to_string(specs[0].bytes));
+    }
+    if (specs[0].bytes > 0) std::memcpy(out, buffers[0].data, static_cast<size_t>(specs[0].bytes));
     return Status::ok();
   }
-  // FP8 per-tensor specs keep _data without usages; the block formats have
-  // no data buffer then.
-  if (!is_fp8_per_tensor(spec.recipe) && !spec.rowwise && !spec.columnwise) return no_usage();
-  if (!is_high_precision(spec.dtype)) {
-    return Status::invalid(std::string("output dtype = ") + dtype_name(spec.dtype) + ": must be fp32, bf16 or fp16");
-  }
+  TP_RETURN_IF_ERROR(check_dequantizable(spec));
   const int64_t m = spec.shape.empty() ? 1 : leading_rows(spec.shape);
   const int64_t k = last_dim(spec.shape);
-  out->resize(static_cast<size_t>(m * k * element_bytes(spec.dtype)));
+  if (out_bytes < m * k * element_bytes(spec.dtype)) {
+    return Status::invalid("dequantize output has " + std::to_string(out_bytes) + " bytes: needs " +
+                           std::to_string(m * k * element_bytes(spec.dtype)));
+  }
   const DequantizeSource in{spec, m, k, specs, buffers};
   switch (spec.recipe) {
     case Recipe::kNone:

@@ -7,12 +7,20 @@
 // computation, multiply, RNE/satfinite cast), so codes and scale bytes are
 // bit-exact with the format definitions. Where TE's kernels leave bytes
 // uninitialised (scale padding), the reference writes zeros.
+//
+// Every buffer whose size the caller's shape sets (the outputs, the
+// transposed and Hadamard scratch copies) is a checked allocation
+// (host_buffer.h): a host that cannot give it makes the call return
+// OUT_OF_MEMORY "quantize: <buffer>: cannot allocate <n> bytes" instead of
+// aborting. The _into forms write into the caller's memory and allocate
+// only scratch.
 #ifndef TENSORPLAN_QUANTIZE_H
 #define TENSORPLAN_QUANTIZE_H
 
 #include <cstdint>
 #include <vector>
 
+#include "base/host_buffer.h"
 #include "tensorplan/numerics/quantize_math.h"
 #include "formats/tensor_spec.h"
 
@@ -25,13 +33,31 @@ struct QuantizeParams {
   float delayed_scale = 1.0f;
 };
 
+// Read-only bytes of one buffer (an input of dequantize).
+struct ByteSpan {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+};
+
 struct QuantizeOutput {
-  std::vector<BufferSpec> buffers;           // the spec's buffers, flatten order
-  std::vector<std::vector<uint8_t>> bytes;   // one byte array per buffer
+  std::vector<BufferSpec> buffers;  // the spec's buffers, flatten order
+  // Every buffer back to back in flatten order (tp_quantize hands this
+  // allocation over as its result array, without a copy); buffer i is
+  // bytes[offsets[i], offsets[i + 1]).
+  HostBuffer bytes;
+  std::vector<int64_t> offsets;
   // The amax the cast observed: per-tensor recipes give {amax(x)} (delayed
   // scaling writes it into amax_history[0]); NVFP4 gives its stored amaxes;
   // MXFP8 / block FP8 give {amax(x)} for reference.
   std::vector<float> amax;
+
+  ByteSpan buffer(size_t i) const { return {bytes.data() + offsets[i], offsets[i + 1] - offsets[i]}; }
+  // Every buffer, the form dequantize reads.
+  std::vector<ByteSpan> spans() const {
+    std::vector<ByteSpan> all;
+    for (size_t i = 0; i < buffers.size(); ++i) all.push_back(buffer(i));
+    return all;
+  }
 };
 
 // Converts raw fp32/bf16/fp16 bytes to fp32 values (exact widening).
@@ -48,14 +74,26 @@ Status encode_output(DType dtype, const std::vector<float>& values, std::vector<
 // `no_signs`. Orthogonal: its inverse is its transpose.
 std::vector<float> nvfp4_hadamard_matrix(bool no_signs);
 
+// Quantizes into one allocation holding every buffer ("quantize: output
+// buffers (<names>)").
 Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_bytes, const QuantizeParams& params,
                 QuantizeOutput* out);
+// Quantizes into the caller's buffers: out[i] receives the spec's buffer i
+// (tensor_spec_buffers order, out[i] holding at least its bytes; none may
+// overlap the input). `amax` as in QuantizeOutput.
+Status quantize_into(const TensorSpec& spec, const uint8_t* input, int64_t input_bytes, const QuantizeParams& params,
+                     const std::vector<uint8_t*>& out, std::vector<float>* amax);
 
 // Rebuilds the logical tensor (raw bytes of spec.dtype) from the buffers in
 // flatten order. Uses the rowwise buffers when present, else the columnwise
 // ones (transposed back; NVFP4 Hadamard undone with the transpose matrix).
-Status dequantize(const TensorSpec& spec, const std::vector<std::vector<uint8_t>>& buffers,
-                  std::vector<uint8_t>* out);
+// The output ("dequantize: output") is up to 8x the buffers' bytes.
+Status dequantize(const TensorSpec& spec, const std::vector<ByteSpan>& buffers, HostBuffer* out);
+// The same into the caller's `out_bytes` bytes at `out`, which must hold the
+// logical tensor (dequantized_bytes) and not overlap the buffers.
+Status dequantize_into(const TensorSpec& spec, const std::vector<ByteSpan>& buffers, uint8_t* out, int64_t out_bytes);
+// The bytes dequantize writes for `spec`.
+Status dequantized_bytes(const TensorSpec& spec, int64_t* bytes);
 
 // §4.4 delayed scaling update for Q quantizers sharing a recipe state.
 // `history` is [L][Q] row-major and `scale` is [Q]; both are updated in place:

@@ -23,7 +23,10 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+#include <string>
 
+#include "base/host_buffer.h"
+#include "base/status.h"
 #include "formats/dtype.h"
 #include "tensorplan/numerics/numeric_formats.h"
 #include "tensorplan/numerics/quantize_math.h"
@@ -33,13 +36,12 @@ namespace quantize_detail {
 
 inline int64_t ceildiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-inline void put_f32(std::vector<uint8_t>* bytes, int64_t index, float value) {
-  std::memcpy(bytes->data() + index * 4, &value, 4);
-}
+// Little-endian fp32 at element `index` of a byte buffer (scale arrays).
+inline void put_f32(uint8_t* bytes, int64_t index, float value) { std::memcpy(bytes + index * 4, &value, 4); }
 
-inline float get_f32(const std::vector<uint8_t>& bytes, int64_t index) {
+inline float get_f32(const uint8_t* bytes, int64_t index) {
   float value;
-  std::memcpy(&value, bytes.data() + index * 4, 4);
+  std::memcpy(&value, bytes + index * 4, 4);
   return value;
 }
 
@@ -175,12 +177,14 @@ void transpose_block(const T* src, int64_t rows, int64_t cols, int64_t src_strid
 // transposes (raw_matrix.cpp).
 void transpose_block(const uint8_t* src, int64_t rows, int64_t cols, int64_t src_stride, uint8_t* dst, int64_t dst_stride);
 
-// The m x k row-major matrix x transposed (k x m).
+// The m x k row-major matrix x transposed (k x m) into a checked scratch
+// buffer named `what` (a full-size copy: OUT_OF_MEMORY when the host cannot
+// give it).
 template <typename T>
-std::vector<T> transpose(const std::vector<T>& x, int64_t m, int64_t k) {
-  std::vector<T> t(static_cast<size_t>(m * k));
-  transpose_block(x.data(), m, k, k, t.data(), m);
-  return t;
+Status transpose_to_scratch(const T* x, int64_t m, int64_t k, const std::string& what, HostBuffer* out) {
+  TP_RETURN_IF_ERROR(out->allocate(m * k * static_cast<int64_t>(sizeof(T)), what));
+  transpose_block(x, m, k, k, reinterpret_cast<T*>(out->data()), m);
+  return Status::ok();
 }
 
 }  // namespace quantize_detail

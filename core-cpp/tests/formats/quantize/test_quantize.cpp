@@ -43,13 +43,13 @@ tp::QuantizeOutput quantize(const TensorSpec& spec, const std::vector<float>& x,
   return out;
 }
 
-const std::vector<uint8_t>& bytes_of(const tp::QuantizeOutput& out, const std::string& name) {
+std::vector<uint8_t> bytes_of(const tp::QuantizeOutput& out, const std::string& name) {
   for (size_t i = 0; i < out.buffers.size(); ++i) {
-    if (out.buffers[i].name == name) return out.bytes[i];
+    const tp::ByteSpan b = out.buffer(i);
+    if (out.buffers[i].name == name) return std::vector<uint8_t>(b.data, b.data + b.size);
   }
-  static const std::vector<uint8_t> none;
   ADD_FAILURE() << "no buffer " << name;
-  return none;
+  return {};
 }
 
 float f32_at(const std::vector<uint8_t>& bytes, size_t index) {
@@ -59,12 +59,12 @@ float f32_at(const std::vector<uint8_t>& bytes, size_t index) {
 }
 
 std::vector<float> dequantize(const TensorSpec& spec, const tp::QuantizeOutput& out) {
-  std::vector<uint8_t> bytes;
-  tp::Status status = tp::dequantize(spec, out.bytes, &bytes);
+  tp::HostBuffer bytes;
+  tp::Status status = tp::dequantize(spec, out.spans(), &bytes);
   EXPECT_TRUE(status.is_ok()) << status.message();
   std::vector<float> values;
-  EXPECT_TRUE(tp::decode_input(spec.dtype, bytes.data(), static_cast<int64_t>(bytes.size()),
-                               static_cast<int64_t>(bytes.size() / (spec.dtype == DType::kFloat32 ? 4 : 2)), &values)
+  EXPECT_TRUE(tp::decode_input(spec.dtype, bytes.data(), bytes.size(),
+                               bytes.size() / (spec.dtype == DType::kFloat32 ? 4 : 2), &values)
                   .is_ok());
   return values;
 }
@@ -403,10 +403,10 @@ TEST(QuantizeProperties, RoundTripErrorWithinFormatBound) {
       ASSERT_TRUE(tp::decode_input(dtype, input.data(), static_cast<int64_t>(input.size()), m * k, &xin).is_ok());
       tp::QuantizeOutput out;
       ASSERT_TRUE(tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), {}, &out).is_ok());
-      std::vector<uint8_t> back_bytes;
-      ASSERT_TRUE(tp::dequantize(spec, out.bytes, &back_bytes).is_ok());
+      tp::HostBuffer back_bytes;
+      ASSERT_TRUE(tp::dequantize(spec, out.spans(), &back_bytes).is_ok());
       std::vector<float> back;
-      ASSERT_TRUE(tp::decode_input(dtype, back_bytes.data(), static_cast<int64_t>(back_bytes.size()), m * k, &back).is_ok());
+      ASSERT_TRUE(tp::decode_input(dtype, back_bytes.data(), back_bytes.size(), m * k, &back).is_ok());
       // E4M3: 3 mantissa bits -> relative error <= 2^-4; below the normal
       // range the step is 2^-9 of the unit scale. Output rounding to bf16/fp16
       // adds at most half an ulp of the output format.
@@ -470,11 +470,11 @@ TEST(QuantizeNan, NanResultsAreCanonical) {
     const TensorSpec spec = make_spec({64, 64}, recipe, DType::kFloat32, true, false);
     tp::QuantizeOutput out;
     ASSERT_TRUE(tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), tp::QuantizeParams(), &out).is_ok());
-    EXPECT_EQ(out.bytes[0][5], 0x7F) << tp::recipe_name(recipe) << ": a negative NaN input casts to the positive NaN code";
-    std::vector<uint8_t> back;
-    ASSERT_TRUE(tp::dequantize(spec, out.bytes, &back).is_ok());
+    EXPECT_EQ(out.buffer(0).data[5], 0x7F) << tp::recipe_name(recipe) << ": a negative NaN input casts to the positive NaN code";
+    tp::HostBuffer back;
+    ASSERT_TRUE(tp::dequantize(spec, out.spans(), &back).is_ok());
     uint32_t bits;
-    std::memcpy(&bits, &back[5 * 4], 4);
+    std::memcpy(&bits, back.data() + 5 * 4, 4);
     EXPECT_EQ(bits, tp::kCanonicalNanBits) << tp::recipe_name(recipe);
   }
   // 0 * inf in bf16 and fp16 outputs: one NaN code each.
@@ -493,14 +493,54 @@ TEST(QuantizeNan, NanResultsAreCanonical) {
   EXPECT_EQ(bytes_of(out, "_data")[0], 0x7F);
 }
 
+// A buffer the host cannot give is OUT_OF_MEMORY naming it and its bytes,
+// not an abort, and the next call works. The shapes are honest: element
+// counts every format accepts (a buffer may hold up to 2^50 bytes) whose
+// allocations, 2^51 bytes and more, exceed any 47/48-bit address space
+// whatever the overcommit policy (as in test_host_buffer.cpp). The input is
+// not that large: quantize and dequantize allocate their outputs before they
+// read a byte, so a 16-byte stand-in is passed with the shape's byte count
+// and is never read.
+TEST(QuantizeOutOfMemory, AnOutputTooLargeIsOutOfMemoryNamingItsBuffers) {
+  const uint8_t stand_in[16] = {};
+  const int64_t m = int64_t{1} << 24, k = int64_t{1} << 26;
+  const TensorSpec huge = make_spec({m, k}, Recipe::kMxfp8, DType::kBFloat16, true, true);
+  std::vector<tp::BufferSpec> buffers;
+  ASSERT_TRUE(tp::tensor_spec_buffers(huge, &buffers).is_ok());
+  int64_t total = 0;
+  for (const tp::BufferSpec& b : buffers) total += b.bytes;
+  tp::QuantizeOutput out;
+  tp::Status s = tp::quantize(huge, stand_in, m * k * 2, {}, &out);
+  EXPECT_EQ(s.code(), TP_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(s.message(), "quantize: _rowwise_data, _rowwise_scale_inv, _columnwise_data, _columnwise_scale_inv: "
+                         "cannot allocate " + std::to_string(total) + " bytes");
+  // The next quantize works.
+  const TensorSpec small = make_spec({32, 32}, Recipe::kMxfp8);
+  std::vector<float> x(32 * 32, 1.5f);
+  EXPECT_EQ(dequantize(small, quantize(small, x)), x);
+
+  // Dequantize: NVFP4 codes are half a byte, the fp32 output 8x that.
+  const TensorSpec nvfp4 = make_spec({m, k}, Recipe::kNvfp4, DType::kFloat32, true, false);
+  ASSERT_TRUE(tp::tensor_spec_buffers(nvfp4, &buffers).is_ok());
+  std::vector<tp::ByteSpan> spans;
+  for (const tp::BufferSpec& b : buffers) spans.push_back({stand_in, b.bytes});
+  tp::HostBuffer back;
+  s = tp::dequantize(nvfp4, spans, &back);
+  EXPECT_EQ(s.code(), TP_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(s.message(), "dequantize: output: cannot allocate " + std::to_string(m * k * 4) + " bytes");
+  EXPECT_EQ(back.size(), 0);
+  EXPECT_EQ(dequantize(small, quantize(small, x)), x);
+}
+
 TEST(Quantize, RejectsWrongInputSizeAndBuffers) {
   TensorSpec spec = make_spec({32, 32}, Recipe::kMxfp8);
   std::vector<uint8_t> input(10);
   tp::QuantizeOutput out;
   EXPECT_EQ(tp::quantize(spec, input.data(), 10, {}, &out).message(),
             "input bytes = 10: expected 4096 (1024 fp32 elements)");
-  std::vector<uint8_t> back;
-  EXPECT_EQ(tp::dequantize(spec, {{1, 2}}, &back).message(), "buffers: 1 given, the spec has 4");
+  const uint8_t two[2] = {1, 2};
+  tp::HostBuffer back;
+  EXPECT_EQ(tp::dequantize(spec, {tp::ByteSpan{two, 2}}, &back).message(), "buffers: 1 given, the spec has 4");
 }
 
 }  // namespace
