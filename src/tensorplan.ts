@@ -298,7 +298,7 @@ export class Tensorplan {
     if (executor === 'reference') {
       const result = hasOffThreadReference(this.addon)
         ? await executeReferenceOffThread(this.core, this.addon, plan, inputs, options)
-        : executeReference(this.core, plan, inputs, { memory: options.memory }, options.graph);
+        : executeReference(this.core, plan, inputs, { memory: options.memory, skipPlanCheck: options.skipPlanCheck }, options.graph);
       return { ...result, executor };
     }
     if (executor !== 'cuda') throw new TensorplanError('INVALID_ARGUMENT', `executor = ${JSON.stringify(executor)}: expected "cuda" or "reference"`);

@@ -22,13 +22,20 @@ const ARRAY_CLASSES: Record<ArrayTypeName, (buffer: ArrayBuffer, length: number)
 /**
  * Marshals C ABI calls into an Emscripten-built core: each input array is
  * copied once into the WASM heap, each result array copied once out of it.
+ *
+ * Pointers are 32-bit unsigned in wasm32, but an exported function returns an
+ * i32 that JS reads as signed: once the heap grows past 2 GiB, a pointer
+ * would come back negative (and `subarray`, `set` and typed-array offsets
+ * would read or write the wrong bytes, or throw). Every pointer and length
+ * the core returns is read as unsigned (`>>> 0`) here.
  */
 export function wasmCoreBinding(module: EmscriptenCoreModule): CoreBinding {
   // The heap can grow (and be replaced) during any call that allocates, so
   // views are always taken from module.HEAPU8 after the call.
   const heap = (): Uint8Array => module.HEAPU8;
 
-  const readCString = (pointer: number): string => {
+  const readCString = (signed: number): string => {
+    const pointer = signed >>> 0;
     const bytes = heap();
     let end = pointer;
     while (bytes[end] !== 0) end++;
@@ -53,7 +60,7 @@ export function wasmCoreBinding(module: EmscriptenCoreModule): CoreBinding {
       const target = fn(operation);
       const allocations: number[] = [];
       const alloc = (bytes: number): number => {
-        const pointer = module._malloc(Math.max(bytes, 1));
+        const pointer = module._malloc(Math.max(bytes, 1)) >>> 0;
         if (pointer === 0) throw new TensorplanError('OUT_OF_MEMORY', `wasm heap exhausted allocating ${bytes} bytes`);
         allocations.push(pointer);
         return pointer;
@@ -71,14 +78,14 @@ export function wasmCoreBinding(module: EmscriptenCoreModule): CoreBinding {
         if (status !== 0) {
           throw TensorplanError.fromStatus(status, readCString(fn('tp_last_error')()), operation);
         }
-        const result = new Uint32Array(heap().buffer, outSlot, 1)[0];
+        const result = new Uint32Array(heap().buffer, outSlot, 1)[0];  // unsigned already
         try {
           const count = fn('tp_result_count')(result);
           const arrays: CoreArray[] = [];
           for (let i = 0; i < count; i++) {
             const type = fn('tp_result_type')(result, i);
-            const length = fn('tp_result_length')(result, i);
-            const data = fn('tp_result_data')(result, i);
+            const length = fn('tp_result_length')(result, i) >>> 0;
+            const data = fn('tp_result_data')(result, i) >>> 0;
             const typeName = ARRAY_TYPE_NAME[type];
             const bytes = length * (typeName === undefined ? 1 : ARRAY_TYPE_ATTRIBUTE[typeName]);
             const copy = new ArrayBuffer(bytes);

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import Table from 'cli-table3';
 import { info, init } from '../index.js';
 import type { BackendChoice, DeviceExecutionResult, GraphDocument, LifecycleIssue } from '../index.js';
-import { CliError } from './exit-codes.js';
+import { CliError, EXIT_NEGATIVE } from './exit-codes.js';
 import { type InputSource, describeTensor, gatherInputs } from './execute-inputs.js';
 import { type OutputDifference, executionExitCode, firstDifference, shortChecksum } from './execute-verdict.js';
 import { formatBytes } from './format.js';
@@ -21,6 +21,8 @@ export interface ExecuteCommandOptions {
   executor?: 'auto' | 'reference' | 'cuda';
   memory?: 'arena' | 'separate';
   check?: boolean;
+  /** Run a plan that `validate` rejects, as stated: only for testing that --check catches it. */
+  skipPlanCheck?: boolean;
   outputs?: string;
   json?: boolean;
   backend?: BackendChoice;
@@ -92,16 +94,31 @@ function differenceText(d: OutputDifference, memory: string): string {
 }
 
 /**
- * `tensorplan execute PLAN.json`: runs a plan on its graph's inputs (files or
- * seeded random values), verifies the lifecycle trace, optionally checks the
- * outputs against the other memory layout, and prints or writes the outputs.
- * Exit 1 when the trace is rejected or the outputs differ.
+ * `tensorplan execute PLAN.json`: validates the plan (as `tensorplan validate`
+ * does), runs it on its graph's inputs (files or seeded random values),
+ * verifies the lifecycle trace, optionally checks the outputs against the
+ * other memory layout, and prints or writes the outputs. Exit 1 when the plan
+ * is invalid (nothing runs), the trace is rejected or the outputs differ.
  */
 export async function executeCommand(file: string, options: ExecuteCommandOptions): Promise<number> {
   const seed = options.randomInputs !== undefined ? parseSeed(options.randomInputs) : undefined;
   const { plan, graph: givenGraph } = await readPlanAndGraph(file, options.graph);
   const graph: GraphDocument = givenGraph ?? (plan.graph as GraphDocument);
   const tp = await init({ backend: options.backend ?? 'auto' });
+  // An invalid plan is refused before anything runs (the core would refuse
+  // its placement too; this names every diagnostic, stated sizes,
+  // lifetimes, workspaces and statistics included).
+  const diagnostics = tp.validate(plan, graph);
+  if (diagnostics.length > 0 && !options.skipPlanCheck) {
+    if (options.json) {
+      console.log(JSON.stringify({ plan: file, backend: tp.backend, valid: false, diagnostics, exitCode: EXIT_NEGATIVE }, null, 2));
+    } else {
+      console.log(`execute ${file}: INVALID plan, not run: ${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} (tensorplan validate lists them all)`);
+      for (const d of diagnostics.slice(0, 20)) console.log(`  ${d.code}: ${d.message}`);
+      if (diagnostics.length > 20) console.log(`  ... and ${diagnostics.length - 20} more`);
+    }
+    return EXIT_NEGATIVE;
+  }
   const { inputs, sources } = await gatherInputs(tp, graph, options.input ?? [], seed);
 
   if (options.executor === 'cuda' && tp.backend !== 'cuda') {
@@ -113,7 +130,7 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
   const executor = options.executor === 'auto' ? undefined : options.executor;
   const run = async (layout: 'arena' | 'separate'): Promise<{ result: DeviceExecutionResult; ms: number }> => {
     const start = performance.now();
-    const result = await tp.execute(plan, inputs, { executor, memory: layout, graph });
+    const result = await tp.execute(plan, inputs, { executor, memory: layout, graph, skipPlanCheck: options.skipPlanCheck === true });
     return { result, ms: performance.now() - start };
   };
   const main = await run(memory);
@@ -138,6 +155,8 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
       backend: tp.backend,
       executor: main.result.executor,
       memory,
+      valid: diagnostics.length === 0,
+      ...(diagnostics.length > 0 ? { diagnostics } : {}),
       arenaBytes: plan.arenaBytes,
       peakBytes: main.result.peakBytes,
       allocations: main.result.allocations,
@@ -160,6 +179,7 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
   summary.push(
     { executor: `${main.result.executor}, memory '${memory}' (${main.result.allocations} allocation${main.result.allocations === 1 ? '' : 's'})` },
     { arena: formatBytes(plan.arenaBytes) },
+    { plan: diagnostics.length === 0 ? 'valid' : `INVALID (${diagnostics.length} problems), run as stated: --skip-plan-check` },
     { steps: String(plan.schedule.length) },
     { trace: issues.length === 0
       ? `verified (${main.result.trace.length} events match the plan)`

@@ -76,7 +76,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   program
     .command('execute')
-    .description('run a plan (op set v1) in its arena, verify the lifecycle trace, and print or write the outputs (exit 1 when the trace or --check fails)')
+    .description('run a plan (op set v1) in its arena, verify the lifecycle trace, and print or write the outputs (exit 1 when the plan is invalid, or the trace or --check fails)')
     .argument('<plan>', 'plan file (format tensorplan.plan, version 1)')
     .option('--graph <graph.json>', 'the graph, when the plan does not embed it')
     .option('--input <name=FILE>', 'bytes of a graph input or persistent tensor: a .npy file (dtype and shape checked) or raw little-endian bytes; repeatable', collectInput)
@@ -84,6 +84,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option('--executor <name>', 'auto: cuda on a cuda session, else reference').choices(['auto', 'reference', 'cuda']).default('auto'))
     .addOption(new Option('--memory <layout>', 'arena: one buffer at the planned offsets; separate: one allocation per storage').choices(['arena', 'separate']).default('arena'))
     .option('--check', 'oracle: run again with the other memory layout and require bit-identical outputs')
+    .option('--skip-plan-check', 'run a plan that validate rejects, as stated (only to test that --check catches it); without it an invalid plan exits 1, naming its diagnostics')
     .option('--outputs <dir>', 'write each output as NAME.bin (raw bytes) and NAME.npy')
     .option('--json', 'print the result as JSON')
     .addOption(backendOption())

@@ -75,6 +75,8 @@ export interface ExecuteOptions {
   memory?: 'arena' | 'separate';
   /** The graph, when the plan refers to it by path. */
   graph?: GraphDocument;
+  /** Skip the core's plan check (only for testing the oracle): see `ExecuteReferenceOptions.skipPlanCheck`. */
+  skipPlanCheck?: boolean;
 }
 
 /** An execution, with the executor that ran it. */
@@ -85,7 +87,7 @@ export interface DeviceExecutionResult extends ExecutionResult {
 /** Runs a plan on the GPU of a cuda session; resolves when the device is done. */
 export async function executeCuda(core: CoreBinding, addon: unknown, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>,
   options: ExecuteOptions): Promise<ExecutionResult> {
-  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', options.graph);
+  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', options.graph, options.skipPlanCheck === true);
   const cuda = addon as CudaExecutorAddon;
   try {
     const arrays = await cuda.cuda_execute(...args, options.arena ? options.arena.handle() : null);
@@ -109,7 +111,7 @@ export function hasOffThreadReference(addon: unknown): boolean {
  */
 export async function executeReferenceOffThread(core: CoreBinding, addon: unknown, plan: PlanDocument,
   inputs: Readonly<Record<string, TensorBytes>>, options: ExecuteOptions): Promise<ExecutionResult> {
-  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', options.graph);
+  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', options.graph, options.skipPlanCheck === true);
   try {
     return decodeExecution(doc, await (addon as Required<CudaExecutorAddon>).reference_execute(...args));
   } catch (error) {

@@ -18,6 +18,15 @@ export interface ExecuteReferenceOptions {
    * and released at its death, ignoring the offsets (the planner's oracle).
    */
   memory?: 'arena' | 'separate';
+  /**
+   * Before running, the core checks the placement as `tp.validate` does
+   * (storages placed once, aligned, inside the arena, never overlapping
+   * while alive) and refuses an invalid plan with `INVALID_ARGUMENT` listing
+   * the first diagnostics. `true` skips that check and runs the plan as
+   * stated: only for testing that the oracle (`memory: 'separate'`) catches
+   * a broken placement. Bounds and sizes are checked all the same.
+   */
+  skipPlanCheck?: boolean;
 }
 
 /** What an execution produced. */
@@ -70,7 +79,7 @@ export function encodeInputs(tensorIndex: Map<string, number>, inputs: Readonly<
 
 /** The flat arguments of tp_execute_reference (and the addon's async executors) for a plan and its inputs. */
 export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, memory: string,
-  graph?: GraphDocument): { args: CoreArg[]; doc: GraphDocument } {
+  graph?: GraphDocument, skipPlanCheck = false): { args: CoreArg[]; doc: GraphDocument } {
   const doc = planGraph(plan, graph);
   const encoded = encodeGraph(core, doc);
   const sem = encodeSemantics(encoded.doc);
@@ -101,7 +110,8 @@ export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Reado
     attributeOffsets: sem.attributeOffsets, attributeOffsetsCount: sem.attributeOffsets.length,
     attributes: sem.attributes, attributesCount: sem.attributes.length,
     storageTensor, storageOffset, storageCount: storages.length,
-    arenaBytes: plan.arenaBytes, mode: memory === 'arena' ? 0 : 1,
+    // c_api.h: bit 0 the memory mode, bit 1 skips the plan check.
+    arenaBytes: plan.arenaBytes, mode: (memory === 'arena' ? 0 : 1) + (skipPlanCheck ? 2 : 0),
     inputTensors: given.tensors, inputOffsets: given.offsets, inputCount: given.tensors.length,
     inputData: given.data, inputDataLength: given.data.length,
   });
@@ -128,6 +138,6 @@ export function decodeExecution(doc: GraphDocument, arrays: ArrayLike<number>[])
 /** Runs a plan with the reference executor of the core, synchronously. */
 export function executeReference(core: CoreBinding, plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>,
   options: ExecuteReferenceOptions = {}, graph?: GraphDocument): ExecutionResult {
-  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', graph);
+  const { args, doc } = executeArgs(core, plan, inputs, options.memory ?? 'arena', graph, options.skipPlanCheck === true);
   return decodeExecution(doc, core.call('tp_execute_reference', args));
 }

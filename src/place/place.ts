@@ -18,7 +18,7 @@ export type PlaceAlgorithm = 'ours' | 'greedy-size' | 'xla-best' | 'first-fit';
 export interface PlaceOptions {
   /** Default `'ours'`. */
   algorithm?: PlaceAlgorithm;
-  /** Decision mode: find a placement with height <= capacity, or prove none exists. */
+  /** Decision mode: find a placement with height <= capacity, or prove none exists (0 fits only buffers of 0 bytes). Default: none. */
   capacity?: number;
   /** Solver budget in seconds (default 10); the best placement found so far is always returned. */
   timeLimitSeconds?: number;
@@ -66,7 +66,11 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
   if (!Array.isArray(buffers)) fail('buffers must be an array');
   const algorithm = options.algorithm ?? 'ours';
   if (!(algorithm in PLACE_ALGORITHM_CODES)) fail(`algorithm = ${JSON.stringify(algorithm)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
-  const capacity = options.capacity ?? 0;
+  // The ABI spells "no capacity" -1; 0 is a capacity of 0 bytes.
+  const capacity = options.capacity ?? -1;
+  if (options.capacity !== undefined && !(typeof options.capacity === 'number' && options.capacity >= 0)) {
+    fail(`capacity = ${String(options.capacity)}: must be a number of bytes >= 0 (leave it out for none)`);
+  }
   const limit = options.timeLimitSeconds ?? 10;
   if (typeof limit !== 'number' || Number.isNaN(limit)) fail(`timeLimitSeconds = ${String(limit)}: must be a number of seconds`);
   const column = (key: keyof PlaceBuffer, fallback?: number) =>

@@ -92,7 +92,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
     storageProducer: producers, storageLastOp: lastOps, workspaceOffset: workspaceOffsets, workspaceBytes, liveBytes,
     tensorStorage, peakStorages, stats, baselineHeights,
   } = callPlanPlace(core, {
-    ...encoded.graph, order, orderCount: order.length, algorithm: PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], capacity: 0,
+    ...encoded.graph, order, orderCount: order.length, algorithm: PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], capacity: -1,
     timeLimitS: thorough ? 0.6 * budget : 0.5, minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
   });
   const afterPlace = performance.now();

@@ -162,28 +162,53 @@ describe.each(BACKENDS)('tensorplan execute on %s', (backend) => {
     expect(JSON.parse(viaFlag.stdout).outputs).toEqual(JSON.parse(viaPath.stdout).outputs);
   });
 
-  it('exit 1 when the oracle finds different outputs (overlapping storages), naming the output and byte', () => {
+  it('exit 1 for a plan that validate calls invalid (overlapping storages): nothing runs, the diagnostics are named', () => {
+    const plan: PlanDocument = JSON.parse(readFileSync(planFile, 'utf8'));
+    for (const s of plan.storages) s.offset = 0;
+    const broken = join(dir, 'invalid.plan.json');
+    writeFileSync(broken, JSON.stringify(plan));
+    const diagnostics = tp.validate(plan);
+    expect(diagnostics.some((d) => d.code === 'OVERLAP')).toBe(true);
+    for (const memory of ['arena', 'separate']) {
+      const human = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--memory', memory, '--outputs', join(dir, `never-${memory}`));
+      expect(human.code, human.stderr).toBe(1);
+      expect(human.stdout).toContain(`INVALID plan, not run: ${diagnostics.length} problem`);
+      expect(human.stdout).toContain(`OVERLAP: ${diagnostics.find((d) => d.code === 'OVERLAP')!.message}`);
+      expect(existsSync(join(dir, `never-${memory}`))).toBe(false);
+    }
+    const out = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--check', '--json');
+    expect(out.code, out.stderr).toBe(1);
+    const result = JSON.parse(out.stdout);
+    expect(result).toMatchObject({ valid: false, exitCode: 1 });
+    expect(result.diagnostics).toEqual(diagnostics);
+    expect(result.outputs).toBeUndefined();
+  });
+
+  it('exit 1 when the oracle finds different outputs (overlapping storages run as stated with --skip-plan-check), naming the output and byte', () => {
     const plan: PlanDocument = JSON.parse(readFileSync(planFile, 'utf8'));
     for (const s of plan.storages) s.offset = 0;
     const broken = join(dir, 'broken.plan.json');
     writeFileSync(broken, JSON.stringify(plan));
-    const out = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--check', '--json');
+    const skip = '--skip-plan-check';
+    const out = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--check', '--json', skip);
     expect(out.code, out.stderr).toBe(1);
-    const result = JSON.parse(out.stdout) as ExecuteJson;
+    const result = JSON.parse(out.stdout) as ExecuteJson & { valid: boolean };
+    expect(result.valid).toBe(false);
     expect(result.oracle.identical).toBe(false);
     expect(GRAPH.outputs).toContain(result.oracle.firstDifference!.output);
     expect(result.exitCode).toBe(1);
     // The byte named is the first that differs between the two layouts.
-    const arena = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--outputs', join(dir, 'arena'));
-    const separate = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--memory', 'separate', '--outputs', join(dir, 'separate'));
+    const arena = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--outputs', join(dir, 'arena'), skip);
+    const separate = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--memory', 'separate', '--outputs', join(dir, 'separate'), skip);
     expect(arena.code).toBe(0);  // without --check the broken plan's trace still verifies
     expect(separate.code).toBe(0);
+    expect(arena.stdout).toContain('INVALID');
     const { output, byte } = result.oracle.firstDifference!;
     const a = readFileSync(join(dir, 'arena', `${output}.bin`));
     const s = readFileSync(join(dir, 'separate', `${output}.bin`));
     expect(a[byte]).not.toBe(s[byte]);
     expect(a.subarray(0, byte).equals(s.subarray(0, byte))).toBe(true);
-    const human = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--check');
+    const human = run('execute', broken, '--backend', backend, '--random-inputs', '3', '--check', skip);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain(`MISMATCH: output "${output}" differs first at byte ${byte}`);
   });

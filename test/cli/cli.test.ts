@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BACKENDS } from '../support/backends';
 
 const bin = new URL('../../bin/tensorplan.mjs', import.meta.url).pathname;
 const example = new URL('../../examples/bulk-layout.json', import.meta.url).pathname;
@@ -183,6 +184,22 @@ describe('tensorplan place', () => {
   it('exit 1 when a capacity is proved infeasible, 0 when it fits', () => {
     expect(run('place', csv, '--capacity', '11000').code).toBe(1);
     expect(run('place', csv, '--capacity', '11776').code).toBe(0);
+  });
+
+  it.each(BACKENDS)('--capacity 0 is a capacity of 0 bytes on %s: buffers of > 0 bytes do not fit (proved, exit 1); empty buffers fit', (backend) => {
+    const zero = run('place', csv, '--capacity', '0', '--json', '--backend', backend);
+    expect(zero.code, zero.stderr).toBe(1);
+    expect(JSON.parse(zero.stdout)).toMatchObject({ capacity: 0, feasible: false, provedInfeasible: true });
+    expect(run('place', csv, '--capacity', '0', '--backend', backend).stdout).toContain('no placement fits the capacity 0 B (proved)');
+    const none = run('place', csv, '--json', '--backend', backend);
+    expect(none.code, none.stderr).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({ feasible: true });
+    const dir = mkdtempSync(join(tmpdir(), 'tp-place-'));
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, 'id,lower,upper,size\na,0,2,0\nb,1,3,0\n');
+    const fits = run('place', empty, '--capacity', '0', '--json', '--backend', backend);
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(JSON.parse(fits.stdout)).toMatchObject({ height: 0, feasible: true });
   });
 
   it('exit 2 for bad input, naming the line and column', () => {

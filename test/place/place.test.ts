@@ -57,6 +57,16 @@ describe.each(BACKENDS)('place on %s', (backend) => {
     expect(violations(STAIRS, result.offsets)).toEqual([]);
   });
 
+  it('capacity 0 means 0 bytes (proved infeasible for buffers of > 0 bytes, feasible for empty ones); no capacity is left out, and a negative one is refused', () => {
+    const zero = tp.place(STAIRS, { capacity: 0 });
+    expect(zero).toMatchObject({ feasible: false, provedInfeasible: true });
+    expect(violations(STAIRS, zero.offsets)).toEqual([]);
+    expect(tp.place(STAIRS, {})).toMatchObject({ feasible: true, provedInfeasible: false });
+    const empty = STAIRS.map((b) => ({ ...b, size: 0 }));
+    expect(tp.place(empty, { capacity: 0 })).toMatchObject({ height: 0, feasible: true, provedInfeasible: false });
+    expect(() => tp.place(STAIRS, { capacity: -1 })).toThrow(/capacity = -1: must be a number of bytes >= 0/);
+  });
+
   it('runs each baseline', () => {
     for (const algorithm of ['greedy-size', 'xla-best', 'first-fit'] as const) {
       const result = tp.place(STAIRS, { algorithm });

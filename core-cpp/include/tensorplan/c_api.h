@@ -633,8 +633,9 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_cou
  *   size[count]                 bytes (exact integers >= 0)
  *   alignment[count]            bytes, power of two, or 0 for 1; NULL = all 1
  *   algorithm                   TP_PLACE_ALGORITHM_LIST
- *   capacity                    0 = none; else decision mode: find a placement
- *                               with height <= capacity or prove there is none
+ *   capacity                    -1 = none; else (>= 0) decision mode: find a
+ *                               placement with height <= capacity or prove
+ *                               there is none (0 fits only buffers of 0 bytes)
  *   time_limit_seconds          solver budget, <= 0 = unlimited; the best
  *                               placement found so far is always returned
  *   minimize                    1 = find the smallest height and prove it when
@@ -659,7 +660,7 @@ TP_API tp_status tp_place(const double* lower, const double* upper, const double
 /* Places the arena for a schedule: every storage alive in the arena (not
  * persistent, touched by some step) over steps [birth, death], and every
  * op's workspace during its step, with tp_place's solver and options
- * (algorithm codes as tp_place; capacity 0 = none; minimize 0/1).
+ * (algorithm codes as tp_place; capacity -1 = none, else > 0; minimize 0/1).
  * with_baselines = 1 also measures the placement baselines.
  * S storages, N ops, T tensors. */
 #define TP_RESULT_FIELDS_tp_plan_place(X) \
@@ -727,7 +728,14 @@ TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_co
  * Placement: storage k (identified by any of its tensors, storage_tensor[k])
  * sits at storage_offset[k] in an arena of arena_bytes. mode 0 runs in that
  * arena; mode 1 gives every storage its own allocation (the oracle) and
- * ignores the placement. Inputs: tensor input_tensors[k] gets bytes
+ * ignores the placement. Either way the placement is first checked as
+ * tp_plan_validate checks it (storages placed once, aligned, inside the
+ * arena, never overlapping while alive) and an invalid plan is
+ * TP_ERR_INVALID_ARGUMENT listing the first diagnostics; mode + 2 skips
+ * that check (for tests of the oracle only; bounds are still checked). The
+ * arena buffer is the extent the storages use, max(offset + bytes), never
+ * the larger arena_bytes a plan may state; a buffer beyond what the build
+ * addresses (wasm32: 4 GiB) is TP_ERR_OUT_OF_RANGE before any allocation. Inputs: tensor input_tensors[k] gets bytes
  * input_data[input_offsets[k] .. input_offsets[k+1]) before step 0 (every
  * graph input must be given; persistent tensors default to zeros). */
 #define TP_RESULT_FIELDS_tp_execute_reference(X) \

@@ -75,19 +75,34 @@ Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics*
                                       attribute_offsets_count, attributes, attributes_count, sem));
   TP_RETURN_IF_ERROR(check_array_arg(order, order_count, "order"));
   req->order.assign(order, order + order_count);
-  if (mode != 0 && mode != 1) return Status::invalid("mode = " + std::to_string(mode) + ": expected 0 (arena) or 1 (separate)");
-  req->mode = static_cast<ExecMode>(mode);
+  // Bit 0: the memory mode; bit 1: run without the plan check (c_api.h).
+  if (mode < 0 || mode > 3) {
+    return Status::invalid("mode = " + std::to_string(mode) +
+                           ": expected 0 (arena) or 1 (separate), plus 2 to skip the plan check");
+  }
+  req->mode = static_cast<ExecMode>(mode & 1);
+  req->check_plan = (mode & 2) == 0;
   TP_RETURN_IF_ERROR(to_byte_count(arena_bytes, "arena_bytes", &req->arena_bytes));
   TP_RETURN_IF_ERROR(check_array_arg(storage_tensor, storage_count, "storage_tensor"));
   TP_RETURN_IF_ERROR(check_array_arg(storage_offset, storage_count, "storage_offset"));
   const int32_t T = static_cast<int32_t>(pg->graph.tensors.size());
   req->storage_offset.assign(static_cast<size_t>(pg->storage_count()), -1);
+  std::vector<int32_t> placed_by(static_cast<size_t>(pg->storage_count()), -1);
   for (int32_t k = 0; k < storage_count; ++k) {
     const int32_t t = storage_tensor[k];
     if (t < 0 || t >= T) return Status::invalid("storage_tensor[" + std::to_string(k) + "] = " + std::to_string(t) + ": no such tensor");
     int64_t off = 0;
     TP_RETURN_IF_ERROR(to_byte_count(storage_offset[k], "storage_offset[" + std::to_string(k) + "]", &off));
-    req->storage_offset[static_cast<size_t>(pg->storage.tensor_storage[static_cast<size_t>(t)])] = off;
+    const size_t st = static_cast<size_t>(pg->storage.tensor_storage[static_cast<size_t>(t)]);
+    // Two offsets for one storage: validation's STORAGE_DUPLICATE, refused
+    // here because the request keeps one offset per storage.
+    if (placed_by[st] >= 0) {
+      return Status::invalid("the plan is invalid: plan storages " + std::to_string(placed_by[st]) + " and " +
+                             std::to_string(k) + " are both the storage of " + tensor_label(pg->graph, t) +
+                             " (STORAGE_DUPLICATE)");
+    }
+    placed_by[st] = k;
+    req->storage_offset[st] = off;
   }
   TP_RETURN_IF_ERROR(check_array_arg(input_tensors, input_count, "input_tensors"));
   TP_RETURN_IF_ERROR(check_array_arg(input_offsets, input_count == 0 ? 0 : input_count + 1, "input_offsets"));

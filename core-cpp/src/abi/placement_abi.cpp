@@ -54,7 +54,18 @@ extern "C" tp_status tp_place(const double* lower, const double* upper, const do
     status = Status::invalid("algorithm = " + std::to_string(algorithm) +
                              ": unknown (0 auto, 1 ours, 2 greedy-size, 3 xla-best, 4 first-fit)");
   }
-  if (status.is_ok()) status = to_byte_count(capacity, "capacity", &options.capacity);
+  // capacity: -1 = none (PlaceOptions' 0), else decision mode. Capacity 0
+  // is answered here, since PlaceOptions spells "none" as 0: the placement
+  // found without a capacity fits in 0 bytes exactly when its height is 0
+  // (every buffer has 0 bytes); otherwise a buffer of > 0 bytes proves that
+  // none fits.
+  bool zero_capacity = false;
+  if (status.is_ok() && capacity < 0 && capacity != -1) {
+    status = Status::invalid("capacity = " + format_number(capacity) + ": expected -1 (none) or bytes >= 0");
+  } else if (status.is_ok() && capacity != -1) {
+    status = to_byte_count(capacity, "capacity", &options.capacity);
+    zero_capacity = status.is_ok() && options.capacity == 0;
+  }
   if (status.is_ok() && !std::isfinite(time_limit_seconds)) {
     status = Status::invalid("time_limit_seconds = " + format_number(time_limit_seconds) + ": must be finite");
   }
@@ -66,6 +77,10 @@ extern "C" tp_status tp_place(const double* lower, const double* upper, const do
     options.time_limit_seconds = time_limit_seconds;
     options.minimize = minimize != 0;
     status = place(buffers, options, &placement);
+  }
+  if (status.is_ok() && zero_capacity) {
+    placement.feasible = placement.height == 0;
+    placement.proved_infeasible = !placement.feasible;
   }
   ResultBuilder result(TP_RESULT_SPEC(tp_place));
   if (status.is_ok()) {

@@ -24,7 +24,14 @@ Status decode_place_options(int32_t algorithm, double capacity, double time_limi
   if (algorithm < 0 || algorithm > 4) {
     return Status::invalid("algorithm = " + std::to_string(algorithm) + ": expected 0 (auto) to 4 (first fit)");
   }
-  TP_RETURN_IF_ERROR(to_byte_count(capacity, "capacity", &options->capacity));
+  // -1 = none (PlaceOptions' 0); a plan's arena has no "fits in 0 bytes"
+  // answer to give (tp_plan_place reports no feasibility), so 0 is refused.
+  if (capacity == -1) {
+    options->capacity = 0;
+  } else {
+    TP_RETURN_IF_ERROR(to_byte_count(capacity, "capacity", &options->capacity));
+    if (options->capacity == 0) return Status::invalid("capacity = 0: expected -1 (none) or a positive number of bytes");
+  }
   if (!std::isfinite(time_limit_s)) return Status::invalid("time_limit_s = " + format_number(time_limit_s) + ": must be finite");
   options->algorithm = static_cast<PlaceAlgorithm>(algorithm);
   options->time_limit_seconds = time_limit_s;

@@ -6,6 +6,13 @@
 
 namespace tp {
 
+Status check_addressable(int64_t bytes, const std::string& what) {
+  if (bytes <= kAddressableBytes) return Status::ok();
+  return Status::out_of_range(what + " = " + std::to_string(bytes) + " bytes: beyond the " +
+                              std::to_string(kAddressableBytes) + " bytes this build can address" +
+                              (sizeof(void*) < 8 ? " (wasm32: a 4 GiB heap, 32-bit offsets)" : ""));
+}
+
 Status host_allocate(int64_t bytes, const std::string& what, uint8_t** out) {
   *out = nullptr;
   if (bytes < 0) return Status::internal(what + ": negative size " + std::to_string(bytes));

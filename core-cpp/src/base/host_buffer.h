@@ -17,6 +17,18 @@
 
 namespace tp {
 
+// The largest buffer this build can address, checked before asking for one.
+// wasm32: pointers and size_t have 32 bits and the heap stops at 4 GiB
+// (scripts/build-wasm.mjs, MAXIMUM_MEMORY=4GB), so a buffer must stay below
+// 2^32 bytes. 64-bit hosts: 2^53, the ABI's byte-count limit (a larger
+// request is one the host refuses at allocation, OUT_OF_MEMORY).
+constexpr int64_t kAddressableBytes = sizeof(void*) < 8 ? (int64_t{1} << 32) - 1 : int64_t{1} << 53;
+
+// OUT_OF_RANGE "<what> = <bytes> bytes: beyond the <limit> bytes this build
+// can address" when bytes > kAddressableBytes; a size an executor would
+// otherwise truncate to 32 bits (wasm32) is refused before any allocation.
+Status check_addressable(int64_t bytes, const std::string& what);
+
 // `bytes` zeroed bytes (at least 1, so the pointer is never NULL), or
 // OUT_OF_MEMORY "<what>: cannot allocate <bytes> bytes". Free with std::free.
 Status host_allocate(int64_t bytes, const std::string& what, uint8_t** out);

@@ -1,11 +1,13 @@
 // The one executor loop: see execute_lifecycle.h.
 #include "execute/execute_lifecycle.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "formats/dtype.h"
 #include "liveness/liveness.h"
+#include "plan/plan_validate.h"
 
 namespace tp {
 
@@ -81,20 +83,17 @@ class PlanMemory {
   }
 
   // Arena mode: every used storage's planned offset must lie inside the
-  // arena; persistent storages follow the arena when the device keeps them
-  // in the same buffer. Then the buffer itself.
+  // arena (checked even when the plan check is skipped: the executor never
+  // writes outside its buffer). The buffer is the needed extent,
+  // max(offset + bytes), not the stated arena_bytes; persistent storages
+  // follow it when the device keeps them in the same buffer. Then the
+  // buffer itself, once its size is known to be addressable.
   Status place() {
     if (!arena_mode_) return Status::ok();
-    int64_t end = req_.arena_bytes;
+    int64_t end = 0;
     for (int32_t st = 0; st < pg_.storage_count(); ++st) {
       const Storage& storage = storage_of(st);
-      if (storage.persistent) {
-        if (persistent_alignment_ == 0) continue;
-        end = round_up(end, persistent_alignment_);
-        offset_[static_cast<size_t>(st)] = end;
-        end += storage.aligned_bytes;
-        continue;
-      }
+      if (storage.persistent) continue;
       if (live_.birth[static_cast<size_t>(st)] < 0 && !storage.graph_input) continue;
       const int64_t off = req_.storage_offset[static_cast<size_t>(st)];
       if (off < 0 || off > req_.arena_bytes || storage.aligned_bytes > req_.arena_bytes - off) {
@@ -103,7 +102,18 @@ class PlanMemory {
                                " bytes) is outside the arena of " + std::to_string(req_.arena_bytes) + " bytes");
       }
       offset_[static_cast<size_t>(st)] = off;
+      end = std::max(end, off + storage.aligned_bytes);
     }
+    if (persistent_alignment_ > 0) {
+      for (int32_t st = 0; st < pg_.storage_count(); ++st) {
+        const Storage& storage = storage_of(st);
+        if (!storage.persistent) continue;
+        TP_RETURN_IF_ERROR(checked_round_up(end, persistent_alignment_, "arena extent", &end));
+        offset_[static_cast<size_t>(st)] = end;
+        TP_RETURN_IF_ERROR(checked_add(end, storage.aligned_bytes, "arena extent", &end));
+      }
+    }
+    TP_RETURN_IF_ERROR(check_addressable(end, "arena"));
     int64_t allocations = 0;
     TP_RETURN_IF_ERROR(device_->acquire_arena(end, &arena_, &allocations));
     stats_.allocations += allocations;
@@ -116,6 +126,7 @@ class PlanMemory {
     const Storage& storage = storage_of(st);
     if (!in_arena(st)) {
       const std::string what = "storage of " + tensor_label(pg_.graph, storage.root_tensor);
+      TP_RETURN_IF_ERROR(check_addressable(storage.aligned_bytes, what));
       TP_RETURN_IF_ERROR(device_->allocate(storage.aligned_bytes, what, &own_[static_cast<size_t>(st)]));
       stats_.allocations += 1;
       if (!storage.persistent) {
@@ -177,7 +188,8 @@ class PlanMemory {
 
 Status check_request(const PlanningGraph& pg, const ExecRequest& req) {
   const int32_t S = pg.storage_count();
-  if (req.mode == ExecMode::kArena && static_cast<int32_t>(req.storage_offset.size()) != S) {
+  const bool may_be_empty = req.mode == ExecMode::kSeparate && req.storage_offset.empty();
+  if (!may_be_empty && static_cast<int32_t>(req.storage_offset.size()) != S) {
     return Status::invalid("storage_offset has " + std::to_string(req.storage_offset.size()) + " entries, the graph has " +
                            std::to_string(S) + " storages");
   }
@@ -251,6 +263,7 @@ Status collect_outputs(const PlanningGraph& pg, ExecutionDevice* device, PlanMem
   const Graph& g = pg.graph;
   int64_t total = 0;
   for (int32_t t : g.outputs) TP_RETURN_IF_ERROR(checked_add(total, g.tensors[static_cast<size_t>(t)].bytes, "output bytes", &total));
+  TP_RETURN_IF_ERROR(check_addressable(total, "outputs"));
   TP_RETURN_IF_ERROR(out->output_data.allocate(total, "outputs"));
   out->output_offsets.assign(1, 0);
   int64_t at = 0;
@@ -276,6 +289,37 @@ int64_t arena_extent(const PlanningGraph& pg, int64_t arena_bytes, int64_t persi
   return end;
 }
 
+Status check_placement(const PlanningGraph& pg, const Liveness& live, const ExecRequest& req) {
+  if (req.mode == ExecMode::kSeparate && req.storage_offset.empty()) return Status::ok();
+  // The plan as the executor will run it: each placed storage stated with
+  // the bytes and lifetime the executor gives it.
+  StatedPlan stated;
+  stated.order = req.order;
+  stated.arena_bytes = req.arena_bytes;
+  for (int32_t st = 0; st < pg.storage_count(); ++st) {
+    const Storage& storage = pg.storage.storages[static_cast<size_t>(st)];
+    const int64_t off = req.storage_offset[static_cast<size_t>(st)];
+    if (off < 0) continue;  // not placed: reported as missing when it needs a place
+    StatedStorage s;
+    s.tensor = storage.root_tensor;
+    s.offset = off;
+    s.bytes = storage.aligned_bytes;
+    s.birth = live.birth[static_cast<size_t>(st)];
+    s.death = live.death[static_cast<size_t>(st)];
+    stated.storages.push_back(s);
+  }
+  std::vector<Diagnostic> diagnostics;
+  validate_planned(pg, live, stated, false, &diagnostics);
+  if (diagnostics.empty()) return Status::ok();
+  std::string message = "the plan is invalid (" + std::to_string(diagnostics.size()) +
+                        (diagnostics.size() == 1 ? " diagnostic" : " diagnostics") + "; tp_plan_validate lists them): ";
+  for (size_t k = 0; k < diagnostics.size() && k < 3; ++k) {
+    message += std::string(k > 0 ? "; " : "") + diagnostic_code_name(diagnostics[k].code) + ": " + diagnostics[k].message;
+  }
+  if (diagnostics.size() > 3) message += "; ...";
+  return Status::invalid(message);
+}
+
 Status run_plan(const PlanningGraph& pg, const OpSemantics& s, const ExecRequest& req, ExecutionDevice* device,
                 ExecResult* out) {
   TP_RETURN_IF_ERROR(check_op_semantics(pg, s));
@@ -283,6 +327,7 @@ Status run_plan(const PlanningGraph& pg, const OpSemantics& s, const ExecRequest
   Liveness live;
   TP_RETURN_IF_ERROR(compute_liveness(pg, req.order, &live));
   TP_RETURN_IF_ERROR(check_request(pg, req));
+  if (req.check_plan) TP_RETURN_IF_ERROR(check_placement(pg, live, req));
   PlanMemory memory(pg, s, req, live, device);
   TP_RETURN_IF_ERROR(memory.place());
   TP_RETURN_IF_ERROR(give_inputs(pg, req, device, &memory));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "graph/planning_graph.h"
+#include "liveness/liveness.h"
 #include "base/host_buffer.h"
 #include "plan/lifecycle_verify.h"
 #include "execute/op_set.h"
@@ -46,13 +47,21 @@ struct ExecRequest {
   std::vector<int32_t> order;           // step i runs op order[i]
   std::vector<int64_t> storage_offset;  // per storage of the PlanningGraph; -1 = not in the arena
   int64_t arena_bytes = 0;
+  // The placement is checked with plan validation (plan_validate.h) before
+  // anything is allocated, and an invalid plan is refused (check_placement).
+  // false runs it as stated: only for tests that prove the oracle (separate
+  // allocations) catches what a broken placement does; bounds and the
+  // addressable limit are checked all the same.
+  bool check_plan = true;
   std::vector<int32_t> input_tensors;   // tensors given bytes before step 0
   std::vector<std::vector<uint8_t>> input_bytes;
 };
 
 struct ExecStats {
   int64_t allocations = 0;      // buffers allocated by the executor (arena: 1 plus persistent)
-  int64_t peak_bytes = 0;       // arena: the arena buffer's bytes; separate: peak sum of live allocations
+  // arena: the arena buffer's bytes (its needed extent, see run_plan);
+  // separate: peak sum of live allocations
+  int64_t peak_bytes = 0;
 };
 
 struct ExecResult {
@@ -103,10 +112,28 @@ Status check_op_semantics(const PlanningGraph& pg, const OpSemantics& semantics)
 
 // Bytes of the arena mode's one buffer: arena_bytes, then, when
 // persistent_alignment > 0, every persistent storage at an aligned offset.
+// An upper bound of what run_plan acquires (it acquires the needed extent).
 int64_t arena_extent(const PlanningGraph& pg, int64_t arena_bytes, int64_t persistent_alignment);
 
+// The placement check run_plan makes before allocating: the request's
+// placement is validated with plan validation (validate_planned, the checks
+// of tp_plan_validate on the storages the executor places: every arena
+// storage placed once, aligned, inside arena_bytes, no two alive at once
+// sharing a byte; sizes and lifetimes are the recomputed ones, so a plan's
+// stated sizes, lifetimes, workspaces and statistics are not looked at).
+// An invalid placement is INVALID_ARGUMENT "the plan is invalid (<n>
+// diagnostics): <CODE>: <message>; ..." listing the first three. In separate
+// mode a request without offsets (storage_offset empty) is not checked.
+Status check_placement(const PlanningGraph& pg, const Liveness& live, const ExecRequest& request);
+
 // Runs the plan on `device`. Every storage it allocated is released before
-// it returns, on success and on error.
+// it returns, on success and on error. Before allocating anything it checks
+// the placement (check_placement, unless request.check_plan is false) and
+// that every buffer it would allocate is addressable (check_addressable:
+// OUT_OF_RANGE on wasm32 beyond 4 GiB). The arena buffer is the plan's
+// needed extent, max(offset + bytes) over the storages it places (plus the
+// persistent storages a device keeps after it), never more: a plan that
+// states a larger arena_bytes runs in what it uses.
 Status run_plan(const PlanningGraph& pg, const OpSemantics& semantics, const ExecRequest& request,
                 ExecutionDevice* device, ExecResult* out);
 

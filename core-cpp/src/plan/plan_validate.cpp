@@ -58,9 +58,9 @@ class PlanChecker {
   PlanChecker(const PlanningGraph& pg, const StatedPlan& plan, const Liveness& live, Reporter* report)
       : pg_(pg), graph_(pg.graph), plan_(plan), live_(live), report_(*report) {}
 
-  void run() {
+  void run(bool with_workspaces) {
     check_storages();
-    check_workspaces();
+    if (with_workspaces) check_workspaces();
     check_overlaps();
     check_statistics();
   }
@@ -256,8 +256,14 @@ Status validate_plan(const Graph& graph, const StatedPlan& plan, std::vector<Dia
   }
   Liveness live;
   TP_RETURN_IF_ERROR(compute_liveness(pg, plan.order, &live));
-  PlanChecker(pg, plan, live, &report).run();
+  PlanChecker(pg, plan, live, &report).run(true);
   return Status::ok();
+}
+
+void validate_planned(const PlanningGraph& pg, const Liveness& live, const StatedPlan& plan, bool check_workspaces,
+                      std::vector<Diagnostic>* out) {
+  Reporter report(out);
+  PlanChecker(pg, plan, live, &report).run(check_workspaces);
 }
 
 }  // namespace tp

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/planning_graph.h"
+#include "liveness/liveness.h"
 #include "base/status.h"
 
 namespace tp {
@@ -60,6 +62,13 @@ constexpr size_t kMaxDiagnostics = 1000;
 // Fills `out` with every violation found (empty for a valid plan). Fails only
 // for a broken request, never for a broken plan.
 Status validate_plan(const Graph& graph, const StatedPlan& plan, std::vector<Diagnostic>* out);
+
+// The same checks on a graph already built and a schedule already checked
+// (check_schedule) with its liveness, as an executor holds them
+// (execute_lifecycle.cpp). `check_workspaces` = false skips the workspaces
+// (the reference and CUDA executors place none).
+void validate_planned(const PlanningGraph& pg, const Liveness& live, const StatedPlan& plan, bool check_workspaces,
+                      std::vector<Diagnostic>* out);
 
 }  // namespace tp
 

@@ -205,10 +205,21 @@ TEST(ReferenceExecutor, ArenaAndSeparateAllocationsGiveIdenticalOutputsAndAVerif
   expect += 0.5f * std::max(xs[0], 0.0f);
   EXPECT_EQ(f32_values(arena.outputs()[0])[0], expect);
 
-  // Put every arena storage at offset 0: live storages overlap, outputs change.
+  // Put every arena storage at offset 0: live storages overlap. The plan
+  // check refuses it in either mode, naming the overlap, before running.
   req.mode = tp::ExecMode::kArena;
   for (int64_t& off : req.storage_offset) off = off >= 0 ? 0 : off;
   tp::ExecResult broken;
+  tp::Status refused = tp::execute_reference(pg, c.sem, req, &broken);
+  EXPECT_EQ(refused.code(), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.message().rfind("the plan is invalid (", 0), 0u) << refused.message();
+  EXPECT_NE(refused.message().find("OVERLAP: "), std::string::npos) << refused.message();
+  req.mode = tp::ExecMode::kSeparate;
+  EXPECT_EQ(tp::execute_reference(pg, c.sem, req, &broken).code(), TP_ERR_INVALID_ARGUMENT);
+  // Run as stated (check_plan off, for the oracle's own test): the outputs
+  // change, which is what the oracle (separate allocations) catches.
+  req.mode = tp::ExecMode::kArena;
+  req.check_plan = false;
   ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &broken).is_ok());
   EXPECT_NE(broken.outputs(), separate.outputs());
   // An offset outside the arena is refused, never executed.
@@ -217,10 +228,10 @@ TEST(ReferenceExecutor, ArenaAndSeparateAllocationsGiveIdenticalOutputsAndAVerif
   EXPECT_FALSE(tp::execute_reference(pg, c.sem, req, &broken).is_ok());
 }
 
-// An arena the host cannot hold (2^52 bytes: more than any 47-bit address
-// space) is OUT_OF_MEMORY naming the arena and its bytes, not an abort; the
-// next execution runs normally.
-TEST(ReferenceExecutor, AnArenaTooLargeIsOutOfMemoryAndTheNextRunWorks) {
+// A plan that states an arena of 2^52 bytes for storages that use a few
+// hundred runs in what they use: the executor's buffer is the needed extent,
+// never the stated arena_bytes.
+TEST(ReferenceExecutor, AStatedArenaFarBeyondItsStoragesRunsInTheNeededExtent) {
   Chain c = chain(4);
   tp::PlanningGraph pg;
   ASSERT_TRUE(tp::build_planning_graph(c.graph, &pg).is_ok());
@@ -230,18 +241,70 @@ TEST(ReferenceExecutor, AnArenaTooLargeIsOutOfMemoryAndTheNextRunWorks) {
   tp::ExecRequest req;
   req.order = order;
   req.storage_offset = plan.storage_offsets;
+  req.arena_bytes = plan.placement.height;
+  req.input_tensors = {0};
+  req.input_bytes = {std::vector<uint8_t>(64, 0)};
+  tp::ExecResult planned, stated;
+  ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &planned).is_ok());
+  req.arena_bytes = int64_t{1} << 52;
+  tp::Status s = tp::execute_reference(pg, c.sem, req, &stated);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  EXPECT_EQ(stated.stats.peak_bytes, plan.placement.height);
+  EXPECT_EQ(stated.outputs(), planned.outputs());
+}
+
+// A storage placed at 2^52 - 256 (a valid plan: inside its arena of 2^52)
+// needs an arena the host cannot hold (more than any 47-bit address space):
+// OUT_OF_MEMORY naming the arena and its bytes, not an abort; on wasm32 it is
+// beyond what the build addresses, OUT_OF_RANGE before any allocation. The
+// next execution runs normally.
+TEST(ReferenceExecutor, AnArenaTooLargeIsOutOfMemoryOrOutOfRangeAndTheNextRunWorks) {
+  Chain c = chain(4);
+  tp::PlanningGraph pg;
+  ASSERT_TRUE(tp::build_planning_graph(c.graph, &pg).is_ok());
+  const std::vector<int32_t> order{0, 1, 2, 3};
+  tp::ArenaPlan plan;
+  ASSERT_TRUE(tp::plan_arena(pg, order, tp::PlaceOptions{}, false, &plan).is_ok());
+  tp::ExecRequest req;
+  req.order = order;
+  req.storage_offset = plan.storage_offsets;
+  const int64_t far = (int64_t{1} << 52) - 256;
+  int64_t last = -1;
+  for (size_t st = 0; st < req.storage_offset.size(); ++st) {
+    if (req.storage_offset[st] >= 0) last = static_cast<int64_t>(st);
+  }
+  ASSERT_GE(last, 0);
+  const int64_t bytes = pg.storage.storages[static_cast<size_t>(last)].aligned_bytes;
+  ASSERT_LE(bytes, 256);
+  req.storage_offset[static_cast<size_t>(last)] = far;
   req.arena_bytes = int64_t{1} << 52;
   req.input_tensors = {0};
   req.input_bytes = {std::vector<uint8_t>(64, 0)};
   tp::ExecResult res;
   tp::Status s = tp::execute_reference(pg, c.sem, req, &res);
-  EXPECT_EQ(s.code(), TP_ERR_OUT_OF_MEMORY);
-  EXPECT_EQ(s.message(), "arena: cannot allocate 4503599627370496 bytes");
+  const int64_t need = far + bytes;
+  if (sizeof(void*) < 8) {
+    EXPECT_EQ(s.code(), TP_ERR_OUT_OF_RANGE);
+    EXPECT_EQ(s.message().rfind("arena = " + std::to_string(need) + " bytes: beyond the 4294967295 bytes", 0), 0u) << s.message();
+  } else {
+    EXPECT_EQ(s.code(), TP_ERR_OUT_OF_MEMORY) << s.message();
+    EXPECT_EQ(s.message(), "arena: cannot allocate " + std::to_string(need) + " bytes");
+  }
+  req.storage_offset = plan.storage_offsets;
   req.arena_bytes = plan.placement.height;
   tp::ExecResult ok;
   ASSERT_TRUE(tp::execute_reference(pg, c.sem, req, &ok).is_ok());
   EXPECT_EQ(ok.outputs().size(), 1u);
   EXPECT_EQ(ok.outputs()[0].size(), 64u);
+}
+
+// Beyond the addressable limit: OUT_OF_RANGE naming the value and the limit.
+TEST(ReferenceExecutor, CheckAddressableNamesTheValueAndTheLimit) {
+  EXPECT_TRUE(tp::check_addressable(tp::kAddressableBytes, "arena").is_ok());
+  tp::Status s = tp::check_addressable(tp::kAddressableBytes + 1, "arena");
+  EXPECT_EQ(s.code(), TP_ERR_OUT_OF_RANGE);
+  EXPECT_NE(s.message().find("arena = " + std::to_string(tp::kAddressableBytes + 1) + " bytes"), std::string::npos);
+  EXPECT_NE(s.message().find(std::to_string(tp::kAddressableBytes)), std::string::npos);
 }
 
 TEST(ReferenceExecutor, RejectsMissingInputsAndBadSemantics) {

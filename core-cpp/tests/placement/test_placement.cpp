@@ -125,19 +125,19 @@ TEST(PlacementAbi, RejectsBadInputWithNamedFields) {
   double upper[] = {2, 3};
   double size[] = {4, 4.5};
   tp_result* result = nullptr;
-  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, 0, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(result, nullptr);
   EXPECT_NE(std::string(tp_last_error()).find("buffers[1].size = 4.5"), std::string::npos) << tp_last_error();
   double fine_size[] = {4, 4};
   double lower_frac[] = {0, 0.5};
-  EXPECT_EQ(tp_place(lower_frac, upper, fine_size, nullptr, 2, 0, 0, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower_frac, upper, fine_size, nullptr, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("buffers[1].lower = 0.5"), std::string::npos) << tp_last_error();
   double alignment[] = {1, 6};
-  EXPECT_EQ(tp_place(lower, upper, fine_size, alignment, 2, 0, 0, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, fine_size, alignment, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("buffers[1].alignment = 6"), std::string::npos) << tp_last_error();
-  EXPECT_EQ(tp_place(lower, upper, fine_size, nullptr, 2, 9, 0, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, fine_size, nullptr, 2, 9, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("algorithm = 9"), std::string::npos) << tp_last_error();
-  EXPECT_EQ(tp_place(lower, upper, nullptr, nullptr, 2, 0, 0, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, nullptr, nullptr, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
 }
 
 TEST(PlacementAbi, ReturnsOffsetsAndSummary) {
@@ -146,7 +146,7 @@ TEST(PlacementAbi, ReturnsOffsetsAndSummary) {
   double upper[] = {3, 9, 9, 21, 21};
   double size[] = {4, 4, 4, 4, 4};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, 0, 5, 1, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, -1, 5, 1, &result), TP_OK) << tp_last_error();
   ASSERT_EQ(tp_result_count(result), 3);
   ASSERT_EQ(tp_result_length(result, 0), 5);
   ASSERT_EQ(tp_result_length(result, 1), 12);
@@ -171,6 +171,33 @@ TEST(PlacementAbi, ReturnsOffsetsAndSummary) {
   EXPECT_EQ(summary[5], 1);  // proved infeasible
   EXPECT_EQ(tp_result_length(result, 0), 5);
   tp_result_free(result);
+}
+
+// Capacity 0 is a capacity of 0 bytes, not "none" (-1): buffers of > 0 bytes
+// cannot fit and that is proved; buffers of 0 bytes fit.
+TEST(PlacementAbi, CapacityZeroMeansZeroBytesAndMinusOneMeansNone) {
+  double lower[] = {0, 3};
+  double upper[] = {3, 9};
+  double size[] = {4, 4};
+  tp_result* result = nullptr;
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, 0, 5, 0, &result), TP_OK) << tp_last_error();
+  const double* summary = static_cast<const double*>(tp_result_data(result, 1));
+  EXPECT_EQ(summary[3], 0);  // not feasible
+  EXPECT_EQ(summary[5], 1);  // proved infeasible
+  tp_result_free(result);
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -1, 5, 0, &result), TP_OK) << tp_last_error();
+  summary = static_cast<const double*>(tp_result_data(result, 1));
+  EXPECT_EQ(summary[3], 1);  // no capacity: feasible
+  EXPECT_EQ(summary[5], 0);
+  tp_result_free(result);
+  double empty[] = {0, 0};
+  ASSERT_EQ(tp_place(lower, upper, empty, nullptr, 2, 0, 0, 5, 0, &result), TP_OK) << tp_last_error();
+  summary = static_cast<const double*>(tp_result_data(result, 1));
+  EXPECT_EQ(summary[0], 0);  // height
+  EXPECT_EQ(summary[3], 1);  // fits in 0 bytes
+  tp_result_free(result);
+  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -2, 5, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tp_last_error()).find("capacity = -2: expected -1 (none)"), std::string::npos) << tp_last_error();
 }
 
 // ---- baselines on hand-worked cases -------------------------------------------
