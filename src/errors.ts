@@ -58,7 +58,9 @@ function bigIntPath(value: unknown, path: string, seen: Set<unknown>, depth: num
  * and, for a BigInt, where it sits in `args` (issue #14: no raw TypeErrors). @internal
  */
 export function asTensorplanError(error: unknown, where: string, args: readonly unknown[]): unknown {
-  if (error instanceof TensorplanError || !(error instanceof TypeError || error instanceof RangeError)) return error;
+  // DataCloneError: structuredClone of input holding a detached buffer or a function.
+  const engine = error instanceof TypeError || error instanceof RangeError || (error instanceof Error && error.name === 'DataCloneError');
+  if (error instanceof TensorplanError || !engine) return error;
   const message = error.message;
   if (/BigInt/i.test(message)) {
     for (const [i, arg] of args.entries()) {
