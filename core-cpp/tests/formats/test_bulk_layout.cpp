@@ -149,7 +149,7 @@ TEST(BulkLayoutAbi, Fp4PacksTwoElementsPerByte) {
   double dims[] = {48, 80};
   int32_t dtypes[] = {static_cast<int32_t>(tp::DType::kFloat4E2M1)};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_bulk_layout(shape_offsets, dims, 1, dtypes, nullptr, 1, &result), TP_OK);
+  ASSERT_EQ(tp_bulk_layout(shape_offsets, dims, 2, dtypes, nullptr, 1, &result), TP_OK);
   EXPECT_EQ(static_cast<const double*>(tp_result_data(result, 1))[0], 1920);
   tp_result_free(result);
 }
