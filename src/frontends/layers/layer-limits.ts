@@ -5,7 +5,19 @@
 // recipe with recomputation on (the largest case: NVFP4, unfused attention),
 // rounded up; the limits are what a plan of this project is sized for.
 import { TensorplanError } from '../../errors.js';
-import type { LayerEntry, LayerSpec } from './layer-spec.js';
+
+// The fields read here, stated locally so layer-spec.ts (which calls this) is not imported back.
+interface SizedEntry {
+  kind: 'linear' | 'layernormLinear' | 'layernormMLP' | 'attention' | 'transformer' | 'moe' | 'groupedLinear';
+  repeat?: number;
+  groups?: number;
+  experts?: number;
+  moe?: { experts: number };
+}
+interface SizedSpec {
+  model: { hidden: number; ffn: number; heads: number; headDim?: number; sequence: number; microBatch: number };
+  layers: readonly SizedEntry[];
+}
 
 /** Most tensors a layer spec may generate (2^17; a 32-layer Llama-3 step is about 7,000). */
 export const MAX_LAYER_GRAPH_TENSORS = 131072;
@@ -15,7 +27,7 @@ export const MAX_LAYER_GRAPH_OPS = 131072;
 export const MAX_TENSOR_ELEMENTS = 2 ** 51;
 
 /** Upper bounds per layer copy: [tensors, ops] before experts/groups, and per expert or group. */
-const PER_KIND: Record<LayerEntry['kind'], { base: [number, number]; perUnit: [number, number] }> = {
+const PER_KIND: Record<SizedEntry['kind'], { base: [number, number]; perUnit: [number, number] }> = {
   linear: { base: [50, 12], perUnit: [0, 0] },
   layernormLinear: { base: [70, 14], perUnit: [0, 0] },
   layernormMLP: { base: [120, 25], perUnit: [0, 0] },
@@ -30,9 +42,9 @@ function fail(source: string, message: string): never {
 }
 
 /** Experts or groups of one entry (the per-unit multiplier), 0 where none. */
-function unitsOf(entry: LayerEntry): { units: number; field: string } {
-  if (entry.kind === 'groupedLinear') return { units: entry.groups, field: 'groups' };
-  if (entry.kind === 'moe') return { units: entry.experts, field: 'experts' };
+function unitsOf(entry: SizedEntry): { units: number; field: string } {
+  if (entry.kind === 'groupedLinear') return { units: entry.groups ?? 0, field: 'groups' };
+  if (entry.kind === 'moe') return { units: entry.experts ?? 0, field: 'experts' };
   if (entry.kind === 'transformer' && entry.moe) return { units: entry.moe.experts, field: 'moe.experts' };
   return { units: 0, field: '' };
 }
@@ -42,7 +54,7 @@ function unitsOf(entry: LayerEntry): { units: number; field: string } {
  * from its fields alone: INVALID_ARGUMENT naming the field, its value and the
  * limit. Runs in time linear in the number of entries.
  */
-export function checkLayerSpecLimits(spec: LayerSpec, source: string): void {
+export function checkLayerSpecLimits(spec: SizedSpec, source: string): void {
   const m = spec.model;
   const tokens = m.sequence * m.microBatch;
   // The widest activations: FC1 of a gated MLP, QKV, the unfused attention scores.
