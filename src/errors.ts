@@ -37,3 +37,54 @@ export class TensorplanError extends Error {
     return new TensorplanError(code, message || `${operation} failed with status ${status}`);
   }
 }
+
+/** The path of the first BigInt inside `value` (e.g. `tensors[0].shape[0]`), or undefined. */
+function bigIntPath(value: unknown, path: string, seen: Set<unknown>, depth: number): string | undefined {
+  if (typeof value === 'bigint') return path || 'the value';
+  if (value === null || typeof value !== 'object' || seen.has(value) || depth > 64 || ArrayBuffer.isView(value)) return undefined;
+  seen.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    const found = bigIntPath(item, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, seen, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The error a public function throws for `error`: a TensorplanError as it is;
+ * the engine's own TypeError or RangeError, which only malformed input reaches
+ * (a missing field read as an object, a BigInt where a number belongs, input
+ * nested deeper than the stack), becomes INVALID_ARGUMENT naming the function
+ * and, for a BigInt, where it sits in `args` (issue #14: no raw TypeErrors). @internal
+ */
+export function asTensorplanError(error: unknown, where: string, args: readonly unknown[]): unknown {
+  // DataCloneError: structuredClone of input holding a detached buffer or a function.
+  const engine = error instanceof TypeError || error instanceof RangeError || (error instanceof Error && error.name === 'DataCloneError');
+  if (error instanceof TensorplanError || !engine) return error;
+  const message = error.message;
+  if (/BigInt/i.test(message)) {
+    for (const [i, arg] of args.entries()) {
+      const path = bigIntPath(arg, '', new Set(), 0);
+      if (path) return new TensorplanError('INVALID_ARGUMENT', `${where}: argument ${i + 1}: ${path} is a BigInt: must be a number`);
+    }
+  }
+  if (error instanceof RangeError && /call stack/i.test(message)) {
+    return new TensorplanError('INVALID_ARGUMENT', `${where}: the input is nested too deeply to process (${message})`);
+  }
+  return new TensorplanError('INVALID_ARGUMENT', `${where}: malformed input (${message})`);
+}
+
+/** Runs `body`, turning what {@link asTensorplanError} converts into a TensorplanError. @internal */
+export function guarded<T>(where: string, args: readonly unknown[], body: () => T): T {
+  try {
+    const result = body();
+    if (result instanceof Promise) {
+      return result.catch((error: unknown) => {
+        throw asTensorplanError(error, where, args);
+      }) as T;
+    }
+    return result;
+  } catch (error) {
+    throw asTensorplanError(error, where, args);
+  }
+}

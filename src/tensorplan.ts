@@ -6,7 +6,7 @@ import { type PlanOptions, makePlan } from './plan/make-plan.js';
 import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './place/place.js';
 import type { PlanDocument } from './plan/plan-document.js';
 import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
-import { TensorplanError } from './errors.js';
+import { TensorplanError, guarded } from './errors.js';
 import { type LayerGraph, layerGraph } from './frontends/layers/layer-graph.js';
 import type { LayerSpec } from './frontends/layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './frontends/layers/layer-summary.js';
@@ -212,6 +212,13 @@ export class Tensorplan {
    * Pass `graph` when the plan refers to its graph by path.
    */
   validate(plan: PlanDocument, graph?: GraphDocument): PlanDiagnostic[] {
+    if (plan === null || typeof plan !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `plan = ${String(plan)}: must be a plan document`);
+    for (const field of ['schedule', 'storages'] as const) {
+      if (!Array.isArray(plan[field])) throw new TensorplanError('INVALID_ARGUMENT', `plan.${field} = ${JSON.stringify(plan[field]) ?? 'undefined'}: must be an array`);
+    }
+    if (plan.graph === null || typeof plan.graph !== 'object') {
+      throw new TensorplanError('INVALID_ARGUMENT', `plan.graph = ${JSON.stringify(plan.graph) ?? 'undefined'}: must be the graph document or { path }`);
+    }
     const embedded = 'format' in plan.graph ? plan.graph : undefined;
     const target = graph ?? embedded;
     if (!target) {
@@ -326,4 +333,19 @@ export class Tensorplan {
     }
     return this.addon;
   }
+}
+
+// Issue #14: every public method answers wrong or incomplete input with a
+// TensorplanError, never the engine's TypeError or RangeError (errors.ts
+// asTensorplanError), whatever path inside it the input reaches.
+for (const name of Object.getOwnPropertyNames(Tensorplan.prototype)) {
+  const descriptor = Object.getOwnPropertyDescriptor(Tensorplan.prototype, name);
+  if (name === 'constructor' || !descriptor || typeof descriptor.value !== 'function') continue;
+  const method = descriptor.value as (...args: unknown[]) => unknown;
+  Object.defineProperty(Tensorplan.prototype, name, {
+    ...descriptor,
+    value: function guardedMethod(this: Tensorplan, ...args: unknown[]): unknown {
+      return guarded(`tp.${name}`, args, () => method.apply(this, args));
+    },
+  });
 }

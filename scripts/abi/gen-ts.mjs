@@ -31,6 +31,14 @@ const PARAM_TS = {
   double: 'number',
 };
 
+/** The check-args.ts kind of each C parameter type. */
+const PARAM_KIND = {
+  'const double*': 'F64', 'const float*': 'F32', 'const int32_t*': 'I32', 'const uint8_t*': 'U8', 'const uint16_t*': 'U16',
+  int32_t: 'int32', double: 'double',
+};
+/** An int32 parameter right after an array that states how many elements of it the core reads. */
+const isCountOf = (param) => param && param.type === 'int32_t' && /^(count|rank)$|_(count|length)$/.test(param.name);
+
 const doc = (text, indent = '') => (text ? `${indent}/** ${text.replace(/\*\//g, '*\\/')} */\n` : '');
 
 function tableSource(table) {
@@ -70,7 +78,19 @@ function operationSource(op) {
   // The one place the parameter order lives on the TypeScript side: call<Op> and the
   // addon's async wrappers (which take the same parameters) both go through it.
   out += doc(`The arguments of \`${op.name}\` in its parameter order, as the backends take them.`);
+  // Every argument is type-checked here, the one place both backends go through
+  // (check-args.ts), and every array's stated count against its length.
   out += `export function encode${P}Args(args: ${P}Args): CoreArg[] {\n`;
+  if (op.params.length > 0) {
+    out += `  const a = (args ?? {}) as unknown as Record<string, unknown>;\n`;
+    for (const p of op.params) out += `  checkArg('${op.name}', '${camel(p.name)}', '${PARAM_KIND[p.type]}', a.${camel(p.name)});\n`;
+    op.params.forEach((p, i) => {
+      const next = op.params[i + 1];
+      if (p.type.endsWith('*') && isCountOf(next)) {
+        out += `  checkCount('${op.name}', '${camel(p.name)}', args.${camel(p.name)}, '${camel(next.name)}', args.${camel(next.name)});\n`;
+      }
+    });
+  }
   out += `  return [${op.params.map((p) => `args.${camel(p.name)}`).join(', ')}];\n}\n`;
   out += doc(`Calls \`${op.name}\` through \`core\` and names its result fields.`);
   out += `export function call${P}(core: CoreBinding, args: ${P}Args): ${P}Result {\n`;
@@ -93,6 +113,7 @@ export function generate({ operations, tables }) {
 
   let out = HEADER_COMMENT + `import type { CoreArg, CoreArray, CoreBinding } from './core-binding.js';
 import { checkFields } from './check-fields.js';
+import { checkArg, checkCount } from './check-args.js';
 
 export * from './c-api-tables.generated.js';
 

@@ -2,6 +2,7 @@
 // Do not edit: change c_api.h and run `npm run gen:abi` (CI fails when this file is stale).
 import type { CoreArg, CoreArray, CoreBinding } from './core-binding.js';
 import { checkFields } from './check-fields.js';
+import { checkArg, checkCount } from './check-args.js';
 
 export * from './c-api-tables.generated.js';
 
@@ -12,7 +13,7 @@ export const OPERATIONS = {
     fields: [['codes', 'I32'], ['names', 'U8'], ['nameOffsets', 'I32'], ['attributes', 'F64']],
   },
   tp_bulk_layout: {
-    params: ['shapeOffsets', 'dims', 'dtypes', 'alignments', 'count'],
+    params: ['shapeOffsets', 'dims', 'dimsCount', 'dtypes', 'alignments', 'count'],
     fields: [['offsets', 'F64'], ['bytes', 'F64'], ['alignments', 'F64'], ['separate', 'U8'], ['totals', 'F64']],
   },
   tp_tensor_spec_buffers: {
@@ -24,11 +25,11 @@ export const OPERATIONS = {
     fields: [['usageBits', 'I32']],
   },
   tp_tensor_spec_check_buffers: {
-    params: ['dims', 'rank', 'format', 'names', 'namesLength', 'nameOffsets', 'shapeOffsets', 'bufferDims', 'dtypes', 'bytes', 'count'],
+    params: ['dims', 'rank', 'format', 'names', 'namesLength', 'nameOffsets', 'shapeOffsets', 'bufferDims', 'bufferDimsCount', 'dtypes', 'bytes', 'count'],
     fields: [],
   },
   tp_split_quantize_layout: {
-    params: ['shapeOffsets', 'dims', 'count', 'format', 'columnwise'],
+    params: ['shapeOffsets', 'dims', 'dimsCount', 'count', 'format', 'columnwise'],
     fields: [['members', 'I32'], ['names', 'U8'], ['nameOffsets', 'I32'], ['shapeOffsets', 'I32'], ['dims', 'F64'], ['offsets', 'F64'], ['bytes', 'F64'], ['alignments', 'F64'], ['roles', 'I32'], ['totals', 'F64'], ['contiguous', 'U8']],
   },
   tp_grouped_layout: {
@@ -44,11 +45,11 @@ export const OPERATIONS = {
     fields: [['bytes', 'U8']],
   },
   tp_swizzle_scales: {
-    params: ['source', 'srcRows', 'srcCols', 'transpose', 'validRows', 'validCols', 'inverse'],
+    params: ['source', 'sourceLength', 'srcRows', 'srcCols', 'transpose', 'validRows', 'validCols', 'inverse'],
     fields: [['bytes', 'U8']],
   },
   tp_delayed_scaling_update: {
-    params: ['amaxHistory', 'historyLen', 'scale', 'count', 'algo', 'fp8Max', 'margin'],
+    params: ['amaxHistory', 'amaxHistoryCount', 'historyLen', 'scale', 'count', 'algo', 'fp8Max', 'margin'],
     fields: [['amaxHistory', 'F32'], ['scale', 'F32'], ['amax', 'F32']],
   },
   tp_graph_validate: {
@@ -123,6 +124,8 @@ export function decodeCodeTable(arrays: readonly CoreArray[]): CodeTableResult {
 }
 /** The arguments of `tp_code_table` in its parameter order, as the backends take them. */
 export function encodeCodeTableArgs(args: CodeTableArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_code_table', 'table', 'int32', a.table);
   return [args.table];
 }
 /** Calls `tp_code_table` through `core` and names its result fields. */
@@ -134,6 +137,7 @@ export function callCodeTable(core: CoreBinding, args: CodeTableArgs): CodeTable
 export interface BulkLayoutArgs {
   shapeOffsets: Int32Array | null;
   dims: Float64Array | null;
+  dimsCount: number;
   dtypes: Int32Array | null;
   alignments: Float64Array | null;
   count: number;
@@ -158,7 +162,16 @@ export function decodeBulkLayout(arrays: readonly CoreArray[]): BulkLayoutResult
 }
 /** The arguments of `tp_bulk_layout` in its parameter order, as the backends take them. */
 export function encodeBulkLayoutArgs(args: BulkLayoutArgs): CoreArg[] {
-  return [args.shapeOffsets, args.dims, args.dtypes, args.alignments, args.count];
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_bulk_layout', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_bulk_layout', 'dims', 'F64', a.dims);
+  checkArg('tp_bulk_layout', 'dimsCount', 'int32', a.dimsCount);
+  checkArg('tp_bulk_layout', 'dtypes', 'I32', a.dtypes);
+  checkArg('tp_bulk_layout', 'alignments', 'F64', a.alignments);
+  checkArg('tp_bulk_layout', 'count', 'int32', a.count);
+  checkCount('tp_bulk_layout', 'dims', args.dims, 'dimsCount', args.dimsCount);
+  checkCount('tp_bulk_layout', 'alignments', args.alignments, 'count', args.count);
+  return [args.shapeOffsets, args.dims, args.dimsCount, args.dtypes, args.alignments, args.count];
 }
 /** Calls `tp_bulk_layout` through `core` and names its result fields. */
 export function callBulkLayout(core: CoreBinding, args: BulkLayoutArgs): BulkLayoutResult {
@@ -217,6 +230,11 @@ export function decodeTensorSpecBuffers(arrays: readonly CoreArray[]): TensorSpe
 }
 /** The arguments of `tp_tensor_spec_buffers` in its parameter order, as the backends take them. */
 export function encodeTensorSpecBuffersArgs(args: TensorSpecBuffersArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_tensor_spec_buffers', 'dims', 'F64', a.dims);
+  checkArg('tp_tensor_spec_buffers', 'rank', 'int32', a.rank);
+  checkArg('tp_tensor_spec_buffers', 'format', 'I32', a.format);
+  checkCount('tp_tensor_spec_buffers', 'dims', args.dims, 'rank', args.rank);
   return [args.dims, args.rank, args.format];
 }
 /** Calls `tp_tensor_spec_buffers` through `core` and names its result fields. */
@@ -245,6 +263,14 @@ export function decodeTensorSpecUpdateUsage(arrays: readonly CoreArray[]): Tenso
 }
 /** The arguments of `tp_tensor_spec_update_usage` in its parameter order, as the backends take them. */
 export function encodeTensorSpecUpdateUsageArgs(args: TensorSpecUpdateUsageArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_tensor_spec_update_usage', 'dims', 'F64', a.dims);
+  checkArg('tp_tensor_spec_update_usage', 'rank', 'int32', a.rank);
+  checkArg('tp_tensor_spec_update_usage', 'format', 'I32', a.format);
+  checkArg('tp_tensor_spec_update_usage', 'rowwise', 'int32', a.rowwise);
+  checkArg('tp_tensor_spec_update_usage', 'columnwise', 'int32', a.columnwise);
+  checkArg('tp_tensor_spec_update_usage', 'mode', 'int32', a.mode);
+  checkCount('tp_tensor_spec_update_usage', 'dims', args.dims, 'rank', args.rank);
   return [args.dims, args.rank, args.format, args.rowwise, args.columnwise, args.mode];
 }
 /** Calls `tp_tensor_spec_update_usage` through `core` and names its result fields. */
@@ -262,6 +288,7 @@ export interface TensorSpecCheckBuffersArgs {
   nameOffsets: Int32Array | null;
   shapeOffsets: Int32Array | null;
   bufferDims: Float64Array | null;
+  bufferDimsCount: number;
   dtypes: Int32Array | null;
   bytes: Float64Array | null;
   count: number;
@@ -276,7 +303,24 @@ export function decodeTensorSpecCheckBuffers(arrays: readonly CoreArray[]): Tens
 }
 /** The arguments of `tp_tensor_spec_check_buffers` in its parameter order, as the backends take them. */
 export function encodeTensorSpecCheckBuffersArgs(args: TensorSpecCheckBuffersArgs): CoreArg[] {
-  return [args.dims, args.rank, args.format, args.names, args.namesLength, args.nameOffsets, args.shapeOffsets, args.bufferDims, args.dtypes, args.bytes, args.count];
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_tensor_spec_check_buffers', 'dims', 'F64', a.dims);
+  checkArg('tp_tensor_spec_check_buffers', 'rank', 'int32', a.rank);
+  checkArg('tp_tensor_spec_check_buffers', 'format', 'I32', a.format);
+  checkArg('tp_tensor_spec_check_buffers', 'names', 'U8', a.names);
+  checkArg('tp_tensor_spec_check_buffers', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_tensor_spec_check_buffers', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_tensor_spec_check_buffers', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_tensor_spec_check_buffers', 'bufferDims', 'F64', a.bufferDims);
+  checkArg('tp_tensor_spec_check_buffers', 'bufferDimsCount', 'int32', a.bufferDimsCount);
+  checkArg('tp_tensor_spec_check_buffers', 'dtypes', 'I32', a.dtypes);
+  checkArg('tp_tensor_spec_check_buffers', 'bytes', 'F64', a.bytes);
+  checkArg('tp_tensor_spec_check_buffers', 'count', 'int32', a.count);
+  checkCount('tp_tensor_spec_check_buffers', 'dims', args.dims, 'rank', args.rank);
+  checkCount('tp_tensor_spec_check_buffers', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_tensor_spec_check_buffers', 'bufferDims', args.bufferDims, 'bufferDimsCount', args.bufferDimsCount);
+  checkCount('tp_tensor_spec_check_buffers', 'bytes', args.bytes, 'count', args.count);
+  return [args.dims, args.rank, args.format, args.names, args.namesLength, args.nameOffsets, args.shapeOffsets, args.bufferDims, args.bufferDimsCount, args.dtypes, args.bytes, args.count];
 }
 /** Calls `tp_tensor_spec_check_buffers` through `core` and names its result fields. */
 export function callTensorSpecCheckBuffers(core: CoreBinding, args: TensorSpecCheckBuffersArgs): TensorSpecCheckBuffersResult {
@@ -287,6 +331,7 @@ export function callTensorSpecCheckBuffers(core: CoreBinding, args: TensorSpecCh
 export interface SplitQuantizeLayoutArgs {
   shapeOffsets: Int32Array | null;
   dims: Float64Array | null;
+  dimsCount: number;
   count: number;
   format: Int32Array | null;
   columnwise: number;
@@ -321,7 +366,15 @@ export function decodeSplitQuantizeLayout(arrays: readonly CoreArray[]): SplitQu
 }
 /** The arguments of `tp_split_quantize_layout` in its parameter order, as the backends take them. */
 export function encodeSplitQuantizeLayoutArgs(args: SplitQuantizeLayoutArgs): CoreArg[] {
-  return [args.shapeOffsets, args.dims, args.count, args.format, args.columnwise];
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_split_quantize_layout', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_split_quantize_layout', 'dims', 'F64', a.dims);
+  checkArg('tp_split_quantize_layout', 'dimsCount', 'int32', a.dimsCount);
+  checkArg('tp_split_quantize_layout', 'count', 'int32', a.count);
+  checkArg('tp_split_quantize_layout', 'format', 'I32', a.format);
+  checkArg('tp_split_quantize_layout', 'columnwise', 'int32', a.columnwise);
+  checkCount('tp_split_quantize_layout', 'dims', args.dims, 'dimsCount', args.dimsCount);
+  return [args.shapeOffsets, args.dims, args.dimsCount, args.count, args.format, args.columnwise];
 }
 /** Calls `tp_split_quantize_layout` through `core` and names its result fields. */
 export function callSplitQuantizeLayout(core: CoreBinding, args: SplitQuantizeLayoutArgs): SplitQuantizeLayoutResult {
@@ -371,6 +424,11 @@ export function decodeGroupedLayout(arrays: readonly CoreArray[]): GroupedLayout
 }
 /** The arguments of `tp_grouped_layout` in its parameter order, as the backends take them. */
 export function encodeGroupedLayoutArgs(args: GroupedLayoutArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_grouped_layout', 'memberDims', 'F64', a.memberDims);
+  checkArg('tp_grouped_layout', 'count', 'int32', a.count);
+  checkArg('tp_grouped_layout', 'format', 'I32', a.format);
+  checkCount('tp_grouped_layout', 'memberDims', args.memberDims, 'count', args.count);
   return [args.memberDims, args.count, args.format];
 }
 /** Calls `tp_grouped_layout` through `core` and names its result fields. */
@@ -404,6 +462,15 @@ export function decodeQuantize(arrays: readonly CoreArray[]): QuantizeResult {
 }
 /** The arguments of `tp_quantize` in its parameter order, as the backends take them. */
 export function encodeQuantizeArgs(args: QuantizeArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_quantize', 'dims', 'F64', a.dims);
+  checkArg('tp_quantize', 'rank', 'int32', a.rank);
+  checkArg('tp_quantize', 'format', 'I32', a.format);
+  checkArg('tp_quantize', 'input', 'U8', a.input);
+  checkArg('tp_quantize', 'inputBytes', 'double', a.inputBytes);
+  checkArg('tp_quantize', 'amaxEpsilon', 'double', a.amaxEpsilon);
+  checkArg('tp_quantize', 'delayedScale', 'double', a.delayedScale);
+  checkCount('tp_quantize', 'dims', args.dims, 'rank', args.rank);
   return [args.dims, args.rank, args.format, args.input, args.inputBytes, args.amaxEpsilon, args.delayedScale];
 }
 /** Calls `tp_quantize` through `core` and names its result fields. */
@@ -431,6 +498,13 @@ export function decodeDequantize(arrays: readonly CoreArray[]): DequantizeResult
 }
 /** The arguments of `tp_dequantize` in its parameter order, as the backends take them. */
 export function encodeDequantizeArgs(args: DequantizeArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_dequantize', 'dims', 'F64', a.dims);
+  checkArg('tp_dequantize', 'rank', 'int32', a.rank);
+  checkArg('tp_dequantize', 'format', 'I32', a.format);
+  checkArg('tp_dequantize', 'buffers', 'U8', a.buffers);
+  checkArg('tp_dequantize', 'buffersBytes', 'double', a.buffersBytes);
+  checkCount('tp_dequantize', 'dims', args.dims, 'rank', args.rank);
   return [args.dims, args.rank, args.format, args.buffers, args.buffersBytes];
 }
 /** Calls `tp_dequantize` through `core` and names its result fields. */
@@ -441,6 +515,7 @@ export function callDequantize(core: CoreBinding, args: DequantizeArgs): Dequant
 /** Arguments of `tp_swizzle_scales` (c_api.h), in its parameter order, without `tp_result** out`. */
 export interface SwizzleScalesArgs {
   source: Uint8Array | null;
+  sourceLength: number;
   srcRows: number;
   srcCols: number;
   transpose: number;
@@ -460,7 +535,17 @@ export function decodeSwizzleScales(arrays: readonly CoreArray[]): SwizzleScales
 }
 /** The arguments of `tp_swizzle_scales` in its parameter order, as the backends take them. */
 export function encodeSwizzleScalesArgs(args: SwizzleScalesArgs): CoreArg[] {
-  return [args.source, args.srcRows, args.srcCols, args.transpose, args.validRows, args.validCols, args.inverse];
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_swizzle_scales', 'source', 'U8', a.source);
+  checkArg('tp_swizzle_scales', 'sourceLength', 'int32', a.sourceLength);
+  checkArg('tp_swizzle_scales', 'srcRows', 'double', a.srcRows);
+  checkArg('tp_swizzle_scales', 'srcCols', 'double', a.srcCols);
+  checkArg('tp_swizzle_scales', 'transpose', 'int32', a.transpose);
+  checkArg('tp_swizzle_scales', 'validRows', 'double', a.validRows);
+  checkArg('tp_swizzle_scales', 'validCols', 'double', a.validCols);
+  checkArg('tp_swizzle_scales', 'inverse', 'int32', a.inverse);
+  checkCount('tp_swizzle_scales', 'source', args.source, 'sourceLength', args.sourceLength);
+  return [args.source, args.sourceLength, args.srcRows, args.srcCols, args.transpose, args.validRows, args.validCols, args.inverse];
 }
 /** Calls `tp_swizzle_scales` through `core` and names its result fields. */
 export function callSwizzleScales(core: CoreBinding, args: SwizzleScalesArgs): SwizzleScalesResult {
@@ -470,6 +555,7 @@ export function callSwizzleScales(core: CoreBinding, args: SwizzleScalesArgs): S
 /** Arguments of `tp_delayed_scaling_update` (c_api.h), in its parameter order, without `tp_result** out`. */
 export interface DelayedScalingUpdateArgs {
   amaxHistory: Float64Array | null;
+  amaxHistoryCount: number;
   historyLen: number;
   scale: Float64Array | null;
   count: number;
@@ -493,7 +579,18 @@ export function decodeDelayedScalingUpdate(arrays: readonly CoreArray[]): Delaye
 }
 /** The arguments of `tp_delayed_scaling_update` in its parameter order, as the backends take them. */
 export function encodeDelayedScalingUpdateArgs(args: DelayedScalingUpdateArgs): CoreArg[] {
-  return [args.amaxHistory, args.historyLen, args.scale, args.count, args.algo, args.fp8Max, args.margin];
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_delayed_scaling_update', 'amaxHistory', 'F64', a.amaxHistory);
+  checkArg('tp_delayed_scaling_update', 'amaxHistoryCount', 'int32', a.amaxHistoryCount);
+  checkArg('tp_delayed_scaling_update', 'historyLen', 'int32', a.historyLen);
+  checkArg('tp_delayed_scaling_update', 'scale', 'F64', a.scale);
+  checkArg('tp_delayed_scaling_update', 'count', 'int32', a.count);
+  checkArg('tp_delayed_scaling_update', 'algo', 'int32', a.algo);
+  checkArg('tp_delayed_scaling_update', 'fp8Max', 'double', a.fp8Max);
+  checkArg('tp_delayed_scaling_update', 'margin', 'int32', a.margin);
+  checkCount('tp_delayed_scaling_update', 'amaxHistory', args.amaxHistory, 'amaxHistoryCount', args.amaxHistoryCount);
+  checkCount('tp_delayed_scaling_update', 'scale', args.scale, 'count', args.count);
+  return [args.amaxHistory, args.amaxHistoryCount, args.historyLen, args.scale, args.count, args.algo, args.fp8Max, args.margin];
 }
 /** Calls `tp_delayed_scaling_update` through `core` and names its result fields. */
 export function callDelayedScalingUpdate(core: CoreBinding, args: DelayedScalingUpdateArgs): DelayedScalingUpdateResult {
@@ -533,6 +630,19 @@ export function decodeGraphValidate(arrays: readonly CoreArray[]): GraphValidate
 }
 /** The arguments of `tp_graph_validate` in its parameter order, as the backends take them. */
 export function encodeGraphValidateArgs(args: GraphValidateArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_graph_validate', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_graph_validate', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_validate', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_graph_validate', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_validate', 'names', 'U8', a.names);
+  checkArg('tp_graph_validate', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_graph_validate', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_validate', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkCount('tp_graph_validate', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_graph_validate', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_graph_validate', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_graph_validate', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount];
 }
 /** Calls `tp_graph_validate` through `core` and names its result fields. */
@@ -572,6 +682,22 @@ export function decodeGraphSchedule(arrays: readonly CoreArray[]): GraphSchedule
 }
 /** The arguments of `tp_graph_schedule` in its parameter order, as the backends take them. */
 export function encodeGraphScheduleArgs(args: GraphScheduleArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_graph_schedule', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_graph_schedule', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_schedule', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_graph_schedule', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_schedule', 'names', 'U8', a.names);
+  checkArg('tp_graph_schedule', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_graph_schedule', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_schedule', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_schedule', 'method', 'int32', a.method);
+  checkArg('tp_graph_schedule', 'timeLimitS', 'double', a.timeLimitS);
+  checkArg('tp_graph_schedule', 'workLimit', 'double', a.workLimit);
+  checkCount('tp_graph_schedule', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_graph_schedule', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_graph_schedule', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_graph_schedule', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.method, args.timeLimitS, args.workLimit];
 }
 /** Calls `tp_graph_schedule` through `core` and names its result fields. */
@@ -628,6 +754,22 @@ export function decodeGraphLiveness(arrays: readonly CoreArray[]): GraphLiveness
 }
 /** The arguments of `tp_graph_liveness` in its parameter order, as the backends take them. */
 export function encodeGraphLivenessArgs(args: GraphLivenessArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_graph_liveness', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_graph_liveness', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_liveness', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_graph_liveness', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_liveness', 'names', 'U8', a.names);
+  checkArg('tp_graph_liveness', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_graph_liveness', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_liveness', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_liveness', 'order', 'I32', a.order);
+  checkArg('tp_graph_liveness', 'orderCount', 'int32', a.orderCount);
+  checkCount('tp_graph_liveness', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_graph_liveness', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_graph_liveness', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_graph_liveness', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_graph_liveness', 'order', args.order, 'orderCount', args.orderCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount];
 }
 /** Calls `tp_graph_liveness` through `core` and names its result fields. */
@@ -665,6 +807,25 @@ export function decodeFusionCheck(arrays: readonly CoreArray[]): FusionCheckResu
 }
 /** The arguments of `tp_fusion_check` in its parameter order, as the backends take them. */
 export function encodeFusionCheckArgs(args: FusionCheckArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_fusion_check', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_fusion_check', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_fusion_check', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_fusion_check', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_fusion_check', 'names', 'U8', a.names);
+  checkArg('tp_fusion_check', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_fusion_check', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_fusion_check', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_fusion_check', 'fusedOps', 'I32', a.fusedOps);
+  checkArg('tp_fusion_check', 'fusedCount', 'int32', a.fusedCount);
+  checkArg('tp_fusion_check', 'maxReadBytes', 'double', a.maxReadBytes);
+  checkArg('tp_fusion_check', 'method', 'int32', a.method);
+  checkArg('tp_fusion_check', 'timeLimitS', 'double', a.timeLimitS);
+  checkCount('tp_fusion_check', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_fusion_check', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_fusion_check', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_fusion_check', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_fusion_check', 'fusedOps', args.fusedOps, 'fusedCount', args.fusedCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.fusedOps, args.fusedCount, args.maxReadBytes, args.method, args.timeLimitS];
 }
 /** Calls `tp_fusion_check` through `core` and names its result fields. */
@@ -709,6 +870,27 @@ export function decodeVerifyTrace(arrays: readonly CoreArray[]): VerifyTraceResu
 }
 /** The arguments of `tp_verify_trace` in its parameter order, as the backends take them. */
 export function encodeVerifyTraceArgs(args: VerifyTraceArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_verify_trace', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_verify_trace', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_verify_trace', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_verify_trace', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_verify_trace', 'names', 'U8', a.names);
+  checkArg('tp_verify_trace', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_verify_trace', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_verify_trace', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_verify_trace', 'order', 'I32', a.order);
+  checkArg('tp_verify_trace', 'orderCount', 'int32', a.orderCount);
+  checkArg('tp_verify_trace', 'traceSteps', 'I32', a.traceSteps);
+  checkArg('tp_verify_trace', 'traceTensors', 'I32', a.traceTensors);
+  checkArg('tp_verify_trace', 'traceKinds', 'I32', a.traceKinds);
+  checkArg('tp_verify_trace', 'traceCount', 'int32', a.traceCount);
+  checkCount('tp_verify_trace', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_verify_trace', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_verify_trace', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_verify_trace', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_verify_trace', 'order', args.order, 'orderCount', args.orderCount);
+  checkCount('tp_verify_trace', 'traceKinds', args.traceKinds, 'traceCount', args.traceCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.traceSteps, args.traceTensors, args.traceKinds, args.traceCount];
 }
 /** Calls `tp_verify_trace` through `core` and names its result fields. */
@@ -744,6 +926,17 @@ export function decodePlace(arrays: readonly CoreArray[]): PlaceResult {
 }
 /** The arguments of `tp_place` in its parameter order, as the backends take them. */
 export function encodePlaceArgs(args: PlaceArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_place', 'lower', 'F64', a.lower);
+  checkArg('tp_place', 'upper', 'F64', a.upper);
+  checkArg('tp_place', 'size', 'F64', a.size);
+  checkArg('tp_place', 'alignment', 'F64', a.alignment);
+  checkArg('tp_place', 'count', 'int32', a.count);
+  checkArg('tp_place', 'algorithm', 'int32', a.algorithm);
+  checkArg('tp_place', 'capacity', 'double', a.capacity);
+  checkArg('tp_place', 'timeLimitSeconds', 'double', a.timeLimitSeconds);
+  checkArg('tp_place', 'minimize', 'int32', a.minimize);
+  checkCount('tp_place', 'alignment', args.alignment, 'count', args.count);
   return [args.lower, args.upper, args.size, args.alignment, args.count, args.algorithm, args.capacity, args.timeLimitSeconds, args.minimize];
 }
 /** Calls `tp_place` through `core` and names its result fields. */
@@ -811,6 +1004,27 @@ export function decodePlanPlace(arrays: readonly CoreArray[]): PlanPlaceResult {
 }
 /** The arguments of `tp_plan_place` in its parameter order, as the backends take them. */
 export function encodePlanPlaceArgs(args: PlanPlaceArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_plan_place', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_plan_place', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_plan_place', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_plan_place', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_plan_place', 'names', 'U8', a.names);
+  checkArg('tp_plan_place', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_plan_place', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_plan_place', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_plan_place', 'order', 'I32', a.order);
+  checkArg('tp_plan_place', 'orderCount', 'int32', a.orderCount);
+  checkArg('tp_plan_place', 'algorithm', 'int32', a.algorithm);
+  checkArg('tp_plan_place', 'capacity', 'double', a.capacity);
+  checkArg('tp_plan_place', 'timeLimitS', 'double', a.timeLimitS);
+  checkArg('tp_plan_place', 'minimize', 'int32', a.minimize);
+  checkArg('tp_plan_place', 'withBaselines', 'int32', a.withBaselines);
+  checkCount('tp_plan_place', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_plan_place', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_plan_place', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_plan_place', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_plan_place', 'order', args.order, 'orderCount', args.orderCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.algorithm, args.capacity, args.timeLimitS, args.minimize, args.withBaselines];
 }
 /** Calls `tp_plan_place` through `core` and names its result fields. */
@@ -865,6 +1079,35 @@ export function decodePlanValidate(arrays: readonly CoreArray[]): PlanValidateRe
 }
 /** The arguments of `tp_plan_validate` in its parameter order, as the backends take them. */
 export function encodePlanValidateArgs(args: PlanValidateArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_plan_validate', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_plan_validate', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_plan_validate', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_plan_validate', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_plan_validate', 'names', 'U8', a.names);
+  checkArg('tp_plan_validate', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_plan_validate', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_plan_validate', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_plan_validate', 'order', 'I32', a.order);
+  checkArg('tp_plan_validate', 'orderCount', 'int32', a.orderCount);
+  checkArg('tp_plan_validate', 'storageTensor', 'I32', a.storageTensor);
+  checkArg('tp_plan_validate', 'storageOffset', 'F64', a.storageOffset);
+  checkArg('tp_plan_validate', 'storageBytes', 'F64', a.storageBytes);
+  checkArg('tp_plan_validate', 'storageBirth', 'I32', a.storageBirth);
+  checkArg('tp_plan_validate', 'storageDeath', 'I32', a.storageDeath);
+  checkArg('tp_plan_validate', 'storageCount', 'int32', a.storageCount);
+  checkArg('tp_plan_validate', 'workspaceOffset', 'F64', a.workspaceOffset);
+  checkArg('tp_plan_validate', 'workspaceCount', 'int32', a.workspaceCount);
+  checkArg('tp_plan_validate', 'stated', 'F64', a.stated);
+  checkArg('tp_plan_validate', 'statedCount', 'int32', a.statedCount);
+  checkCount('tp_plan_validate', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_plan_validate', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_plan_validate', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_plan_validate', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_plan_validate', 'order', args.order, 'orderCount', args.orderCount);
+  checkCount('tp_plan_validate', 'storageDeath', args.storageDeath, 'storageCount', args.storageCount);
+  checkCount('tp_plan_validate', 'workspaceOffset', args.workspaceOffset, 'workspaceCount', args.workspaceCount);
+  checkCount('tp_plan_validate', 'stated', args.stated, 'statedCount', args.statedCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.storageTensor, args.storageOffset, args.storageBytes, args.storageBirth, args.storageDeath, args.storageCount, args.workspaceOffset, args.workspaceCount, args.stated, args.statedCount];
 }
 /** Calls `tp_plan_validate` through `core` and names its result fields. */
@@ -929,6 +1172,53 @@ export function decodeExecuteReference(arrays: readonly CoreArray[]): ExecuteRef
 }
 /** The arguments of `tp_execute_reference` in its parameter order, as the backends take them. */
 export function encodeExecuteReferenceArgs(args: ExecuteReferenceArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_execute_reference', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_execute_reference', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_execute_reference', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_execute_reference', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_execute_reference', 'names', 'U8', a.names);
+  checkArg('tp_execute_reference', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_execute_reference', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_execute_reference', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_execute_reference', 'order', 'I32', a.order);
+  checkArg('tp_execute_reference', 'orderCount', 'int32', a.orderCount);
+  checkArg('tp_execute_reference', 'tensorDtype', 'I32', a.tensorDtype);
+  checkArg('tp_execute_reference', 'tensorDtypeCount', 'int32', a.tensorDtypeCount);
+  checkArg('tp_execute_reference', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_execute_reference', 'shapeOffsetsCount', 'int32', a.shapeOffsetsCount);
+  checkArg('tp_execute_reference', 'shapeDims', 'F64', a.shapeDims);
+  checkArg('tp_execute_reference', 'shapeDimsCount', 'int32', a.shapeDimsCount);
+  checkArg('tp_execute_reference', 'opCodes', 'I32', a.opCodes);
+  checkArg('tp_execute_reference', 'opCodesCount', 'int32', a.opCodesCount);
+  checkArg('tp_execute_reference', 'attributeOffsets', 'I32', a.attributeOffsets);
+  checkArg('tp_execute_reference', 'attributeOffsetsCount', 'int32', a.attributeOffsetsCount);
+  checkArg('tp_execute_reference', 'attributes', 'F64', a.attributes);
+  checkArg('tp_execute_reference', 'attributesCount', 'int32', a.attributesCount);
+  checkArg('tp_execute_reference', 'storageTensor', 'I32', a.storageTensor);
+  checkArg('tp_execute_reference', 'storageOffset', 'F64', a.storageOffset);
+  checkArg('tp_execute_reference', 'storageCount', 'int32', a.storageCount);
+  checkArg('tp_execute_reference', 'arenaBytes', 'double', a.arenaBytes);
+  checkArg('tp_execute_reference', 'mode', 'int32', a.mode);
+  checkArg('tp_execute_reference', 'inputTensors', 'I32', a.inputTensors);
+  checkArg('tp_execute_reference', 'inputOffsets', 'F64', a.inputOffsets);
+  checkArg('tp_execute_reference', 'inputCount', 'int32', a.inputCount);
+  checkArg('tp_execute_reference', 'inputData', 'U8', a.inputData);
+  checkArg('tp_execute_reference', 'inputDataLength', 'int32', a.inputDataLength);
+  checkCount('tp_execute_reference', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_execute_reference', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_execute_reference', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_execute_reference', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_execute_reference', 'order', args.order, 'orderCount', args.orderCount);
+  checkCount('tp_execute_reference', 'tensorDtype', args.tensorDtype, 'tensorDtypeCount', args.tensorDtypeCount);
+  checkCount('tp_execute_reference', 'shapeOffsets', args.shapeOffsets, 'shapeOffsetsCount', args.shapeOffsetsCount);
+  checkCount('tp_execute_reference', 'shapeDims', args.shapeDims, 'shapeDimsCount', args.shapeDimsCount);
+  checkCount('tp_execute_reference', 'opCodes', args.opCodes, 'opCodesCount', args.opCodesCount);
+  checkCount('tp_execute_reference', 'attributeOffsets', args.attributeOffsets, 'attributeOffsetsCount', args.attributeOffsetsCount);
+  checkCount('tp_execute_reference', 'attributes', args.attributes, 'attributesCount', args.attributesCount);
+  checkCount('tp_execute_reference', 'storageOffset', args.storageOffset, 'storageCount', args.storageCount);
+  checkCount('tp_execute_reference', 'inputOffsets', args.inputOffsets, 'inputCount', args.inputCount);
+  checkCount('tp_execute_reference', 'inputData', args.inputData, 'inputDataLength', args.inputDataLength);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.tensorDtype, args.tensorDtypeCount, args.shapeOffsets, args.shapeOffsetsCount, args.shapeDims, args.shapeDimsCount, args.opCodes, args.opCodesCount, args.attributeOffsets, args.attributeOffsetsCount, args.attributes, args.attributesCount, args.storageTensor, args.storageOffset, args.storageCount, args.arenaBytes, args.mode, args.inputTensors, args.inputOffsets, args.inputCount, args.inputData, args.inputDataLength];
 }
 /** Calls `tp_execute_reference` through `core` and names its result fields. */
@@ -973,6 +1263,34 @@ export function decodeGraphInPlace(arrays: readonly CoreArray[]): GraphInPlaceRe
 }
 /** The arguments of `tp_graph_in_place` in its parameter order, as the backends take them. */
 export function encodeGraphInPlaceArgs(args: GraphInPlaceArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_graph_in_place', 'graphI32', 'I32', a.graphI32);
+  checkArg('tp_graph_in_place', 'graphI32Count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_in_place', 'graphF64', 'F64', a.graphF64);
+  checkArg('tp_graph_in_place', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_in_place', 'names', 'U8', a.names);
+  checkArg('tp_graph_in_place', 'namesLength', 'int32', a.namesLength);
+  checkArg('tp_graph_in_place', 'nameOffsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_in_place', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_in_place', 'candidates', 'U8', a.candidates);
+  checkArg('tp_graph_in_place', 'candidateCount', 'int32', a.candidateCount);
+  checkArg('tp_graph_in_place', 'pinned', 'I32', a.pinned);
+  checkArg('tp_graph_in_place', 'pinnedCount', 'int32', a.pinnedCount);
+  checkArg('tp_graph_in_place', 'tensorDtype', 'I32', a.tensorDtype);
+  checkArg('tp_graph_in_place', 'tensorDtypeCount', 'int32', a.tensorDtypeCount);
+  checkArg('tp_graph_in_place', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_graph_in_place', 'shapeOffsetsCount', 'int32', a.shapeOffsetsCount);
+  checkArg('tp_graph_in_place', 'shapeDims', 'F64', a.shapeDims);
+  checkArg('tp_graph_in_place', 'shapeDimsCount', 'int32', a.shapeDimsCount);
+  checkCount('tp_graph_in_place', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
+  checkCount('tp_graph_in_place', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
+  checkCount('tp_graph_in_place', 'names', args.names, 'namesLength', args.namesLength);
+  checkCount('tp_graph_in_place', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
+  checkCount('tp_graph_in_place', 'candidates', args.candidates, 'candidateCount', args.candidateCount);
+  checkCount('tp_graph_in_place', 'pinned', args.pinned, 'pinnedCount', args.pinnedCount);
+  checkCount('tp_graph_in_place', 'tensorDtype', args.tensorDtype, 'tensorDtypeCount', args.tensorDtypeCount);
+  checkCount('tp_graph_in_place', 'shapeOffsets', args.shapeOffsets, 'shapeOffsetsCount', args.shapeOffsetsCount);
+  checkCount('tp_graph_in_place', 'shapeDims', args.shapeDims, 'shapeDimsCount', args.shapeDimsCount);
   return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.candidates, args.candidateCount, args.pinned, args.pinnedCount, args.tensorDtype, args.tensorDtypeCount, args.shapeOffsets, args.shapeOffsetsCount, args.shapeDims, args.shapeDimsCount];
 }
 /** Calls `tp_graph_in_place` through `core` and names its result fields. */
@@ -1000,6 +1318,8 @@ export function decodeRecipeFacts(arrays: readonly CoreArray[]): RecipeFactsResu
 }
 /** The arguments of `tp_recipe_facts` in its parameter order, as the backends take them. */
 export function encodeRecipeFactsArgs(args: RecipeFactsArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_recipe_facts', 'recipe', 'int32', a.recipe);
   return [args.recipe];
 }
 /** Calls `tp_recipe_facts` through `core` and names its result fields. */
@@ -1025,6 +1345,8 @@ export function decodeDtypeFacts(arrays: readonly CoreArray[]): DtypeFactsResult
 }
 /** The arguments of `tp_dtype_facts` in its parameter order, as the backends take them. */
 export function encodeDtypeFactsArgs(args: DtypeFactsArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_dtype_facts', 'dtype', 'int32', a.dtype);
   return [args.dtype];
 }
 /** Calls `tp_dtype_facts` through `core` and names its result fields. */

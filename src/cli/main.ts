@@ -159,6 +159,10 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`tensorplan: ${error.message}`);
       return error.code === 'INFEASIBLE' ? EXIT_NEGATIVE : EXIT_BAD_INPUT;
     }
-    throw error;
+    // Issue #14: the CLI never shows a stack trace for what its input made go
+    // wrong; TENSORPLAN_DEBUG=1 prints it for a bug report.
+    console.error(`tensorplan: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.TENSORPLAN_DEBUG === '1' && error instanceof Error) console.error(error.stack);
+    return EXIT_BAD_INPUT;
   }
 }

@@ -68,7 +68,7 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
     }
   });
   const { offsets, bytes, alignments: aligns, separate, totals } = callBulkLayout(core, {
-    shapeOffsets, dims: Float64Array.from(dims), dtypes, alignments, count,
+    shapeOffsets, dims: Float64Array.from(dims), dimsCount: dims.length, dtypes, alignments, count,
   });
   const entries: BulkEntry[] = new Array(count);
   for (let i = 0; i < count; i++) {

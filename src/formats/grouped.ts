@@ -68,7 +68,7 @@ export function splitQuantizeLayout(core: CoreBinding, members: readonly (readon
     offsets[i + 1] = all.length;
   });
   const r = callSplitQuantizeLayout(core, {
-    shapeOffsets: offsets, dims: Float64Array.from(all), count: members.length, format: codes, columnwise: usage === 'columnwise' ? 1 : 0,
+    shapeOffsets: offsets, dims: Float64Array.from(all), dimsCount: all.length, count: members.length, format: codes, columnwise: usage === 'columnwise' ? 1 : 0,
   });
   const entryNames = names(r.names, r.nameOffsets);
   const entryShapes = shapes(r.shapeOffsets, r.dims);

@@ -70,7 +70,7 @@ export function delayedScalingUpdate(core: CoreBinding, amaxHistory: readonly nu
   const algo = options.algo ?? 'max';
   if (algo !== 'max' && algo !== 'most_recent') invalid(`algo = ${JSON.stringify(algo)}: expected max or most_recent`);
   const r = callDelayedScalingUpdate(core, {
-    amaxHistory: Float64Array.from(amaxHistory), historyLen, scale: Float64Array.from(scale), count: scale.length,
+    amaxHistory: Float64Array.from(amaxHistory), amaxHistoryCount: amaxHistory.length, historyLen, scale: Float64Array.from(scale), count: scale.length,
     algo: algo === 'max' ? 0 : 1, fp8Max: options.fp8Max ?? 448, margin: options.margin ?? 0,
   });
   return { amaxHistory: Array.from(r.amaxHistory), scale: Array.from(r.scale), amax: Array.from(r.amax) };

@@ -8,7 +8,7 @@ export function swizzleScales(core: CoreBinding, source: Uint8Array, rows: numbe
   options: { transpose?: boolean; validRows?: number; validCols?: number; inverse?: boolean } = {}): Uint8Array {
   if (!(source instanceof Uint8Array)) invalid('source must be a Uint8Array');
   return callSwizzleScales(core, {
-    source, srcRows: rows, srcCols: cols, transpose: options.transpose ? 1 : 0,
+    source, sourceLength: source.length, srcRows: rows, srcCols: cols, transpose: options.transpose ? 1 : 0,
     validRows: options.validRows ?? (options.transpose ? cols : rows), validCols: options.validCols ?? (options.transpose ? rows : cols),
     inverse: options.inverse ? 1 : 0,
   }).bytes;

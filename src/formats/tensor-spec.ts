@@ -125,7 +125,7 @@ export function checkBuffers(core: CoreBinding, format: TensorFormat, buffers: r
   });
   callTensorSpecCheckBuffers(core, {
     dims: shape, rank: shape.length, format: codes, names: Uint8Array.from(nameBytes), namesLength: nameBytes.length,
-    nameOffsets, shapeOffsets, bufferDims: Float64Array.from(bufferDims), dtypes, bytes, count: buffers.length,
+    nameOffsets, shapeOffsets, bufferDims: Float64Array.from(bufferDims), bufferDimsCount: bufferDims.length, dtypes, bytes, count: buffers.length,
   });
 }
 

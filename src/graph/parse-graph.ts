@@ -1,5 +1,5 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, guarded } from '../errors.js';
 import type { GraphDocument } from './graph-document.js';
 import { GRAPH_SCHEMA_V1 } from './graph-schema.js';
 
@@ -73,6 +73,10 @@ function fail(source: string, message: string): never {
  * @param source - names the document in errors (a file name, say)
  */
 export function parseGraph(input: unknown, source = 'graph'): GraphDocument {
+  return guarded('parseGraph', [input, source], () => parseGraphChecked(input, source));
+}
+
+function parseGraphChecked(input: unknown, source: string): GraphDocument {
   const errors = validate(input);
   if (errors.length > 0) fail(source, describeSchemaError(input, errors));
   const graph = input as GraphDocument;

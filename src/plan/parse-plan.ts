@@ -1,4 +1,4 @@
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, guarded } from '../errors.js';
 import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
 import type { PlanDocument } from './plan-document.js';
 import { PLAN_SCHEMA_V1 } from './plan-schema.js';
@@ -10,6 +10,10 @@ import { PLAN_SCHEMA_V1 } from './plan-schema.js';
  * @param source - names the document in errors (a file name, say)
  */
 export function parsePlan(input: unknown, source = 'plan'): PlanDocument {
+  return guarded('parsePlan', [input, source], () => parsePlanChecked(input, source));
+}
+
+function parsePlanChecked(input: unknown, source: string): PlanDocument {
   const errors = schemaErrors(PLAN_SCHEMA_V1, input);
   if (errors.length > 0) throw new TensorplanError('INVALID_ARGUMENT', `${source}: ${describeSchemaError(input, errors)}`);
   return input as PlanDocument;

@@ -40,8 +40,11 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a function's signature or a result's array order changes. */
-#define TP_ABI_VERSION 1
+/* Bumped whenever a function's signature or a result's array order changes.
+ * 2: every input array whose length other arguments imply also has its
+ *    length passed (source_length, amax_history_count, dims_count,
+ *    buffer_dims_count); the core checks one against the other (issue #14). */
+#define TP_ABI_VERSION 2
 
 /* ---- code tables ------------------------------------------------------- *
  * Every code that crosses this door is listed once, here, as an X-macro
@@ -336,7 +339,8 @@ TP_API tp_status tp_code_table(int32_t table, tp_result** out);
  * Inputs:
  *   shape_offsets[count + 1]  CSR offsets into `dims` (tensor i's dims are
  *                             dims[shape_offsets[i] .. shape_offsets[i+1]))
- *   dims[shape_offsets[count]] dimension sizes (exact integers >= 0)
+ *   dims[dims_count]          dimension sizes (exact integers >= 0);
+ *                             dims_count must be shape_offsets[count]
  *   dtypes[count]             dtype codes (TP_DTYPE_LIST)
  *   alignments[count]         bytes, power of two, or 0 for the default
  *                             (the dtype's element size); NULL = all default
@@ -347,7 +351,7 @@ TP_API tp_status tp_code_table(int32_t table, tp_result** out);
   X(F64, alignments) /* [count] alignment actually used for each tensor */ \
   X(U8, separate)    /* [count] 1 if the tensor is a separate allocation (0 bytes) */ \
   X(F64, totals)     /* [3] {used bytes (final cursor), base alignment, allocation bytes incl. base-alignment slack} */
-TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims,
+TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims, int32_t dims_count,
                                 const int32_t* dtypes, const double* alignments,
                                 int32_t count, tp_result** out);
 
@@ -406,7 +410,8 @@ TP_API tp_status tp_tensor_spec_update_usage(const double* dims, int32_t rank, c
 
 /* Unflatten check: do the given buffers match the spec exactly (by name)?
  * Inputs: count buffers as names (UTF-8 blob, name_offsets[count+1]),
- * shapes (shape_offsets[count+1] CSR into buffer_dims), dtypes[count]
+ * shapes (shape_offsets[count+1] CSR into buffer_dims[buffer_dims_count],
+ * buffer_dims_count = shape_offsets[count]), dtypes[count]
  * (storage dtype or element format) and bytes[count].
  * Returns TP_OK with an empty result when they match, else
  * TP_ERR_INVALID_ARGUMENT naming the first mismatch. */
@@ -414,7 +419,8 @@ TP_API tp_status tp_tensor_spec_update_usage(const double* dims, int32_t rank, c
 TP_API tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, const int32_t* format,
                                               const uint8_t* names, int32_t names_length,
                                               const int32_t* name_offsets, const int32_t* shape_offsets,
-                                              const double* buffer_dims, const int32_t* dtypes,
+                                              const double* buffer_dims, int32_t buffer_dims_count,
+                                              const int32_t* dtypes,
                                               const double* bytes, int32_t count, tp_result** out);
 
 /* Split-quantize bulk layout (§1) of `count` members for one usage
@@ -433,7 +439,8 @@ TP_API tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, 
   X(I32, roles)         /* [n] TP_BUFFER_ROLE_LIST */ \
   X(F64, totals)        /* [3] {used bytes, base alignment, allocation bytes} */ \
   X(U8, contiguous)     /* [1] NVFP4 contiguous_data_and_scale */
-TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const double* dims, int32_t count,
+TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const double* dims, int32_t dims_count,
+                                          int32_t count,
                                           const int32_t* format, int32_t columnwise, tp_result** out);
 
 /* Grouped tensor layout (§3) of `count` 2-D members, member i = (member_dims[2i],
@@ -476,24 +483,25 @@ TP_API tp_status tp_dequantize(const double* dims, int32_t rank, const int32_t* 
                                const uint8_t* buffers, double buffers_bytes, tp_result** out);
 
 /* GEMM swizzle of a scale matrix (§4.7). source: src_rows x src_cols bytes,
- * row-major. transpose 1: swizzle the source's transpose (MXFP8 columnwise).
+ * row-major (source_length must be src_rows * src_cols). transpose 1: swizzle the source's transpose (MXFP8 columnwise).
  * valid_rows x valid_cols (in swizzled-matrix coordinates) are copied, the
  * padding is zeroed. inverse 1: source is swizzled; rebuild the compact
  * matrix (valid_* ignored). */
 #define TP_RESULT_FIELDS_tp_swizzle_scales(X) \
   X(U8, bytes) /* the swizzled (or rebuilt compact) matrix */
-TP_API tp_status tp_swizzle_scales(const uint8_t* source, double src_rows, double src_cols,
+TP_API tp_status tp_swizzle_scales(const uint8_t* source, int32_t source_length, double src_rows, double src_cols,
                                    int32_t transpose, double valid_rows, double valid_cols,
                                    int32_t inverse, tp_result** out);
 
 /* Delayed scaling update (§4.4) for `count` quantizers: amax_history is
- * [history_len][count] row-major, scale is [count] (fp32 values as doubles).
+ * [history_len][count] row-major (amax_history_count must be history_len *
+ * count), scale is [count] (fp32 values as doubles).
  * algo 0: max over history, 1: most recent. */
 #define TP_RESULT_FIELDS_tp_delayed_scaling_update(X) \
   X(F32, amax_history) /* rolled, row 0 cleared */ \
   X(F32, scale)        /* [count] */ \
   X(F32, amax)         /* [count] */
-TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t history_len,
+TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t amax_history_count, int32_t history_len,
                                            const double* scale, int32_t count, int32_t algo,
                                            double fp8_max, int32_t margin, tp_result** out);
 

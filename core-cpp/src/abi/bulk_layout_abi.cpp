@@ -9,7 +9,7 @@
 namespace tp {
 namespace {
 
-Status decode_requests(const int32_t* shape_offsets, const double* dims, const int32_t* dtypes,
+Status decode_requests(const int32_t* shape_offsets, const double* dims, int32_t dims_count, const int32_t* dtypes,
                        const double* alignments, int32_t count, std::vector<BulkRequest>* out) {
   if (count < 0) return Status::invalid("count = " + std::to_string(count) + ": must be >= 0");
   if (count == 0) return Status::ok();
@@ -18,7 +18,15 @@ Status decode_requests(const int32_t* shape_offsets, const double* dims, const i
   if (shape_offsets[0] != 0) {
     return Status::invalid("shape_offsets[0] = " + std::to_string(shape_offsets[0]) + ": must be 0");
   }
-  TP_RETURN_IF_ERROR(check_array_arg(dims, shape_offsets[count], "dims"));
+  for (int32_t i = 0; i < count; ++i) {
+    if (shape_offsets[i + 1] < shape_offsets[i]) {
+      return Status::invalid("shape_offsets[" + std::to_string(i + 1) + "] = " +
+                             std::to_string(shape_offsets[i + 1]) + ": must be >= shape_offsets[" +
+                             std::to_string(i) + "] = " + std::to_string(shape_offsets[i]));
+    }
+  }
+  TP_RETURN_IF_ERROR(check_array_length(dims_count, "dims_count", shape_offsets[count], "shape_offsets[count]"));
+  TP_RETURN_IF_ERROR(check_array_arg(dims, dims_count, "dims"));
   out->resize(static_cast<size_t>(count));
   std::vector<int64_t> shape;
   for (int32_t i = 0; i < count; ++i) {
@@ -60,13 +68,13 @@ Status decode_requests(const int32_t* shape_offsets, const double* dims, const i
 }  // namespace
 }  // namespace tp
 
-extern "C" tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims,
+extern "C" tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims, int32_t dims_count,
                                     const int32_t* dtypes, const double* alignments, int32_t count,
                                     tp_result** out) {
   using namespace tp;
   std::vector<BulkRequest> requests;
   BulkLayout layout;
-  Status status = decode_requests(shape_offsets, dims, dtypes, alignments, count, &requests);
+  Status status = decode_requests(shape_offsets, dims, dims_count, dtypes, alignments, count, &requests);
   if (status.is_ok()) status = bulk_layout(requests, &layout);
   ResultBuilder result(TP_RESULT_SPEC(tp_bulk_layout));
   if (status.is_ok()) {

@@ -77,7 +77,7 @@ extern "C" tp_status tp_dequantize(const double* dims, int32_t rank, const int32
   return finish_call(status, &result, out);
 }
 
-extern "C" tp_status tp_swizzle_scales(const uint8_t* source, double src_rows, double src_cols, int32_t transpose,
+extern "C" tp_status tp_swizzle_scales(const uint8_t* source, int32_t source_length, double src_rows, double src_cols, int32_t transpose,
                                        double valid_rows, double valid_cols, int32_t inverse, tp_result** out) {
   using namespace tp;
   int64_t rows = 0, cols = 0, valid_r = 0, valid_c = 0, total = 0;
@@ -86,7 +86,8 @@ extern "C" tp_status tp_swizzle_scales(const uint8_t* source, double src_rows, d
   if (status.is_ok()) status = to_byte_count(src_cols, "src_cols", &cols);
   if (status.is_ok()) status = checked_mul(rows, cols, "scale matrix size", &total);
   if (status.is_ok() && total > INT32_MAX) status = Status::out_of_range("scale matrix size = " + std::to_string(total) + ": exceeds 2^31 - 1");
-  if (status.is_ok()) status = check_array_arg(source, static_cast<int32_t>(total), "source");
+  if (status.is_ok()) status = check_array_length(source_length, "source_length", total, "src_rows * src_cols");
+  if (status.is_ok()) status = check_array_arg(source, source_length, "source");
   if (status.is_ok() && inverse == 0) status = to_byte_count(valid_rows, "valid_rows", &valid_r);
   if (status.is_ok() && inverse == 0) status = to_byte_count(valid_cols, "valid_cols", &valid_c);
   if (status.is_ok() && (transpose != 0 && transpose != 1)) status = Status::invalid("transpose = " + std::to_string(transpose) + ": must be 0 or 1");
@@ -100,7 +101,7 @@ extern "C" tp_status tp_swizzle_scales(const uint8_t* source, double src_rows, d
   return finish_call(status, &result, out);
 }
 
-extern "C" tp_status tp_delayed_scaling_update(const double* amax_history, int32_t history_len, const double* scale,
+extern "C" tp_status tp_delayed_scaling_update(const double* amax_history, int32_t amax_history_count, int32_t history_len, const double* scale,
                                                int32_t count, int32_t algo, double fp8_max, int32_t margin,
                                                tp_result** out) {
   using namespace tp;
@@ -111,7 +112,8 @@ extern "C" tp_status tp_delayed_scaling_update(const double* amax_history, int32
   int64_t values = 0;
   if (status.is_ok()) status = checked_mul(history_len, count, "amax_history length", &values);
   if (status.is_ok() && values > INT32_MAX) status = Status::out_of_range("amax_history length = " + std::to_string(values) + ": exceeds 2^31 - 1");
-  if (status.is_ok()) status = check_array_arg(amax_history, static_cast<int32_t>(values), "amax_history");
+  if (status.is_ok()) status = check_array_length(amax_history_count, "amax_history_count", values, "history_len * count");
+  if (status.is_ok()) status = check_array_arg(amax_history, amax_history_count, "amax_history");
   if (status.is_ok()) status = check_array_arg(scale, count, "scale");
   if (status.is_ok() && !(fp8_max > 0 && std::isfinite(fp8_max))) {
     status = Status::invalid("fp8_max = " + format_number(fp8_max) + ": must be finite and > 0");

@@ -15,7 +15,7 @@ Status decode_layout_format(const int32_t* format, TensorSpec* spec) {
   return decode_spec_abi(&no_dims, 0, format, spec);
 }
 
-Status decode_member_shapes(const int32_t* shape_offsets, const double* dims, int32_t count,
+Status decode_member_shapes(const int32_t* shape_offsets, const double* dims, int32_t dims_count, int32_t count,
                             std::vector<std::vector<int64_t>>* out) {
   if (count < 0) return Status::invalid("count = " + std::to_string(count) + ": must be >= 0");
   if (count == 0) return Status::ok();
@@ -27,7 +27,8 @@ Status decode_member_shapes(const int32_t* shape_offsets, const double* dims, in
                              ": must be >= shape_offsets[" + std::to_string(i) + "]");
     }
   }
-  TP_RETURN_IF_ERROR(check_array_arg(dims, shape_offsets[count], "dims"));
+  TP_RETURN_IF_ERROR(check_array_length(dims_count, "dims_count", shape_offsets[count], "shape_offsets[count]"));
+  TP_RETURN_IF_ERROR(check_array_arg(dims, dims_count, "dims"));
   for (int32_t i = 0; i < count; ++i) {
     std::vector<int64_t> shape;
     for (int32_t d = shape_offsets[i]; d < shape_offsets[i + 1]; ++d) {
@@ -45,14 +46,15 @@ Status decode_member_shapes(const int32_t* shape_offsets, const double* dims, in
 }  // namespace
 }  // namespace tp
 
-extern "C" tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const double* dims, int32_t count,
+extern "C" tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const double* dims, int32_t dims_count,
+                                              int32_t count,
                                               const int32_t* format, int32_t columnwise, tp_result** out) {
   using namespace tp;
   TensorSpec spec;
   std::vector<std::vector<int64_t>> shapes;
   SplitQuantizeLayout layout;
   Status status = decode_layout_format(format, &spec);
-  if (status.is_ok()) status = decode_member_shapes(shape_offsets, dims, count, &shapes);
+  if (status.is_ok()) status = decode_member_shapes(shape_offsets, dims, dims_count, count, &shapes);
   if (status.is_ok() && columnwise != 0 && columnwise != 1) {
     status = Status::invalid("columnwise = " + std::to_string(columnwise) + ": must be 0 or 1");
   }

@@ -137,7 +137,8 @@ extern "C" tp_status tp_tensor_spec_update_usage(const double* dims, int32_t ran
 extern "C" tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, const int32_t* format,
                                                   const uint8_t* names, int32_t names_length,
                                                   const int32_t* name_offsets, const int32_t* shape_offsets,
-                                                  const double* buffer_dims, const int32_t* dtypes,
+                                                  const double* buffer_dims, int32_t buffer_dims_count,
+                                                  const int32_t* dtypes,
                                                   const double* bytes, int32_t count, tp_result** out) {
   using namespace tp;
   TensorSpec spec;
@@ -150,7 +151,16 @@ extern "C" tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t ra
     if (status.is_ok()) status = check_array_arg(shape_offsets, count + 1, "shape_offsets");
     if (status.is_ok()) status = check_array_arg(dtypes, count, "dtypes");
     if (status.is_ok()) status = check_array_arg(bytes, count, "bytes");
-    if (status.is_ok()) status = check_array_arg(buffer_dims, shape_offsets[count], "buffer_dims");
+    for (int32_t i = 0; status.is_ok() && i < count; ++i) {
+      if (shape_offsets[i] < 0 || shape_offsets[i + 1] < shape_offsets[i]) {
+        status = Status::invalid("shape_offsets[" + std::to_string(i + 1) + "] = " + std::to_string(shape_offsets[i + 1]) +
+                                 ": must be >= shape_offsets[" + std::to_string(i) + "] >= 0");
+      }
+    }
+    if (status.is_ok()) {
+      status = check_array_length(buffer_dims_count, "buffer_dims_count", shape_offsets[count], "shape_offsets[count]");
+    }
+    if (status.is_ok()) status = check_array_arg(buffer_dims, buffer_dims_count, "buffer_dims");
     for (int32_t i = 0; status.is_ok() && i < count; ++i) {
       const std::string field = "buffers[" + std::to_string(i) + "]";
       if (name_offsets[i] < 0 || name_offsets[i + 1] < name_offsets[i] || name_offsets[i + 1] > names_length) {

@@ -82,6 +82,12 @@ Status check_array_arg(const void* pointer, int32_t count, const char* name) {
   return Status::ok();
 }
 
+Status check_array_length(int32_t length, const char* length_name, int64_t implied, const std::string& implied_by) {
+  if (static_cast<int64_t>(length) == implied) return Status::ok();
+  return Status::invalid(std::string(length_name) + " = " + std::to_string(length) + ": must equal " + implied_by +
+                         " = " + std::to_string(implied));
+}
+
 }  // namespace tp
 
 extern "C" {

@@ -158,6 +158,11 @@ tp_status finish_call(const Status& status, ResultBuilder* result, tp_result** o
 // when count > 0. `name` is the parameter name used in the error.
 Status check_array_arg(const void* pointer, int32_t count, const char* name);
 
+// Checks that an input array's stated length (`length_name` = `length`) is
+// the length the other arguments imply (`implied_by` = `implied`), so the core
+// never reads past the caller's buffer; the error names both values.
+Status check_array_length(int32_t length, const char* length_name, int64_t implied, const std::string& implied_by);
+
 }  // namespace tp
 
 #endif  // TENSORPLAN_RESULT_H

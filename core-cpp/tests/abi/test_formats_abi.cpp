@@ -101,14 +101,14 @@ TEST(FormatsAbi, UpdateUsageAndCheckBuffers) {
   const double bytes[] = {512, 16384};
   ASSERT_EQ(tp_tensor_spec_check_buffers(dims, 2, format, reinterpret_cast<const uint8_t*>(names.data()),
                                          static_cast<int32_t>(names.size()), name_offsets, shape_offsets, buffer_dims,
-                                         dtypes, bytes, 2, &result),
+                                         4, dtypes, bytes, 2, &result),
             TP_OK)
       << tp_last_error();
   tp_result_free(result);
   buffer_dims[1] = 8;
   EXPECT_EQ(tp_tensor_spec_check_buffers(dims, 2, format, reinterpret_cast<const uint8_t*>(names.data()),
                                          static_cast<int32_t>(names.size()), name_offsets, shape_offsets, buffer_dims,
-                                         dtypes, bytes, 2, &result),
+                                         4, dtypes, bytes, 2, &result),
             TP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tp_last_error(), "buffers[0] \"_rowwise_scale_inv\".shape = [128, 8]: expected [128, 4]");
 }
@@ -118,7 +118,7 @@ TEST(FormatsAbi, SplitQuantizeLayoutExampleC) {
   const double dims[] = {48, 80, 32, 48};
   const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, 0, 0, 3};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_split_quantize_layout(shape_offsets, dims, 2, format, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_split_quantize_layout(shape_offsets, dims, 4, 2, format, 0, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(array_of<int32_t>(result, 0), (std::vector<int32_t>{0, 1, 0, 1, 0, 1}));
   EXPECT_EQ(array_of<double>(result, 5), (std::vector<double>{0, 2048, 2816, 3840, 4352, 4368}));
   EXPECT_EQ(array_of<double>(result, 9), (std::vector<double>{4372, 256, 4628}));
@@ -172,12 +172,12 @@ TEST(FormatsAbi, SwizzleScalesAndInverse) {
   std::vector<uint8_t> compact(128 * 8);
   for (size_t i = 0; i < compact.size(); ++i) compact[i] = static_cast<uint8_t>(i % 251 + 1);
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_swizzle_scales(compact.data(), 128, 8, 0, 128, 8, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_swizzle_scales(compact.data(), 1024, 128, 8, 0, 128, 8, 0, &result), TP_OK) << tp_last_error();
   const std::vector<uint8_t> swizzled = array_of<uint8_t>(result, 0);
   EXPECT_EQ(swizzled[22], compact[33 * 8 + 2]);   // (33,2) -> 22
   EXPECT_EQ(swizzled[512], compact[0 * 8 + 4]);   // (0,4) -> 512
   tp_result_free(result);
-  ASSERT_EQ(tp_swizzle_scales(swizzled.data(), 128, 8, 0, 0, 0, 1, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_swizzle_scales(swizzled.data(), 1024, 128, 8, 0, 0, 0, 1, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(array_of<uint8_t>(result, 0), compact);
   tp_result_free(result);
 }
@@ -186,13 +186,32 @@ TEST(FormatsAbi, DelayedScalingUpdate) {
   const double history[] = {1, 5, 2, 3};  // L = 4, Q = 1
   const double scale[] = {1};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_delayed_scaling_update(history, 4, scale, 1, 0, 448, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_delayed_scaling_update(history, 4, 4, scale, 1, 0, 448, 0, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(array_of<float>(result, 0), (std::vector<float>{0, 2, 3, 1}));
   EXPECT_EQ(array_of<float>(result, 1), std::vector<float>{448.0f / 5.0f});
   EXPECT_EQ(array_of<float>(result, 2), std::vector<float>{5});
   tp_result_free(result);
-  EXPECT_EQ(tp_delayed_scaling_update(history, 4, scale, 1, 7, 448, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_delayed_scaling_update(history, 4, 4, scale, 1, 7, 448, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tp_last_error(), "amax_compute_algo = 7: must be 0 (max) or 1 (most_recent)");
+}
+
+// Issue #14: both calls used to read src_rows * src_cols (history_len * count)
+// values from arrays whose length they were never told (heap over-reads).
+TEST(FormatsAbi, InputLengthsAreCheckedAgainstWhatTheShapeImplies) {
+  const std::vector<uint8_t> short_source(16);
+  tp_result* result = nullptr;
+  EXPECT_EQ(tp_swizzle_scales(short_source.data(), 16, 128, 8, 0, 128, 8, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "source_length = 16: must equal src_rows * src_cols = 1024");
+  EXPECT_EQ(result, nullptr);
+  const double history[] = {1, 5};
+  const double scale[] = {1};
+  EXPECT_EQ(tp_delayed_scaling_update(history, 2, 4, scale, 1, 0, 448, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "amax_history_count = 2: must equal history_len * count = 4");
+  const int32_t shape_offsets[] = {0, 2, 4};
+  const double dims[] = {48, 80, 32};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, 0, 0, 3};
+  EXPECT_EQ(tp_split_quantize_layout(shape_offsets, dims, 3, 2, format, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "dims_count = 3: must equal shape_offsets[count] = 4");
 }
 
 TEST(FormatsAbi, RandomInputsGiveAResultOrAnErrorNeverACrash) {

@@ -21,7 +21,7 @@ TEST(BulkLayout, ExampleA_DefaultAlignmentsFromElementSize) {
   double dims[] = {3, 2};
   int32_t dtypes[] = {static_cast<int32_t>(tp::DType::kUInt8), static_cast<int32_t>(tp::DType::kFloat32)};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_bulk_layout(shape_offsets, dims, dtypes, nullptr, 2, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_bulk_layout(shape_offsets, dims, 2, dtypes, nullptr, 2, &result), TP_OK) << tp_last_error();
   const double* offsets = static_cast<const double*>(tp_result_data(result, 0));
   const double* totals = static_cast<const double*>(tp_result_data(result, 4));
   EXPECT_EQ(offsets[0], 0);
@@ -108,7 +108,7 @@ TEST(BulkLayoutAbi, RejectsBadDimsWithFieldAndValue) {
   double dims[] = {4, 2.5};
   int32_t dtypes[] = {0};
   tp_result* result = reinterpret_cast<tp_result*>(0x1);
-  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, dtypes, nullptr, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, 2, dtypes, nullptr, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(result, nullptr);
   EXPECT_STREQ(tp_last_error(), "tensors[0].shape[1] = 2.5: must be an integer");
   EXPECT_EQ(tp_last_status(), TP_ERR_INVALID_ARGUMENT);
@@ -119,13 +119,13 @@ TEST(BulkLayoutAbi, RejectsUnknownDtypeAndOverflow) {
   double dims[] = {4};
   int32_t bad_dtype[] = {99};
   tp_result* result = nullptr;
-  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, bad_dtype, nullptr, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, 1, bad_dtype, nullptr, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tp_last_error(), "tensors[0].dtype = 99: unknown dtype code");
 
   int32_t offsets2[] = {0, 2};
   double huge[] = {4294967296.0, 4294967296.0};
   int32_t fp32[] = {0};
-  EXPECT_EQ(tp_bulk_layout(offsets2, huge, fp32, nullptr, 1, &result), TP_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(tp_bulk_layout(offsets2, huge, 2, fp32, nullptr, 1, &result), TP_ERR_OUT_OF_RANGE);
   EXPECT_NE(std::string(tp_last_error()).find("exceeds 2^53"), std::string::npos);
 }
 
@@ -134,9 +134,9 @@ TEST(BulkLayoutAbi, ErrorThenSuccessClearsLastError) {
   double dims[] = {-1};
   int32_t dtypes[] = {0};
   tp_result* result = nullptr;
-  EXPECT_NE(tp_bulk_layout(shape_offsets, dims, dtypes, nullptr, 1, &result), TP_OK);
+  EXPECT_NE(tp_bulk_layout(shape_offsets, dims, 1, dtypes, nullptr, 1, &result), TP_OK);
   dims[0] = 1;
-  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, dtypes, nullptr, 1, &result), TP_OK);
+  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, 1, dtypes, nullptr, 1, &result), TP_OK);
   EXPECT_STREQ(tp_last_error(), "");
   EXPECT_EQ(tp_result_count(result), 5);
   EXPECT_EQ(tp_result_type(result, 3), TP_ARRAY_U8);
@@ -149,9 +149,20 @@ TEST(BulkLayoutAbi, Fp4PacksTwoElementsPerByte) {
   double dims[] = {48, 80};
   int32_t dtypes[] = {static_cast<int32_t>(tp::DType::kFloat4E2M1)};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_bulk_layout(shape_offsets, dims, dtypes, nullptr, 1, &result), TP_OK);
+  ASSERT_EQ(tp_bulk_layout(shape_offsets, dims, 2, dtypes, nullptr, 1, &result), TP_OK);
   EXPECT_EQ(static_cast<const double*>(tp_result_data(result, 1))[0], 1920);
   tp_result_free(result);
 }
 
 }  // namespace
+
+// Issue #14: the length of dims is passed and checked against what shape_offsets
+// implies, so a short array is an error naming both values, never a read past it.
+TEST(BulkLayoutAbi, DimsCountMustMatchShapeOffsets) {
+  int32_t shape_offsets[] = {0, 2};
+  double dims[] = {4};
+  int32_t dtypes[] = {0};
+  tp_result* result = nullptr;
+  EXPECT_EQ(tp_bulk_layout(shape_offsets, dims, 1, dtypes, nullptr, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "dims_count = 1: must equal shape_offsets[count] = 2");
+}

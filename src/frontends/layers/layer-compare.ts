@@ -1,4 +1,4 @@
-import { TensorplanError } from '../../errors.js';
+import { TensorplanError, guarded } from '../../errors.js';
 import type { GraphDocument } from '../../graph/graph-document.js';
 import type { PlanOptions } from '../../plan/make-plan.js';
 import type { PlanDocument } from '../../plan/plan-document.js';
@@ -52,6 +52,10 @@ const onOff = (value: string, key: string): boolean => {
  * with a JSON value (`layers.0.repeat=4`).
  */
 export function applyAlternative(spec: LayerSpec, alternative: string): LayerSpec {
+  return guarded('applyAlternative', [spec, alternative], () => applyAlternativeChecked(spec, alternative));
+}
+
+function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpec {
   const at = alternative.indexOf('=');
   if (at <= 0) bad(`alternative ${JSON.stringify(alternative)}: expected key=value`);
   const key = alternative.slice(0, at).trim();

@@ -1,6 +1,7 @@
-import { TensorplanError } from '../../errors.js';
+import { TensorplanError, guarded } from '../../errors.js';
 import { describeSchemaError, schemaErrors } from '../../graph/parse-graph.js';
 import { LAYER_SPEC_SCHEMA_V1 } from './layer-schema.js';
+import { checkLayerSpecLimits } from './layer-limits.js';
 
 /** A per-role recipe: `'none'` (or `'bf16'`) keeps the model dtype; the others are TE recipes (FORMATS.md §2). */
 export type RoleRecipe = 'none' | 'bf16' | 'fp8_delayed' | 'fp8_current' | 'mxfp8' | 'nvfp4' | 'fp8_block_1d' | 'fp8_block_2d';
@@ -161,9 +162,15 @@ function fail(source: string, message: string): never {
  * state (divisibility by the TP size, token splits that add up); returns it typed.
  */
 export function parseLayerSpec(input: unknown, source = 'layer spec'): LayerSpec {
+  return guarded('parseLayerSpec', [input, source], () => parseLayerSpecChecked(input, source));
+}
+
+function parseLayerSpecChecked(input: unknown, source: string): LayerSpec {
   const errors = schemaErrors(LAYER_SPEC_SCHEMA_V1, input);
   if (errors.length > 0) fail(source, describeSchemaError(input, errors));
   const spec = input as LayerSpec;
+  // Before anything else is computed from the counts (issue #14: resource limits).
+  checkLayerSpecLimits(spec, source);
   const m = spec.model;
   const tp = spec.parallel?.tp ?? 1;
   const kv = m.kvHeads ?? m.heads;

@@ -3,7 +3,7 @@
 // become views, and (optionally) element-wise ops whose input dies there run in place.
 import type { CoreBinding } from '../../abi/core-binding.js';
 import type { DType } from '../../formats/dtype.js';
-import { TensorplanError } from '../../errors.js';
+import { TensorplanError, guarded } from '../../errors.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../../graph/graph-document.js';
 import { parseGraph } from '../../graph/parse-graph.js';
 import { graphInPlace } from './in-place-rule.js';
@@ -320,6 +320,10 @@ class Importer {
  * INVALID_ARGUMENT error.
  */
 export function importOnnx(bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
+  return guarded('importOnnx', [bytes, options], () => importOnnxChecked(bytes, options));
+}
+
+function importOnnxChecked(bytes: Uint8Array, options: OnnxImportOptions): OnnxImportResult {
   if (options.inPlace) {
     throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs the core, which decides the in-place writes: use tp.importOnnx(bytes, options) on a session (const tp = await init())`);
   }

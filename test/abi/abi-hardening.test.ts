@@ -1,0 +1,98 @@
+// Issue #14, items 3 and 5: no ABI call reads past the caller's buffer, and
+// every argument is type-checked in one place (the generated encode<Op>Args)
+// before a backend sees it, so wrong-typed calls give the same TensorplanError
+// on every backend.
+import { describe, expect, it } from 'vitest';
+import { TensorplanError } from '../../dist/index.mjs';
+import type { Tensorplan } from '../../dist/index.mjs';
+import {
+  callBulkLayout, callDelayedScalingUpdate, callPlace, callSplitQuantizeLayout, callSwizzleScales,
+} from '../../src/abi/c-api.generated';
+import { BACKENDS, BOTH_BACKENDS, session } from '../support/backends';
+
+type Core = Parameters<typeof callSwizzleScales>[0];
+const coreOf = (tp: Tensorplan): Core => (tp as unknown as { core: Core }).core;
+
+/** Code and message of what `f` throws (the src and dist error classes differ: compare by name). */
+function caught(f: () => unknown): { name: string; code: string; message: string } {
+  try {
+    f();
+  } catch (error) {
+    const e = error as TensorplanError;
+    return { name: e.name, code: e.code, message: e.message };
+  }
+  throw new Error('expected a throw');
+}
+
+const WRONG_TYPED: [string, (core: Core) => unknown][] = [
+  ['a string byte count', (core) => callPlace(core, {
+    lower: new Float64Array([0]), upper: new Float64Array([1]), size: new Float64Array([8]), alignment: null, count: 1,
+    algorithm: 0, capacity: '1024' as unknown as number, timeLimitSeconds: 0, minimize: 0,
+  })],
+  ['a fractional int32', (core) => callSwizzleScales(core, {
+    source: new Uint8Array(4), sourceLength: 4, srcRows: 2, srcCols: 2, transpose: 0.5, validRows: 2, validCols: 2, inverse: 0,
+  })],
+  ['an int32 out of range', (core) => callSwizzleScales(core, {
+    source: new Uint8Array(4), sourceLength: 2 ** 31, srcRows: 2, srcCols: 2, transpose: 0, validRows: 2, validCols: 2, inverse: 0,
+  })],
+  ['a plain array for a typed array', (core) => callSwizzleScales(core, {
+    source: [1, 2, 3, 4] as unknown as Uint8Array, sourceLength: 4, srcRows: 2, srcCols: 2, transpose: 0, validRows: 2, validCols: 2, inverse: 0,
+  })],
+  ['the wrong typed-array class', (core) => callBulkLayout(core, {
+    shapeOffsets: new Int32Array([0, 1]), dims: new Float32Array([4]) as unknown as Float64Array, dimsCount: 1,
+    dtypes: new Int32Array([0]), alignments: null, count: 1,
+  })],
+  ['a BigInt scalar', (core) => callDelayedScalingUpdate(core, {
+    amaxHistory: new Float64Array([1]), amaxHistoryCount: 1, historyLen: 1, scale: new Float64Array([1]), count: 1, algo: 0,
+    fp8Max: 448n as unknown as number, margin: 0,
+  })],
+  ['a count beyond its array', (core) => callSplitQuantizeLayout(core, {
+    shapeOffsets: new Int32Array([0, 2]), dims: new Float64Array([32]), dimsCount: 2, count: 1, format: new Int32Array([2, 3, 0, 0, 0, 3]), columnwise: 0,
+  })],
+];
+
+describe.each(BACKENDS)('ABI arguments on %s', (backend) => {
+  const tp = session(backend);
+
+  it('swizzleScales refuses a source shorter than rows x cols instead of reading past it', () => {
+    const e = caught(() => tp.swizzleScales(new Uint8Array(16), 128, 8));
+    expect(e).toMatchObject({ name: 'TensorplanError', code: 'INVALID_ARGUMENT' });
+    expect(e.message).toBe('source_length = 16: must equal src_rows * src_cols = 1024');
+  });
+
+  it('delayedScalingUpdate refuses a history shorter than historyLen x count', () => {
+    const e = caught(() => tp.delayedScalingUpdate([1, 5], 4, [1]));
+    expect(e).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'amax_history_count = 2: must equal history_len * count = 4' });
+  });
+
+  it('a stated dims count that differs from the shape offsets is refused by the core', () => {
+    const e = caught(() => callBulkLayout(coreOf(tp), {
+      shapeOffsets: new Int32Array([0, 2]), dims: new Float64Array([4, 4]), dimsCount: 1, dtypes: new Int32Array([0]), alignments: null, count: 1,
+    }));
+    expect(e).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'dims_count = 1: must equal shape_offsets[count] = 2' });
+  });
+
+  it.each(WRONG_TYPED)('%s is an INVALID_ARGUMENT naming the operation, the parameter and the value', (_, call) => {
+    const e = caught(() => call(coreOf(tp)));
+    expect(e.name).toBe('TensorplanError');
+    expect(e.code).toBe('INVALID_ARGUMENT');
+    expect(e.message).toMatch(/^tp_\w+: \w+ = .+: (must be|exceeds)/);
+  });
+
+  it('execute with a string arenaBytes is an INVALID_ARGUMENT, not a heap pointer or a raw TypeError', async () => {
+    const graph = {
+      format: 'tensorplan.graph' as const, version: 1 as const,
+      tensors: [{ name: 'x', shape: [4], dtype: 'fp32' as const }, { name: 'y', shape: [4], dtype: 'fp32' as const }],
+      ops: [{ name: 'r', op: 'relu', inputs: ['x'], outputs: ['y'] }], inputs: ['x'], outputs: ['y'],
+    };
+    const plan = tp.plan(graph);
+    await expect(tp.execute({ ...plan, arenaBytes: '1024' as unknown as number }, { x: new Uint8Array(16) }, { executor: 'reference' }))
+      .rejects.toMatchObject({ name: 'TensorplanError', code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe.runIf(BOTH_BACKENDS)('wrong-typed ABI calls on wasm and native', () => {
+  it.each(WRONG_TYPED)('%s: the same code and message on both backends', (_, call) => {
+    expect(caught(() => call(coreOf(session('native'))))).toEqual(caught(() => call(coreOf(session('wasm')))));
+  });
+});
