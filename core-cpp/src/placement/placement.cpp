@@ -207,9 +207,10 @@ void adopt_if_lower(Piece* piece, const std::vector<int64_t>& whole_offsets, Pla
 // Constructive phase on the whole instance; each piece keeps the best of
 // the methods: skyline dives first (they usually win), then the baselines
 // when the instance is small enough for them. Records the best baseline
-// height in `stats`.
+// height in `stats`. Past the budget's deadline only the first dive runs (cut
+// short, see skyline_in_order): it is the placement every later phase needs.
 void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, std::vector<Piece>* pieces,
-                      PlaceStats* stats) {
+                      SearchBudget* budget, PlaceStats* stats) {
   int64_t total_pairs = 0;
   for (const Piece& piece : *pieces) total_pairs += piece.pairs;
   const bool large = buffers.size() > 5000;
@@ -222,9 +223,10 @@ void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bou
     // Buffers under a millionth of the lower bound barely move the height;
     // they go in a second dive (see skyline_in_order).
     for (bool starters : {false, true}) {
+      if (!results.empty() && budget->expired()) break;
       results.emplace_back(PlaceMethod::kConstructive,
                            placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000,
-                                                              buffers.size() > 40000, starters));
+                                                              buffers.size() > 40000, starters, budget));
     }
   }
   int64_t best_baseline = 0;
@@ -238,9 +240,9 @@ void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bou
   // seconds, and tensorplan's dives alone are what the caller gets.
   constexpr int64_t kMaxBaselinePairs = int64_t{20} << 20;
   if (total_pairs <= kMaxBaselinePairs) {
-    baseline(PlaceMethod::kGreedySize, place_greedy_by_size(buffers));
-    baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
-    baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
+    if (!budget->expired()) baseline(PlaceMethod::kGreedySize, place_greedy_by_size(buffers));
+    if (!budget->expired()) baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
+    if (!budget->expired()) baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
   }
   stats->best_baseline_height = best_baseline;
   for (Piece& piece : *pieces) {
@@ -260,6 +262,9 @@ void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const Place
                             int64_t lower_bound, std::vector<Piece>* pieces) {
   std::mt19937_64 rng(0x7E45011Aull);
   const double dive_deadline = options.time_limit_seconds > 0 ? start + 0.5 * options.time_limit_seconds : 0;
+  // Its own budget: a dive cut short at half the limit does not end the search phase.
+  SearchBudget dive_budget;
+  dive_budget.deadline_seconds = dive_deadline;
   const int64_t good_enough = options.minimize ? lower_bound : lower_bound + lower_bound / 2000;
   std::vector<double> key(buffers.size());
   std::vector<int32_t> order(buffers.size());
@@ -275,8 +280,8 @@ void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const Place
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
       return key[static_cast<size_t>(a)] > key[static_cast<size_t>(b)];
     });
-    const std::vector<int64_t> offsets =
-        placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000, buffers.size() > 40000);
+    const std::vector<int64_t> offsets = placement_detail::skyline_in_order(
+        buffers, order, lower_bound / 1000000, buffers.size() > 40000, false, &dive_budget);
     for (Piece& piece : *pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
   }
 }
@@ -393,7 +398,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
 
   std::vector<Piece> pieces = split_at_free_steps(buffers);
   out->stats.components = static_cast<int32_t>(pieces.size());
-  construct_pieces(buffers, lower_bound, &pieces, &out->stats);
+  construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
   improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
   const HeightBracket bracket = search_pieces(buffers.size(), options, lower_bound, &pieces, &budget, out);
   write_placement(pieces, buffers.size(), budget, bracket, out);

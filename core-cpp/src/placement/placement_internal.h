@@ -98,9 +98,14 @@ namespace placement_detail {
 // Buffers alive over their whole independent piece are stacked at its
 // bottom first; with `stack_starters`, so is every buffer born at its piece's
 // start (longest-lived lowest).
+// With a `budget`, the lowest-first selection checks its deadline as it goes;
+// once it has passed, the buffers not yet placed are dropped in order onto the
+// skyline (O(log n) each), so an interrupted dive still returns a valid
+// placement, and budget->timed_out is set. A dive that ends before the
+// deadline returns exactly what it returns without a budget.
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
                                       int64_t small_below = 0, bool small_in_order = false,
-                                      bool stack_starters = false);
+                                      bool stack_starters = false, SearchBudget* budget = nullptr);
 
 // For each buffer, the most bytes alive at any step of its lifetime.
 std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buffers);

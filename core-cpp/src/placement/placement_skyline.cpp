@@ -185,10 +185,28 @@ void stack_at_piece_bottoms(const std::vector<PlaceBuffer>& buffers, const std::
   }
 }
 
+// After a deadline: every buffer not yet placed goes, in order, straight
+// onto the skyline over its lifetime (no lowest-first selection), which
+// keeps the placement valid at O(log n) per buffer.
+void drop_rest_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                        const TimeSections& axis, Skyline* skyline, std::vector<int64_t>* offsets,
+                        std::vector<char>* placed) {
+  for (const int32_t b : order) {
+    const PlaceBuffer& buf = buffers[static_cast<size_t>(b)];
+    if (buf.size == 0 || (*placed)[static_cast<size_t>(b)]) continue;
+    const int32_t lo = axis.first[static_cast<size_t>(b)], hi = axis.end[static_cast<size_t>(b)];
+    const int64_t lowest = align_up(skyline->max_over(lo, hi), buf.alignment);
+    (*offsets)[static_cast<size_t>(b)] = lowest;
+    skyline->raise(lo, hi, lowest + buf.size);
+    (*placed)[static_cast<size_t>(b)] = 1;
+  }
+}
+
 }  // namespace
 
 std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                      int64_t small_below, bool small_in_order, bool stack_starters) {
+                                      int64_t small_below, bool small_in_order, bool stack_starters,
+                                      SearchBudget* budget) {
   TimeSections axis = time_sections(buffers);
   const int32_t sections = std::max<int32_t>(1, axis.count());
   const std::vector<int32_t>& first = axis.first;
@@ -226,7 +244,12 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
       }
       break;
     }
+    // The selection below refreshes stale keys lazily; on wide instances
+    // (many buffers alive together, as in a fan-out) every placement can make
+    // most keys stale, so the loop is checked against the deadline.
+    int64_t steps = 0;
     while (!queue.empty()) {
+      if (budget != nullptr && (++steps & 1023) == 0 && budget->expired()) break;
       const DiveQueue::Entry entry = queue.top();
       const PlaceBuffer& buf = buffers[static_cast<size_t>(entry.buffer)];
       const int32_t lo = first[static_cast<size_t>(entry.buffer)], hi = end[static_cast<size_t>(entry.buffer)];
@@ -237,7 +260,12 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
       }
       queue.pop();
       offsets[static_cast<size_t>(entry.buffer)] = lowest;
+      placed[static_cast<size_t>(entry.buffer)] = 1;
       skyline.raise(lo, hi, lowest + buf.size);
+    }
+    if (!queue.empty()) {
+      drop_rest_in_order(buffers, order, axis, &skyline, &offsets, &placed);
+      break;
     }
   }
   return offsets;
