@@ -111,7 +111,13 @@ Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics*
     int64_t begin = 0, end = 0;
     TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k], "input_offsets[" + std::to_string(k) + "]", &begin));
     TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k + 1], "input_offsets[" + std::to_string(k + 1) + "]", &end));
-    if (end < begin || end > input_data_length) return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] out of range");
+    // input_offsets has no passed length (it is input_count + 1 long), but its
+    // entries must be a CSR into input_data: non-decreasing, within its length.
+    if (end < begin || end > input_data_length) {
+      return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] = " + std::to_string(end) +
+                             ": must be in [input_offsets[" + std::to_string(k) + "] = " + std::to_string(begin) +
+                             ", input_data_length = " + std::to_string(input_data_length) + "]");
+    }
     req->input_tensors.push_back(input_tensors[k]);
     req->input_bytes.emplace_back(input_data + begin, input_data + end);
   }
