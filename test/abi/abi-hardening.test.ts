@@ -7,7 +7,9 @@ import { TensorplanError } from '../../dist/index.mjs';
 import type { Tensorplan } from '../../dist/index.mjs';
 import {
   callBulkLayout, callDelayedScalingUpdate, callPlace, callSplitQuantizeLayout, callSwizzleScales,
+  OPERATIONS,
 } from '../../src/abi/c-api.generated';
+import { executeArgs } from '../../src/execute/execute';
 import { BACKENDS, BOTH_BACKENDS, session } from '../support/backends';
 
 type Core = Parameters<typeof callSwizzleScales>[0];
@@ -88,6 +90,29 @@ describe.each(BACKENDS)('ABI arguments on %s', (backend) => {
     const plan = tp.plan(graph);
     await expect(tp.execute({ ...plan, arenaBytes: '1024' as unknown as number }, { x: new Uint8Array(16) }, { executor: 'reference' }))
       .rejects.toMatchObject({ name: 'TensorplanError', code: 'INVALID_ARGUMENT' });
+  });
+
+  // input_offsets[input_count + 1] has no passed length; the core checks what it can: a
+  // CSR into input_data, non-decreasing and within input_data_length (issue #14, item 3).
+  // The semantic CSRs (lengths passed) start at 0, never decrease and end at their data.
+  it.each([
+    ['inputOffsets', [0, 32], 'input_offsets[1] = 32: must be in [input_offsets[0] = 0, input_data_length = 16]'],
+    ['inputOffsets', [8, 4], 'input_offsets[1] = 4: must be in [input_offsets[0] = 8, input_data_length = 16]'],
+    ['shapeOffsets', [1, 1, 2], 'shape_offsets[0] = 1: must be 0'],
+    ['shapeOffsets', [0, 3, 2], 'shape_offsets[2] = 2: must be >= shape_offsets[1] = 3'],
+    ['shapeOffsets', [0, 1, 1], 'shape_offsets[2] = 1: must equal shape_dims_count = 2'],
+  ])('tp_execute_reference refuses %s = %j, naming the entry and the value', (param, offsets, message) => {
+    const graph = {
+      format: 'tensorplan.graph' as const, version: 1 as const,
+      tensors: [{ name: 'x', shape: [4], dtype: 'fp32' as const }, { name: 'y', shape: [4], dtype: 'fp32' as const }],
+      ops: [{ name: 'r', op: 'relu', inputs: ['x'], outputs: ['y'] }], inputs: ['x'], outputs: ['y'],
+    };
+    const core = coreOf(tp) as unknown as Parameters<typeof executeArgs>[0];
+    const { args } = executeArgs(core, tp.plan(graph), { x: new Uint8Array(16) }, 'arena');
+    const changed = [...args];
+    const at = OPERATIONS.tp_execute_reference.params.indexOf(param as 'inputOffsets');
+    changed[at] = (args[at] instanceof Int32Array ? Int32Array : Float64Array).from(offsets);
+    expect(caught(() => core.call('tp_execute_reference', changed))).toMatchObject({ code: 'INVALID_ARGUMENT', message });
   });
 });
 

@@ -64,7 +64,11 @@ function probe(tp: Tensorplan): string {
   return JSON.stringify({ arena: plan.arenaBytes, schedule: plan.schedule, storages: plan.storages });
 }
 
+let calls = 0;
 async function expectTensorplanErrorOrResult(f: () => unknown): Promise<void> {
+  // The targets are synchronous: yield to the event loop now and then, or a long run
+  // (TP_FUZZ_RUNS) starves vitest's worker RPC ("Timeout calling onTaskUpdate").
+  if (++calls % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
   try {
     await f();
   } catch (error) {

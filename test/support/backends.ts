@@ -1,6 +1,7 @@
 // The backends the shared suites run on: every one that loads here. With
 // TP_REQUIRE_NATIVE=1 (CI) a native addon that fails to load is an error,
-// not a quietly smaller matrix.
+// not a quietly smaller matrix. TP_TEST_BACKENDS=native (a comma list) runs on
+// those only (scripts/fuzz-asan.mjs: the sanitized addon, without WASM).
 import { existsSync } from 'node:fs';
 import { init } from '../../dist/index.mjs';
 import type { Tensorplan } from '../../dist/index.mjs';
@@ -8,7 +9,9 @@ import type { Tensorplan } from '../../dist/index.mjs';
 export type TestBackend = 'native' | 'wasm';
 
 const sessions: Partial<Record<TestBackend, Tensorplan>> = {};
+const wanted = process.env.TP_TEST_BACKENDS?.split(',').map((name) => name.trim());
 for (const name of ['wasm', 'native'] as const) {
+  if (wanted && !wanted.includes(name)) continue;
   try {
     sessions[name] = await init({ backend: name });
   } catch (error) {

@@ -14,16 +14,25 @@
 namespace tp {
 namespace {
 
-Status check_csr(const int32_t* offsets, int32_t count, int32_t rows, int32_t values, const char* name) {
+// A CSR whose values array has a passed length: the offsets start at 0, never
+// decrease and end at that length. Errors name the entry and its value.
+Status check_csr(const int32_t* offsets, int32_t count, int32_t rows, int32_t values, const char* name,
+                 const char* values_name) {
   TP_RETURN_IF_ERROR(check_array_arg(offsets, count, name));
+  const std::string field(name);
   if (count != rows + 1) {
-    return Status::invalid(std::string(name) + " has " + std::to_string(count) + " entries, expected " + std::to_string(rows + 1));
+    return Status::invalid(field + " has " + std::to_string(count) + " entries, expected " + std::to_string(rows + 1));
   }
-  if (offsets[0] != 0 || offsets[rows] != values) {
-    return Status::invalid(std::string(name) + " must start at 0 and end at " + std::to_string(values));
-  }
+  if (offsets[0] != 0) return Status::invalid(field + "[0] = " + std::to_string(offsets[0]) + ": must be 0");
   for (int32_t i = 0; i < rows; ++i) {
-    if (offsets[i + 1] < offsets[i]) return Status::invalid(std::string(name) + "[" + std::to_string(i + 1) + "] decreases");
+    if (offsets[i + 1] < offsets[i]) {
+      return Status::invalid(field + "[" + std::to_string(i + 1) + "] = " + std::to_string(offsets[i + 1]) + ": must be >= " +
+                             field + "[" + std::to_string(i) + "] = " + std::to_string(offsets[i]));
+    }
+  }
+  if (offsets[rows] != values) {
+    return Status::invalid(field + "[" + std::to_string(rows) + "] = " + std::to_string(offsets[rows]) + ": must equal " +
+                           values_name + " = " + std::to_string(values));
   }
   return Status::ok();
 }
@@ -41,8 +50,10 @@ Status decode_semantics(const PlanningGraph& pg, const int32_t* tensor_dtype, in
   TP_RETURN_IF_ERROR(check_array_arg(attrs, attrs_count, "attributes"));
   if (tensor_dtype_count != T) return Status::invalid("tensor_dtype has " + std::to_string(tensor_dtype_count) + " entries, the graph has " + std::to_string(T) + " tensors");
   if (op_codes_count != N) return Status::invalid("op_codes has " + std::to_string(op_codes_count) + " entries, the graph has " + std::to_string(N) + " ops");
-  TP_RETURN_IF_ERROR(check_csr(shape_offsets, shape_offsets_count, T, shape_dims_count, "shape_offsets"));
-  TP_RETURN_IF_ERROR(check_csr(attr_offsets, attr_offsets_count, N, attrs_count, "attribute_offsets"));
+  TP_RETURN_IF_ERROR(
+      check_csr(shape_offsets, shape_offsets_count, T, shape_dims_count, "shape_offsets", "shape_dims_count"));
+  TP_RETURN_IF_ERROR(
+      check_csr(attr_offsets, attr_offsets_count, N, attrs_count, "attribute_offsets", "attributes_count"));
   s->tensor_dtype.assign(tensor_dtype, tensor_dtype + T);
   s->tensor_shape.resize(static_cast<size_t>(T));
   for (int32_t t = 0; t < T; ++t) {
@@ -111,7 +122,13 @@ Status decode_execute_abi(TP_EXECUTE_ABI_PARAMS, PlanningGraph* pg, OpSemantics*
     int64_t begin = 0, end = 0;
     TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k], "input_offsets[" + std::to_string(k) + "]", &begin));
     TP_RETURN_IF_ERROR(to_byte_count(input_offsets[k + 1], "input_offsets[" + std::to_string(k + 1) + "]", &end));
-    if (end < begin || end > input_data_length) return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] out of range");
+    // input_offsets has no passed length (it is input_count + 1 long), but its
+    // entries must be a CSR into input_data: non-decreasing, within its length.
+    if (end < begin || end > input_data_length) {
+      return Status::invalid("input_offsets[" + std::to_string(k + 1) + "] = " + std::to_string(end) +
+                             ": must be in [input_offsets[" + std::to_string(k) + "] = " + std::to_string(begin) +
+                             ", input_data_length = " + std::to_string(input_data_length) + "]");
+    }
     req->input_tensors.push_back(input_tensors[k]);
     req->input_bytes.emplace_back(input_data + begin, input_data + end);
   }
