@@ -95,8 +95,11 @@ export function opCode(op: string, field: string): number {
   return code;
 }
 
-/** Encodes op codes, attributes, dtypes and shapes of a checked graph. */
-export function encodeSemantics(doc: GraphDocument): EncodedSemantics {
+/**
+ * Per tensor its dtype code (-1: given in bytes) and its shape as CSR, as the core takes them
+ * (tp_execute_reference, tp_graph_in_place).
+ */
+export function encodeTensorShapes(doc: GraphDocument): Pick<EncodedSemantics, 'tensorDtype' | 'shapeOffsets' | 'shapeDims'> {
   const tensorDtype = new Int32Array(doc.tensors.length);
   const shapeOffsets = new Int32Array(doc.tensors.length + 1);
   const dims: number[] = [];
@@ -106,6 +109,12 @@ export function encodeSemantics(doc: GraphDocument): EncodedSemantics {
     for (const d of t.shape ?? []) dims.push(d);
     shapeOffsets[i + 1] = dims.length;
   });
+  return { tensorDtype, shapeOffsets, shapeDims: Float64Array.from(dims) };
+}
+
+/** Encodes op codes, attributes, dtypes and shapes of a checked graph. */
+export function encodeSemantics(doc: GraphDocument): EncodedSemantics {
+  const { tensorDtype, shapeOffsets, shapeDims } = encodeTensorShapes(doc);
   const opCodes = new Int32Array(doc.ops.length);
   const attributeOffsets = new Int32Array(doc.ops.length + 1);
   const attrs: number[] = [];
@@ -114,5 +123,5 @@ export function encodeSemantics(doc: GraphDocument): EncodedSemantics {
     attrs.push(...encodeAttributes(OP_SET_V1[opCodes[i]], op.attributes ?? {}, `ops[${i}].attributes`));
     attributeOffsets[i + 1] = attrs.length;
   });
-  return { tensorDtype, shapeOffsets, shapeDims: Float64Array.from(dims), opCodes, attributeOffsets, attributes: Float64Array.from(attrs) };
+  return { tensorDtype, shapeOffsets, shapeDims, opCodes, attributeOffsets, attributes: Float64Array.from(attrs) };
 }

@@ -8,7 +8,6 @@ const ENCODER = new TextEncoder();
 /** A checked graph in the flat-array form of the graph C ABI (c_api.h, "graph planning"). */
 export interface EncodedGraph {
   doc: GraphDocument;
-  args: [Int32Array, number, Float64Array, number, Uint8Array, number, Int32Array, number];
   /** The same eight leading parameters of every tp_graph_* operation, by their c_api.h names. */
   graph: GraphArgs;
   tensorIndex: Map<string, number>;
@@ -95,7 +94,6 @@ export function encodeGraph(core: CoreBinding, input: GraphDocument): EncodedGra
   const numArray = Float64Array.from(nums);
   return {
     doc,
-    args: [intArray, intArray.length, numArray, numArray.length, names, names.length, nameOffsets, nameOffsets.length],
     graph: {
       graphI32: intArray, graphI32Count: intArray.length, graphF64: numArray, graphF64Count: numArray.length,
       names, namesLength: names.length, nameOffsets, nameOffsetsCount: nameOffsets.length,

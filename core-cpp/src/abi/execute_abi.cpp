@@ -14,29 +14,6 @@
 namespace tp {
 namespace {
 
-// A CSR whose values array has a passed length: the offsets start at 0, never
-// decrease and end at that length. Errors name the entry and its value.
-Status check_csr(const int32_t* offsets, int32_t count, int32_t rows, int32_t values, const char* name,
-                 const char* values_name) {
-  TP_RETURN_IF_ERROR(check_array_arg(offsets, count, name));
-  const std::string field(name);
-  if (count != rows + 1) {
-    return Status::invalid(field + " has " + std::to_string(count) + " entries, expected " + std::to_string(rows + 1));
-  }
-  if (offsets[0] != 0) return Status::invalid(field + "[0] = " + std::to_string(offsets[0]) + ": must be 0");
-  for (int32_t i = 0; i < rows; ++i) {
-    if (offsets[i + 1] < offsets[i]) {
-      return Status::invalid(field + "[" + std::to_string(i + 1) + "] = " + std::to_string(offsets[i + 1]) + ": must be >= " +
-                             field + "[" + std::to_string(i) + "] = " + std::to_string(offsets[i]));
-    }
-  }
-  if (offsets[rows] != values) {
-    return Status::invalid(field + "[" + std::to_string(rows) + "] = " + std::to_string(offsets[rows]) + ": must equal " +
-                           values_name + " = " + std::to_string(values));
-  }
-  return Status::ok();
-}
-
 Status decode_semantics(const PlanningGraph& pg, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
                         const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims,
                         int32_t shape_dims_count, const int32_t* op_codes, int32_t op_codes_count,
@@ -44,25 +21,13 @@ Status decode_semantics(const PlanningGraph& pg, const int32_t* tensor_dtype, in
                         int32_t attrs_count, OpSemantics* s) {
   const int32_t T = static_cast<int32_t>(pg.graph.tensors.size());
   const int32_t N = pg.op_count();
-  TP_RETURN_IF_ERROR(check_array_arg(tensor_dtype, tensor_dtype_count, "tensor_dtype"));
-  TP_RETURN_IF_ERROR(check_array_arg(shape_dims, shape_dims_count, "shape_dims"));
   TP_RETURN_IF_ERROR(check_array_arg(op_codes, op_codes_count, "op_codes"));
   TP_RETURN_IF_ERROR(check_array_arg(attrs, attrs_count, "attributes"));
-  if (tensor_dtype_count != T) return Status::invalid("tensor_dtype has " + std::to_string(tensor_dtype_count) + " entries, the graph has " + std::to_string(T) + " tensors");
+  TP_RETURN_IF_ERROR(decode_tensor_shapes(T, tensor_dtype, tensor_dtype_count, shape_offsets, shape_offsets_count,
+                                          shape_dims, shape_dims_count, &s->tensor_dtype, &s->tensor_shape));
   if (op_codes_count != N) return Status::invalid("op_codes has " + std::to_string(op_codes_count) + " entries, the graph has " + std::to_string(N) + " ops");
   TP_RETURN_IF_ERROR(
-      check_csr(shape_offsets, shape_offsets_count, T, shape_dims_count, "shape_offsets", "shape_dims_count"));
-  TP_RETURN_IF_ERROR(
       check_csr(attr_offsets, attr_offsets_count, N, attrs_count, "attribute_offsets", "attributes_count"));
-  s->tensor_dtype.assign(tensor_dtype, tensor_dtype + T);
-  s->tensor_shape.resize(static_cast<size_t>(T));
-  for (int32_t t = 0; t < T; ++t) {
-    for (int32_t k = shape_offsets[t]; k < shape_offsets[t + 1]; ++k) {
-      int64_t dim = 0;
-      TP_RETURN_IF_ERROR(to_byte_count(shape_dims[k], "shape_dims[" + std::to_string(k) + "]", &dim));
-      s->tensor_shape[static_cast<size_t>(t)].push_back(dim);
-    }
-  }
   s->op_codes.assign(op_codes, op_codes + N);
   s->attributes.resize(static_cast<size_t>(N));
   for (int32_t i = 0; i < N; ++i) {

@@ -247,4 +247,51 @@ Status check_method_and_limit(int32_t method, double time_limit_s, ScheduleOptio
   return Status::ok();
 }
 
+// A CSR whose values array has a passed length: the offsets start at 0, never
+// decrease and end at that length. Errors name the entry and its value.
+Status check_csr(const int32_t* offsets, int32_t count, int32_t rows, int32_t values, const char* name,
+                 const char* values_name) {
+  TP_RETURN_IF_ERROR(check_array_arg(offsets, count, name));
+  const std::string field(name);
+  if (count != rows + 1) {
+    return Status::invalid(field + " has " + std::to_string(count) + " entries, expected " + std::to_string(rows + 1));
+  }
+  if (offsets[0] != 0) return Status::invalid(field + "[0] = " + std::to_string(offsets[0]) + ": must be 0");
+  for (int32_t i = 0; i < rows; ++i) {
+    if (offsets[i + 1] < offsets[i]) {
+      return Status::invalid(field + "[" + std::to_string(i + 1) + "] = " + std::to_string(offsets[i + 1]) + ": must be >= " +
+                             field + "[" + std::to_string(i) + "] = " + std::to_string(offsets[i]));
+    }
+  }
+  if (offsets[rows] != values) {
+    return Status::invalid(field + "[" + std::to_string(rows) + "] = " + std::to_string(offsets[rows]) + ": must equal " +
+                           values_name + " = " + std::to_string(values));
+  }
+  return Status::ok();
+}
+
+Status decode_tensor_shapes(int32_t tensor_count, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                            const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims,
+                            int32_t shape_dims_count, std::vector<int32_t>* dtype,
+                            std::vector<std::vector<int64_t>>* shape) {
+  TP_RETURN_IF_ERROR(check_array_arg(tensor_dtype, tensor_dtype_count, "tensor_dtype"));
+  TP_RETURN_IF_ERROR(check_array_arg(shape_dims, shape_dims_count, "shape_dims"));
+  if (tensor_dtype_count != tensor_count) {
+    return Status::invalid("tensor_dtype has " + std::to_string(tensor_dtype_count) + " entries, the graph has " +
+                           std::to_string(tensor_count) + " tensors");
+  }
+  TP_RETURN_IF_ERROR(
+      check_csr(shape_offsets, shape_offsets_count, tensor_count, shape_dims_count, "shape_offsets", "shape_dims_count"));
+  dtype->assign(tensor_dtype, tensor_dtype + tensor_count);
+  shape->assign(static_cast<size_t>(tensor_count), {});
+  for (int32_t t = 0; t < tensor_count; ++t) {
+    for (int32_t k = shape_offsets[t]; k < shape_offsets[t + 1]; ++k) {
+      int64_t dim = 0;
+      TP_RETURN_IF_ERROR(to_byte_count(shape_dims[k], "shape_dims[" + std::to_string(k) + "]", &dim));
+      (*shape)[static_cast<size_t>(t)].push_back(dim);
+    }
+  }
+  return Status::ok();
+}
+
 }  // namespace tp

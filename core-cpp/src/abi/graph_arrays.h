@@ -56,6 +56,20 @@ void add_tensor_map(const PlanningGraph& pg, ResultBuilder* result);
 // The schedule method and time limit of tp_graph_schedule and tp_fusion_check.
 Status check_method_and_limit(int32_t method, double time_limit_s, ScheduleOptions* options);
 
+// A CSR of `rows` rows whose values array has a passed length: the offsets
+// start at 0, never decrease and end at that length. Errors name the entry
+// and its value.
+Status check_csr(const int32_t* offsets, int32_t count, int32_t rows, int32_t values, const char* name,
+                 const char* values_name);
+
+// Per tensor its dtype code (-1: given in bytes; other codes are checked by
+// the caller) and its shape, from tensor_dtype[T] and the CSR shape_offsets
+// [T+1] / shape_dims, as tp_execute_reference and tp_graph_in_place take them.
+Status decode_tensor_shapes(int32_t tensor_count, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
+                            const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims,
+                            int32_t shape_dims_count, std::vector<int32_t>* dtype,
+                            std::vector<std::vector<int64_t>>* shape);
+
 }  // namespace tp
 
 #endif  // TENSORPLAN_GRAPH_ARRAYS_H

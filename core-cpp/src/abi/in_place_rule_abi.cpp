@@ -13,51 +13,27 @@ namespace tp {
 namespace {
 
 // Per tensor: its dtype code (-1: sized in bytes) and, for a dtype, its
-// element count from the CSR shapes (an empty shape is a scalar: 1 element).
+// element count (an empty shape is a scalar: 1 element), from the shapes as
+// every ABI call that takes them decodes them (decode_tensor_shapes).
 Status decode_tensor_sizes(int32_t tensor_count, const int32_t* tensor_dtype, int32_t tensor_dtype_count,
                            const int32_t* shape_offsets, int32_t shape_offsets_count, const double* shape_dims,
                            int32_t shape_dims_count, InPlaceRequest* request) {
-  TP_RETURN_IF_ERROR(check_array_arg(tensor_dtype, tensor_dtype_count, "tensor_dtype"));
-  TP_RETURN_IF_ERROR(check_array_arg(shape_offsets, shape_offsets_count, "shape_offsets"));
-  TP_RETURN_IF_ERROR(check_array_arg(shape_dims, shape_dims_count, "shape_dims"));
-  if (tensor_dtype_count != tensor_count) {
-    return Status::invalid("tensor_dtype_count = " + std::to_string(tensor_dtype_count) + ": expected T = " +
-                           std::to_string(tensor_count));
-  }
-  if (shape_offsets_count != tensor_count + 1) {
-    return Status::invalid("shape_offsets_count = " + std::to_string(shape_offsets_count) + ": expected T + 1 = " +
-                           std::to_string(tensor_count + 1));
-  }
-  if (shape_offsets[0] != 0) return Status::invalid("shape_offsets[0] = " + std::to_string(shape_offsets[0]) + ": must be 0");
+  std::vector<std::vector<int64_t>> shapes;
+  TP_RETURN_IF_ERROR(decode_tensor_shapes(tensor_count, tensor_dtype, tensor_dtype_count, shape_offsets,
+                                          shape_offsets_count, shape_dims, shape_dims_count, &request->dtype, &shapes));
+  request->elements.assign(static_cast<size_t>(tensor_count), 0);
   for (int32_t t = 0; t < tensor_count; ++t) {
-    if (shape_offsets[t + 1] < shape_offsets[t] || shape_offsets[t + 1] > shape_dims_count) {
-      return Status::invalid("shape_offsets[" + std::to_string(t + 1) + "] = " + std::to_string(shape_offsets[t + 1]) +
-                             ": must be in [shape_offsets[" + std::to_string(t) + "], shape_dims_count = " +
-                             std::to_string(shape_dims_count) + "]");
-    }
-  }
-  request->dtype.assign(tensor_dtype, tensor_dtype + tensor_count);
-  request->elements.assign(tensor_count, 0);
-  for (int32_t t = 0; t < tensor_count; ++t) {
-    const std::string field = "tensors[" + std::to_string(t) + "]";
-    if (tensor_dtype[t] < 0) {
-      if (tensor_dtype[t] != -1) {
-        return Status::invalid("tensor_dtype[" + std::to_string(t) + "] = " + std::to_string(tensor_dtype[t]) +
-                               ": must be a dtype code or -1 (sized in bytes)");
-      }
-      continue;
-    }
-    if (!is_valid_dtype_code(tensor_dtype[t])) {
-      return Status::invalid("tensor_dtype[" + std::to_string(t) + "] = " + std::to_string(tensor_dtype[t]) +
-                             ": unknown dtype code");
+    const int32_t code = request->dtype[static_cast<size_t>(t)];
+    if (code == -1) continue;
+    if (!is_valid_dtype_code(code)) {
+      return Status::invalid("tensor_dtype[" + std::to_string(t) + "] = " + std::to_string(code) +
+                             ": must be a dtype code or -1 (sized in bytes)");
     }
     int64_t elements = 1;
-    for (int32_t d = shape_offsets[t]; d < shape_offsets[t + 1]; ++d) {
-      int64_t dim = 0;
-      TP_RETURN_IF_ERROR(to_byte_count(shape_dims[d], field + ".shape[" + std::to_string(d - shape_offsets[t]) + "]", &dim));
-      TP_RETURN_IF_ERROR(checked_mul(elements, dim, "element count of " + field, &elements));
+    for (int64_t dim : shapes[static_cast<size_t>(t)]) {
+      TP_RETURN_IF_ERROR(checked_mul(elements, dim, "element count of tensors[" + std::to_string(t) + "]", &elements));
     }
-    request->elements[t] = elements;
+    request->elements[static_cast<size_t>(t)] = elements;
   }
   return Status::ok();
 }

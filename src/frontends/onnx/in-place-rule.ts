@@ -3,7 +3,7 @@
 // core applies the rule on its own storages and last uses.
 import { callGraphInPlace } from '../../abi/c-api.generated.js';
 import type { CoreBinding } from '../../abi/core-binding.js';
-import { dtypeCode } from '../../formats/dtype.js';
+import { encodeTensorShapes } from '../../execute/op-set.js';
 import { encodeGraph } from '../../graph/encode-graph.js';
 import type { GraphDocument } from '../../graph/graph-document.js';
 
@@ -24,22 +24,15 @@ export function graphInPlace(core: CoreBinding, doc: GraphDocument, candidates: 
   pinned: readonly string[] = []): InPlaceAnswer {
   const encoded = encodeGraph(core, doc);
   const tensors = encoded.doc.tensors;
-  const dtypes = Int32Array.from(tensors, (t) => (t.bytes !== undefined ? -1 : dtypeCode(t.dtype!)));
-  const offsets = new Int32Array(tensors.length + 1);
-  const dims: number[] = [];
-  tensors.forEach((t, i) => {
-    if (t.bytes === undefined) dims.push(...(t.shape ?? []));
-    offsets[i + 1] = dims.length;
-  });
+  const { tensorDtype, shapeOffsets, shapeDims } = encodeTensorShapes(encoded.doc);
   const flags = Uint8Array.from(candidates, (c) => (c ? 1 : 0));
   const pins = Int32Array.from(pinned, (name) => encoded.tensorIndex.get(name)!);
-  const shapeDims = Float64Array.from(dims);
   const { inPlaceInput: input, afterOffsets, afterOps } = callGraphInPlace(core, {
     ...encoded.graph,
     candidates: flags, candidateCount: flags.length,
     pinned: pins, pinnedCount: pins.length,
-    tensorDtype: dtypes, tensorDtypeCount: dtypes.length,
-    shapeOffsets: offsets, shapeOffsetsCount: offsets.length,
+    tensorDtype, tensorDtypeCount: tensorDtype.length,
+    shapeOffsets, shapeOffsetsCount: shapeOffsets.length,
     shapeDims, shapeDimsCount: shapeDims.length,
   });
   const ops = encoded.doc.ops;
