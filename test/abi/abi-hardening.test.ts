@@ -68,10 +68,18 @@ describe.each(BACKENDS)('ABI arguments on %s', (backend) => {
   });
 
   it('a stated dims count that differs from the shape offsets is refused by the core', () => {
+    // Straight to the core, past encodeBulkLayoutArgs (which refuses it first: below).
+    const e = caught(() => coreOf(tp).call('tp_bulk_layout', [
+      new Int32Array([0, 2]), new Float64Array([4, 4]), 1, new Int32Array([0]), null, 1,
+    ]));
+    expect(e).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'dims_count = 1: must equal shape_offsets[count] = 2' });
+  });
+
+  it('the generated ABI layer refuses it first, naming the CSR entry and the count (c_api.h: last == dims_count)', () => {
     const e = caught(() => callBulkLayout(coreOf(tp), {
       shapeOffsets: new Int32Array([0, 2]), dims: new Float64Array([4, 4]), dimsCount: 1, dtypes: new Int32Array([0]), alignments: null, count: 1,
     }));
-    expect(e).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'dims_count = 1: must equal shape_offsets[count] = 2' });
+    expect(e).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'tp_bulk_layout: shape_offsets[count] = 2: must equal dims_count = 1' });
   });
 
   it.each(WRONG_TYPED)('%s is an INVALID_ARGUMENT naming the operation, the parameter and the value', (_, call) => {
