@@ -126,17 +126,18 @@ export * from './c-api-tables.generated.js';
 
 `;
   out += doc('Every operation of c_api.h: its parameters and its declared result fields (TP_RESULT_FIELDS_<name>).');
-  // `arrays`: per array parameter [name, C name, required length over the
-  // arguments, NULL allowed]; `finite`: the doubles that must be finite;
+  // `arrays`: per array parameter [name, C name, kind, stated length, that
+  // length over the arguments, NULL allowed]; `finite`: [name, C name] of the
+  // doubles that must be finite;
   // `encode`: encode<Op>Args (tests drive every operation through them).
   out += `export const OPERATIONS = {\n${operations
     .map((op) => {
       const P = pascal(op.name.replace(/^tp_/, ''));
       const arrays = op.params.filter((p) => p.length)
-        .map((p) => `\n      ['${camel(p.name)}', '${p.name}', (${p.length.tokens.some((t) => t.param) ? 'args' : '_args'}: ${P}Args) => ${requiredTs(p)}, ${p.length.nullable}],`).join('');
+        .map((p) => `\n      ['${camel(p.name)}', '${p.name}', '${PARAM_KIND[p.type]}', '${p.length.expr}', (${p.length.tokens.some((t) => t.param) ? 'args' : '_args'}: ${P}Args) => ${requiredTs(p)}, ${p.length.nullable}],`).join('');
       return `  ${op.name}: {\n    params: [${op.params.map((p) => `'${camel(p.name)}'`).join(', ')}],\n    fields: [${op.fields
         .map((f) => `['${camel(f.name)}', '${f.type}']`)
-        .join(', ')}],\n    arrays: [${arrays}${arrays ? '\n    ' : ''}],\n    finite: [${op.params.filter((p) => p.finite).map((p) => `'${camel(p.name)}'`).join(', ')}],\n    encode: encode${P}Args,\n  },\n`;
+        .join(', ')}],\n    arrays: [${arrays}${arrays ? '\n    ' : ''}],\n    finite: [${op.params.filter((p) => p.finite).map((p) => `['${camel(p.name)}', '${p.name}']`).join(', ')}],\n    encode: encode${P}Args,\n  },\n`;
     })
     .join('')}} as const;\n\n`;
   for (const op of operations) out += operationSource(op);
