@@ -2,9 +2,13 @@ import { TensorplanError } from '../errors.js';
 
 // The type backstop of every C ABI call (issue #14): the generated
 // encode<Op>Args of c-api.generated.ts checks each argument against its C
-// parameter type here, before any backend sees it, so a wrong-typed value is
-// the same TensorplanError on every backend instead of a heap pointer (WASM) or
-// a raw TypeError (native). Public functions check their inputs first with the
+// parameter type here, and each array against the length c_api.h states for
+// it (with a CSR's last entry) and each double c_api.h marks finite, before
+// any backend sees it, so a wrong-typed value or a short array is the same
+// TensorplanError on every backend instead of a heap pointer or a read past
+// the caller's buffer. The addon's generated wrappers repeat the length and
+// finite checks with the same messages (cuda/addon/abi_marshal.h) for callers
+// of the addon itself. Public functions check their inputs first with the
 // user's field names; this only catches what slips past them.
 
 const ARRAY_CLASSES = {

@@ -15,6 +15,19 @@
  *   - Arrays are passed as a pointer plus an element count. The caller owns
  *     every input array; the core copies what it keeps and never retains the
  *     pointer after the call returns.
+ *   - Every array parameter states how many elements the core reads, in a
+ *     comment right after its name that the generators read
+ *     (scripts/abi/parse-c-api.mjs; a declaration without one fails them):
+ *       const int32_t* shape_offsets /\*[count + 1] last == dims_count*\/
+ *     [length]: + - * over the int32/double parameters, integers and TP_
+ *     constants (no parentheses); `or NULL`: NULL means "default"; for CSR
+ *     offsets, `last == n` / `last <= n`: the entry at length - 1 equals
+ *     (ends at) / is at most the int32 parameter n. Every double says
+ *     /\*finite*\/ (sizes, offsets, limits: NaN and +-Infinity are refused) or
+ *     /\*any*\/. The generated layers (encode<Op>Args in TypeScript, the
+ *     addon's wrappers) check all of it before the core runs, with the same
+ *     message on both backends, and the WASM binding copies exactly the
+ *     stated length; the core keeps its own checks.
  *   - Every operation returns tp_status. On success it hands back a new
  *     tp_result through its last parameter; the caller owns it and must release
  *     it with tp_result_free. Its arrays are the ones TP_RESULT_FIELDS_<name>,
