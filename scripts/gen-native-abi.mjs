@@ -116,7 +116,7 @@ function asyncWrapper(op, name) {
   lines.push('');
   lines.push(`// ${name}(...arguments of ${op.name}) -> Promise<result arrays>`);
   lines.push(`static Napi::Value async_${op.name}(const Napi::CallbackInfo& info) {`);
-  lines.push(`  ArgReader args(info, "${name}", ${op.params.length});`);
+  lines.push(`  ArgReader args(info, "${name}", ${op.params.length}, "${op.name}");`);
   lines.push(`  auto* call = new Async_${op.name}(info.Env());`);
   op.params.forEach((p, i) => lines.push(`  call->a${i} = ${ASYNC_KINDS[p.type][1]}(args, ${i}, "${p.name}");`));
   lines.push(...argumentChecks(op, (i) => `call->a${i}`));

@@ -27,14 +27,16 @@ std::string js_number(double value);
 // JS TypeError (a programming error in the TS layer, never a user error).
 class ArgReader {
  public:
-  ArgReader(const Napi::CallbackInfo& info, const char* function, size_t expected)
-      : info_(info), function_(function) {
+  // `operation`: the c_api.h operation a refusal names (an async wrapper's
+  // exported name differs: reference_execute runs tp_execute_reference).
+  ArgReader(const Napi::CallbackInfo& info, const char* function, size_t expected, const char* operation = nullptr)
+      : info_(info), function_(function), operation_(operation != nullptr ? operation : function) {
     if (info.Length() != expected) {
       fail(std::string("expects ") + std::to_string(expected) + " arguments, got " + std::to_string(info.Length()));
     }
   }
   const Napi::CallbackInfo& info() const { return info_; }
-  const char* function() const { return function_; }
+  const char* operation() const { return operation_; }
   bool failed() const { return failed_; }
   void fail(const std::string& message) {
     if (failed_) return;
@@ -61,6 +63,7 @@ class ArgReader {
  private:
   const Napi::CallbackInfo& info_;
   const char* function_;
+  const char* operation_;
   bool failed_ = false;
   std::string refusal_;
 };
@@ -97,7 +100,7 @@ inline int32_t int32_arg(ArgReader& args, size_t index, const char* name) {
   // Int32Value() would wrap 2^31 to -2^31 and cut 0.5 to 0: refused as checkArg refuses it.
   const double number = value.As<Napi::Number>().DoubleValue();
   if (!(number >= -2147483648.0 && number <= 2147483647.0 && number == static_cast<double>(static_cast<int32_t>(number)))) {
-    args.refuse(std::string(args.function()) + ": " + name + " = " + js_number(number) + ": must be an integer in [-2^31, 2^31 - 1]");
+    args.refuse(std::string(args.operation()) + ": " + name + " = " + js_number(number) + ": must be an integer in [-2^31, 2^31 - 1]");
     return 0;
   }
   return static_cast<int32_t>(number);

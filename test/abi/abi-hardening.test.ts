@@ -180,6 +180,8 @@ describe.runIf(BACKENDS.includes('native'))('the native addon called by itself',
     const fromEncoder = caught(() => OPERATIONS.tp_execute_reference.encode(named(changed)));
     expect(fromEncoder).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'tp_execute_reference: mode = 2147483648: must be an integer in [-2^31, 2^31 - 1]' });
     expect(caught(() => core.call('tp_execute_reference', changed))).toEqual(fromEncoder);
+    const addon = (tp as unknown as { addon: { reference_execute(...a: unknown[]): Promise<unknown> } }).addon;
+    return expect(addon.reference_execute(...changed)).rejects.toMatchObject({ status: 1, message: fromEncoder.message });
   });
 });
 
