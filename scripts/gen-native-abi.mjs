@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseOperations } from './abi/parse-c-api.mjs';
+import { parseOperations, renderLength } from './abi/parse-c-api.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HEADER = `${root}core-cpp/include/tensorplan/c_api.h`;
@@ -50,12 +50,52 @@ const ASYNC_KINDS = {
   'tpc::DeviceArena*': ['tp_napi::ArenaArg', 'tp_napi::arena_arg', '.get()'],
 };
 
+// C array parameter type -> the JS typed array class (as messages name it).
+const ARRAY_CLASS = {
+  'const double*': ['Float64Array', 'double'],
+  'const float*': ['Float32Array', 'float'],
+  'const int32_t*': ['Int32Array', 'int32_t'],
+  'const uint8_t*': ['Uint8Array', 'uint8_t'],
+  'const uint16_t*': ['Uint16Array', 'uint16_t'],
+};
+
+const quoted = (text) => JSON.stringify(text);
+
+// What c_api.h states for the arguments (finite doubles, array lengths, CSR
+// last entries), checked in the order and with the messages of the generated
+// encode<Op>Args (scripts/abi/gen-ts.mjs): `value(i)` is argument i as read.
+function argumentChecks(op, value) {
+  const lines = [];
+  const index = (name) => op.params.findIndex((p) => p.name === name);
+  const required = (p) => renderLength(p.length.tokens, (name) => `static_cast<double>(${value(index(name))})`);
+  op.params.forEach((p, i) => {
+    if (p.finite) lines.push(`  tp_napi::check_finite(args, ${quoted(op.name)}, ${quoted(p.name)}, ${value(i)});`);
+  });
+  op.params.forEach((p, i) => {
+    if (!p.length) return;
+    lines.push(`  tp_napi::check_length(args, ${quoted(op.name)}, ${i}, ${quoted(p.name)}, ${quoted(ARRAY_CLASS[p.type][0])}, ` +
+      `${quoted(p.length.expr)}, ${required(p)}, ${p.length.nullable});`);
+  });
+  op.params.forEach((p, i) => {
+    if (!p.length?.last) return;
+    const { op: relation, bound, index: at } = p.length.last;
+    lines.push(`  tp_napi::check_last<${ARRAY_CLASS[p.type][1]}>(args, ${quoted(op.name)}, ${i}, ${quoted(p.name)}, ${quoted(at)}, ` +
+      `${required(p)}, ${relation === '=='}, ${quoted(bound)}, ${value(index(bound))});`);
+  });
+  return lines;
+}
+
 function syncWrapper(op) {
   const lines = [];
   lines.push(`static Napi::Value wrap_${op.name}(const Napi::CallbackInfo& info) {`);
   lines.push(`  ArgReader args(info, "${op.name}", ${op.params.length});`);
   op.params.forEach((p, i) => lines.push(`  auto a${i} = ${PARAM_KINDS[p.type]}(args, ${i}, "${p.name}");`));
-  lines.push('  if (args.failed()) return info.Env().Undefined();');
+  lines.push('  if (args.failed()) return tp_napi::refused(info.Env(), args);');
+  const checks = argumentChecks(op, (i) => `a${i}`);
+  if (checks.length > 0) {
+    lines.push(...checks);
+    lines.push('  if (args.failed()) return tp_napi::refused(info.Env(), args);');
+  }
   lines.push('  tp_result* out = nullptr;');
   const call = op.params.map((_, i) => `a${i}`).concat('&out').join(', ');
   lines.push(`  tp_status status = ${op.name}(${call});`);
@@ -76,9 +116,10 @@ function asyncWrapper(op, name) {
   lines.push('');
   lines.push(`// ${name}(...arguments of ${op.name}) -> Promise<result arrays>`);
   lines.push(`static Napi::Value async_${op.name}(const Napi::CallbackInfo& info) {`);
-  lines.push(`  ArgReader args(info, "${name}", ${op.params.length});`);
+  lines.push(`  ArgReader args(info, "${name}", ${op.params.length}, "${op.name}");`);
   lines.push(`  auto* call = new Async_${op.name}(info.Env());`);
   op.params.forEach((p, i) => lines.push(`  call->a${i} = ${ASYNC_KINDS[p.type][1]}(args, ${i}, "${p.name}");`));
+  lines.push(...argumentChecks(op, (i) => `call->a${i}`));
   lines.push('  return call->start(args);');
   lines.push('}');
   lines.push('');

@@ -18,23 +18,41 @@
 
 namespace tp_napi {
 
+// A number as JavaScript's String(value) prints it, except that an integer
+// below 1e21 prints all its digits (its exact value): src/abi/check-args.ts
+// shownNumber, so both layers word a message alike.
+std::string js_number(double value);
+
 // Reads positional arguments and records the first type error as a pending
 // JS TypeError (a programming error in the TS layer, never a user error).
 class ArgReader {
  public:
-  ArgReader(const Napi::CallbackInfo& info, const char* function, size_t expected)
-      : info_(info), function_(function) {
+  // `operation`: the c_api.h operation a refusal names (an async wrapper's
+  // exported name differs: reference_execute runs tp_execute_reference).
+  ArgReader(const Napi::CallbackInfo& info, const char* function, size_t expected, const char* operation = nullptr)
+      : info_(info), function_(function), operation_(operation != nullptr ? operation : function) {
     if (info.Length() != expected) {
       fail(std::string("expects ") + std::to_string(expected) + " arguments, got " + std::to_string(info.Length()));
     }
   }
   const Napi::CallbackInfo& info() const { return info_; }
+  const char* operation() const { return operation_; }
   bool failed() const { return failed_; }
   void fail(const std::string& message) {
     if (failed_) return;
     failed_ = true;
     Napi::TypeError::New(info_.Env(), std::string(function_) + ": " + message).ThrowAsJavaScriptException();
   }
+  // An argument that breaks what c_api.h states for it (a length, a finite
+  // double): no JS exception here; the wrapper answers as a core refusal
+  // (refused(), AsyncCall::start) with this message, the one encode<Op>Args
+  // gives for it, so a caller of the addon itself gets the same error.
+  void refuse(const std::string& message) {
+    if (failed_) return;
+    failed_ = true;
+    refusal_ = message;
+  }
+  const std::string& refusal() const { return refusal_; }
   // A valid call that cannot proceed (a resource gone): a plain Error with `message` as it is.
   void fail_error(const std::string& message) {
     if (failed_) return;
@@ -45,7 +63,9 @@ class ArgReader {
  private:
   const Napi::CallbackInfo& info_;
   const char* function_;
+  const char* operation_;
   bool failed_ = false;
+  std::string refusal_;
 };
 
 template <typename T> struct TypedArrayKind;
@@ -77,7 +97,13 @@ inline int32_t int32_arg(ArgReader& args, size_t index, const char* name) {
     args.fail(std::string("argument ") + name + " must be a number");
     return 0;
   }
-  return value.As<Napi::Number>().Int32Value();
+  // Int32Value() would wrap 2^31 to -2^31 and cut 0.5 to 0: refused as checkArg refuses it.
+  const double number = value.As<Napi::Number>().DoubleValue();
+  if (!(number >= -2147483648.0 && number <= 2147483647.0 && number == static_cast<double>(static_cast<int32_t>(number)))) {
+    args.refuse(std::string(args.operation()) + ": " + name + " = " + js_number(number) + ": must be an integer in [-2^31, 2^31 - 1]");
+    return 0;
+  }
+  return static_cast<int32_t>(number);
 }
 
 inline double double_arg(ArgReader& args, size_t index, const char* name) {
@@ -89,6 +115,45 @@ inline double double_arg(ArgReader& args, size_t index, const char* name) {
   }
   return value.As<Napi::Number>().DoubleValue();
 }
+
+// The checks the generated wrappers run before calling the core, the same as
+// the generated encode<Op>Args (src/abi/check-args.ts) with the same
+// messages: defence in depth, since the addon can be loaded and called
+// without the TypeScript layer. Each does nothing once `args` has failed.
+
+// A double c_api.h marks /*finite*/.
+void check_finite(ArgReader& args, const char* operation, const char* name, double value);
+
+// Array argument `index` against its stated length `required` (the value of
+// `expression`): checkLength.
+void check_length(ArgReader& args, const char* operation, size_t index, const char* name, const char* array_class,
+                  const char* expression, double required, bool nullable);
+
+// The last entry (at required - 1) of a CSR offsets array against `bound`:
+// checkLast (`equal`: last == bound, else last <= bound).
+template <typename T>
+void check_last(ArgReader& args, const char* operation, size_t index, const char* name, const char* index_expression,
+                double required, bool equal, const char* bound_name, int32_t bound) {
+  if (args.failed() || !(required >= 1 && required == static_cast<double>(static_cast<int64_t>(required)))) return;
+  Napi::Value value = args.info()[index];
+  if (!value.IsTypedArray()) return;
+  Napi::TypedArray array = value.As<Napi::TypedArray>();
+  if (static_cast<double>(array.ElementLength()) < required) return;
+  const uint8_t* base = static_cast<const uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+  T last;
+  std::memcpy(&last, base + (static_cast<size_t>(required) - 1) * sizeof(T), sizeof(T));
+  const double v = static_cast<double>(last);
+  if (equal ? v != bound : v > bound) {
+    args.refuse(std::string(operation) + ": " + name + "[" + index_expression + "] = " + js_number(v) + ": must " +
+                (equal ? "equal " : "be <= ") + bound_name + " = " + js_number(bound));
+  }
+}
+
+// What a synchronous wrapper returns when `args` failed: undefined with the
+// pending TypeError, or for a refusal the status TP_ERR_INVALID_ARGUMENT with
+// the message recorded as the call's error (tp_last_error), as a refusal by
+// the core itself reads.
+Napi::Value refused(Napi::Env env, const ArgReader& args);
 
 // Success: a JS array of typed arrays (copies). Failure: the status number;
 // the caller reads tp_last_error, exactly as the WASM backend does.
@@ -126,6 +191,14 @@ class AsyncCall : public Napi::AsyncWorker {
   // exception (and deletes this call, which never ran).
   Napi::Value start(ArgReader& args) {
     Napi::Promise promise = deferred_.Promise();
+    if (args.failed() && !args.refusal().empty()) {
+      // As a refusal by the core reads (OnOK below).
+      Napi::Error error = Napi::Error::New(Env(), args.refusal());
+      error.Set("status", Napi::Number::New(Env(), TP_ERR_INVALID_ARGUMENT));
+      deferred_.Reject(error.Value());
+      delete this;
+      return promise;
+    }
     if (args.failed()) {
       deferred_.Reject(Env().GetAndClearPendingException().Value());
       delete this;

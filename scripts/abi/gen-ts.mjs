@@ -8,7 +8,7 @@
 // `npm run build:ts`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseHeader } from './parse-c-api.mjs';
+import { parseHeader, renderLength } from './parse-c-api.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const OUTPUTS = {
@@ -36,8 +36,11 @@ const PARAM_KIND = {
   'const double*': 'F64', 'const float*': 'F32', 'const int32_t*': 'I32', 'const uint8_t*': 'U8', 'const uint16_t*': 'U16',
   int32_t: 'int32', double: 'double',
 };
-/** An int32 parameter right after an array that states how many elements of it the core reads. */
-const isCountOf = (param) => param && param.type === 'int32_t' && /^(count|rank)$|_(count|length)$/.test(param.name);
+/** The check-args.ts kind a parameter is checked as: a double marked finite in c_api.h as 'finite'. */
+const kindOf = (p) => (p.type === 'double' && p.finite ? 'finite' : PARAM_KIND[p.type]);
+
+/** A parameter's stated length (c_api.h `/*[expression]*\/`) as TypeScript over `args`. */
+const requiredTs = (p) => renderLength(p.length.tokens, (name) => `args.${camel(name)}`);
 
 const doc = (text, indent = '') => (text ? `${indent}/** ${text.replace(/\*\//g, '*\\/')} */\n` : '');
 
@@ -79,19 +82,23 @@ function operationSource(op) {
   // addon's async wrappers (which take the same parameters) both go through it.
   out += doc(`The arguments of \`${op.name}\` in its parameter order, as the backends take them.`);
   // Every argument is type-checked here, the one place both backends go through
-  // (check-args.ts), and every array's stated count against its length.
+  // (check-args.ts), every array against the length c_api.h states for it (and
+  // cut to it), and a CSR offsets array's last entry where c_api.h states it.
   out += `export function encode${P}Args(args: ${P}Args): CoreArg[] {\n`;
   if (op.params.length > 0) {
     out += `  const a = (args ?? {}) as unknown as Record<string, unknown>;\n`;
-    for (const p of op.params) out += `  checkArg('${op.name}', '${camel(p.name)}', '${PARAM_KIND[p.type]}', a.${camel(p.name)});\n`;
-    op.params.forEach((p, i) => {
-      const next = op.params[i + 1];
-      if (p.type.endsWith('*') && isCountOf(next)) {
-        out += `  checkCount('${op.name}', '${camel(p.name)}', args.${camel(p.name)}, '${camel(next.name)}', args.${camel(next.name)});\n`;
-      }
-    });
+    for (const p of op.params) out += `  checkArg('${op.name}', '${p.name}', '${kindOf(p)}', a.${camel(p.name)});\n`;
+    for (const p of op.params.filter((q) => q.length)) {
+      const r = `${camel(p.name)}Length`;
+      out += `  const ${r} = ${requiredTs(p)};\n`;
+      out += `  const ${camel(p.name)} = checkLength('${op.name}', '${p.name}', '${PARAM_KIND[p.type]}', args.${camel(p.name)}, '${p.length.expr}', ${r}, ${p.length.nullable});\n`;
+    }
+    for (const p of op.params.filter((q) => q.length?.last)) {
+      const { op: relation, bound, index } = p.length.last;
+      out += `  checkLast('${op.name}', '${p.name}', ${camel(p.name)}, '${index}', ${camel(p.name)}Length, '${relation}', '${bound}', args.${camel(bound)});\n`;
+    }
   }
-  out += `  return [${op.params.map((p) => `args.${camel(p.name)}`).join(', ')}];\n}\n`;
+  out += `  return [${op.params.map((p) => (p.length ? camel(p.name) : `args.${camel(p.name)}`)).join(', ')}];\n}\n`;
   out += doc(`Calls \`${op.name}\` through \`core\` and names its result fields.`);
   out += `export function call${P}(core: CoreBinding, args: ${P}Args): ${P}Result {\n`;
   out += `  return decode${P}(core.call('${op.name}', encode${P}Args(args)));\n}\n\n`;
@@ -113,16 +120,25 @@ export function generate({ operations, tables }) {
 
   let out = HEADER_COMMENT + `import type { CoreArg, CoreArray, CoreBinding } from './core-binding.js';
 import { checkFields } from './check-fields.js';
-import { checkArg, checkCount } from './check-args.js';
+import { checkArg, checkLast, checkLength } from './check-args.js';
 
 export * from './c-api-tables.generated.js';
 
 `;
   out += doc('Every operation of c_api.h: its parameters and its declared result fields (TP_RESULT_FIELDS_<name>).');
+  // `arrays`: per array parameter [name, C name, kind, stated length, that
+  // length over the arguments, NULL allowed]; `finite`: [name, C name] of the
+  // doubles that must be finite;
+  // `encode`: encode<Op>Args (tests drive every operation through them).
   out += `export const OPERATIONS = {\n${operations
-    .map((op) => `  ${op.name}: {\n    params: [${op.params.map((p) => `'${camel(p.name)}'`).join(', ')}],\n    fields: [${op.fields
-      .map((f) => `['${camel(f.name)}', '${f.type}']`)
-      .join(', ')}],\n  },\n`)
+    .map((op) => {
+      const P = pascal(op.name.replace(/^tp_/, ''));
+      const arrays = op.params.filter((p) => p.length)
+        .map((p) => `\n      ['${camel(p.name)}', '${p.name}', '${PARAM_KIND[p.type]}', '${p.length.expr}', (${p.length.tokens.some((t) => t.param) ? 'args' : '_args'}: ${P}Args) => ${requiredTs(p)}, ${p.length.nullable}],`).join('');
+      return `  ${op.name}: {\n    params: [${op.params.map((p) => `'${camel(p.name)}'`).join(', ')}],\n    fields: [${op.fields
+        .map((f) => `['${camel(f.name)}', '${f.type}']`)
+        .join(', ')}],\n    arrays: [${arrays}${arrays ? '\n    ' : ''}],\n    finite: [${op.params.filter((p) => p.finite).map((p) => `['${camel(p.name)}', '${p.name}']`).join(', ')}],\n    encode: encode${P}Args,\n  },\n`;
+    })
     .join('')}} as const;\n\n`;
   for (const op of operations) out += operationSource(op);
   return { tables: t.trimEnd() + '\n', operations: out.trimEnd() + '\n' };

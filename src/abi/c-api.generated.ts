@@ -2,7 +2,7 @@
 // Do not edit: change c_api.h and run `npm run gen:abi` (CI fails when this file is stale).
 import type { CoreArg, CoreArray, CoreBinding } from './core-binding.js';
 import { checkFields } from './check-fields.js';
-import { checkArg, checkCount } from './check-args.js';
+import { checkArg, checkLast, checkLength } from './check-args.js';
 
 export * from './c-api-tables.generated.js';
 
@@ -11,94 +11,285 @@ export const OPERATIONS = {
   tp_code_table: {
     params: ['table'],
     fields: [['codes', 'I32'], ['names', 'U8'], ['nameOffsets', 'I32'], ['attributes', 'F64']],
+    arrays: [],
+    finite: [],
+    encode: encodeCodeTableArgs,
   },
   tp_bulk_layout: {
     params: ['shapeOffsets', 'dims', 'dimsCount', 'dtypes', 'alignments', 'count'],
     fields: [['offsets', 'F64'], ['bytes', 'F64'], ['alignments', 'F64'], ['separate', 'U8'], ['totals', 'F64']],
+    arrays: [
+      ['shapeOffsets', 'shape_offsets', 'I32', 'count + 1', (args: BulkLayoutArgs) => args.count + 1, false],
+      ['dims', 'dims', 'F64', 'dims_count', (args: BulkLayoutArgs) => args.dimsCount, false],
+      ['dtypes', 'dtypes', 'I32', 'count', (args: BulkLayoutArgs) => args.count, false],
+      ['alignments', 'alignments', 'F64', 'count', (args: BulkLayoutArgs) => args.count, true],
+    ],
+    finite: [],
+    encode: encodeBulkLayoutArgs,
   },
   tp_tensor_spec_buffers: {
     params: ['dims', 'rank', 'format'],
     fields: [['names', 'U8'], ['nameOffsets', 'I32'], ['shapeOffsets', 'I32'], ['dims', 'F64'], ['dtypes', 'I32'], ['elements', 'I32'], ['bytes', 'F64'], ['alignments', 'F64'], ['roles', 'I32'], ['usages', 'I32'], ['altShapeOffsets', 'I32'], ['altDims', 'F64'], ['totals', 'F64'], ['storageClass', 'U8'], ['tensorClass', 'U8'], ['quantizerClass', 'U8'], ['quantizable', 'U8'], ['quantizableReason', 'U8']],
+    arrays: [
+      ['dims', 'dims', 'F64', 'rank', (args: TensorSpecBuffersArgs) => args.rank, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: TensorSpecBuffersArgs) => 6, false],
+    ],
+    finite: [],
+    encode: encodeTensorSpecBuffersArgs,
   },
   tp_tensor_spec_update_usage: {
     params: ['dims', 'rank', 'format', 'rowwise', 'columnwise', 'mode'],
     fields: [['usageBits', 'I32']],
+    arrays: [
+      ['dims', 'dims', 'F64', 'rank', (args: TensorSpecUpdateUsageArgs) => args.rank, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: TensorSpecUpdateUsageArgs) => 6, false],
+    ],
+    finite: [],
+    encode: encodeTensorSpecUpdateUsageArgs,
   },
   tp_tensor_spec_check_buffers: {
     params: ['dims', 'rank', 'format', 'names', 'namesLength', 'nameOffsets', 'shapeOffsets', 'bufferDims', 'bufferDimsCount', 'dtypes', 'bytes', 'count'],
     fields: [],
+    arrays: [
+      ['dims', 'dims', 'F64', 'rank', (args: TensorSpecCheckBuffersArgs) => args.rank, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: TensorSpecCheckBuffersArgs) => 6, false],
+      ['names', 'names', 'U8', 'names_length', (args: TensorSpecCheckBuffersArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'count + 1', (args: TensorSpecCheckBuffersArgs) => args.count + 1, false],
+      ['shapeOffsets', 'shape_offsets', 'I32', 'count + 1', (args: TensorSpecCheckBuffersArgs) => args.count + 1, false],
+      ['bufferDims', 'buffer_dims', 'F64', 'buffer_dims_count', (args: TensorSpecCheckBuffersArgs) => args.bufferDimsCount, false],
+      ['dtypes', 'dtypes', 'I32', 'count', (args: TensorSpecCheckBuffersArgs) => args.count, false],
+      ['bytes', 'bytes', 'F64', 'count', (args: TensorSpecCheckBuffersArgs) => args.count, false],
+    ],
+    finite: [],
+    encode: encodeTensorSpecCheckBuffersArgs,
   },
   tp_split_quantize_layout: {
     params: ['shapeOffsets', 'dims', 'dimsCount', 'count', 'format', 'columnwise'],
     fields: [['members', 'I32'], ['names', 'U8'], ['nameOffsets', 'I32'], ['shapeOffsets', 'I32'], ['dims', 'F64'], ['offsets', 'F64'], ['bytes', 'F64'], ['alignments', 'F64'], ['roles', 'I32'], ['totals', 'F64'], ['contiguous', 'U8']],
+    arrays: [
+      ['shapeOffsets', 'shape_offsets', 'I32', 'count + 1', (args: SplitQuantizeLayoutArgs) => args.count + 1, false],
+      ['dims', 'dims', 'F64', 'dims_count', (args: SplitQuantizeLayoutArgs) => args.dimsCount, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: SplitQuantizeLayoutArgs) => 6, false],
+    ],
+    finite: [],
+    encode: encodeSplitQuantizeLayoutArgs,
   },
   tp_grouped_layout: {
     params: ['memberDims', 'count', 'format'],
     fields: [['info', 'I32'], ['logical', 'F64'], ['tensorOffsets', 'F64'], ['names', 'U8'], ['nameOffsets', 'I32'], ['dtypes', 'I32'], ['elements', 'I32'], ['elementCounts', 'F64'], ['bytes', 'F64'], ['cppElementCounts', 'F64'], ['cppBytes', 'F64'], ['memberOffsetCsr', 'I32'], ['memberOffsets', 'F64'], ['totals', 'F64']],
+    arrays: [
+      ['memberDims', 'member_dims', 'F64', '2 * count', (args: GroupedLayoutArgs) => 2 * args.count, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: GroupedLayoutArgs) => 6, false],
+    ],
+    finite: [],
+    encode: encodeGroupedLayoutArgs,
   },
   tp_quantize: {
     params: ['dims', 'rank', 'format', 'input', 'inputBytes', 'amaxEpsilon', 'delayedScale'],
     fields: [['bytes', 'U8'], ['bufferOffsets', 'F64'], ['amax', 'F32']],
+    arrays: [
+      ['dims', 'dims', 'F64', 'rank', (args: QuantizeArgs) => args.rank, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: QuantizeArgs) => 6, false],
+      ['input', 'input', 'U8', 'input_bytes', (args: QuantizeArgs) => args.inputBytes, false],
+    ],
+    finite: [['inputBytes', 'input_bytes'], ['amaxEpsilon', 'amax_epsilon'], ['delayedScale', 'delayed_scale']],
+    encode: encodeQuantizeArgs,
   },
   tp_dequantize: {
     params: ['dims', 'rank', 'format', 'buffers', 'buffersBytes'],
     fields: [['bytes', 'U8']],
+    arrays: [
+      ['dims', 'dims', 'F64', 'rank', (args: DequantizeArgs) => args.rank, false],
+      ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: DequantizeArgs) => 6, false],
+      ['buffers', 'buffers', 'U8', 'buffers_bytes', (args: DequantizeArgs) => args.buffersBytes, false],
+    ],
+    finite: [['buffersBytes', 'buffers_bytes']],
+    encode: encodeDequantizeArgs,
   },
   tp_swizzle_scales: {
     params: ['source', 'sourceLength', 'srcRows', 'srcCols', 'transpose', 'validRows', 'validCols', 'inverse'],
     fields: [['bytes', 'U8']],
+    arrays: [
+      ['source', 'source', 'U8', 'source_length', (args: SwizzleScalesArgs) => args.sourceLength, false],
+    ],
+    finite: [['srcRows', 'src_rows'], ['srcCols', 'src_cols'], ['validRows', 'valid_rows'], ['validCols', 'valid_cols']],
+    encode: encodeSwizzleScalesArgs,
   },
   tp_delayed_scaling_update: {
     params: ['amaxHistory', 'amaxHistoryCount', 'historyLen', 'scale', 'count', 'algo', 'fp8Max', 'margin'],
     fields: [['amaxHistory', 'F32'], ['scale', 'F32'], ['amax', 'F32']],
+    arrays: [
+      ['amaxHistory', 'amax_history', 'F64', 'amax_history_count', (args: DelayedScalingUpdateArgs) => args.amaxHistoryCount, false],
+      ['scale', 'scale', 'F64', 'count', (args: DelayedScalingUpdateArgs) => args.count, false],
+    ],
+    finite: [['fp8Max', 'fp8_max']],
+    encode: encodeDelayedScalingUpdateArgs,
   },
   tp_graph_validate: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount'],
     fields: [['tensorStorage', 'I32'], ['tensorOffset', 'F64'], ['storageBytes', 'F64'], ['storageAlignment', 'F64'], ['storageRoot', 'I32'], ['storageFlags', 'U8']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: GraphValidateArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: GraphValidateArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: GraphValidateArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: GraphValidateArgs) => args.nameOffsetsCount, false],
+    ],
+    finite: [],
+    encode: encodeGraphValidateArgs,
   },
   tp_graph_schedule: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'method', 'timeLimitS', 'workLimit'],
     fields: [['order', 'I32'], ['stats', 'F64'], ['baselinePeaks', 'F64'], ['baselineSeconds', 'F64']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: GraphScheduleArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: GraphScheduleArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: GraphScheduleArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: GraphScheduleArgs) => args.nameOffsetsCount, false],
+    ],
+    finite: [['timeLimitS', 'time_limit_s'], ['workLimit', 'work_limit']],
+    encode: encodeGraphScheduleArgs,
   },
   tp_graph_liveness: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount'],
     fields: [['tensorStorage', 'I32'], ['tensorOffset', 'F64'], ['storageBytes', 'F64'], ['storageBirth', 'I32'], ['storageDeath', 'I32'], ['storageFlags', 'U8'], ['liveBytes', 'F64'], ['stats', 'F64'], ['peakStorages', 'I32'], ['peakBytes', 'F64'], ['peakProducers', 'I32'], ['peakLastOps', 'I32'], ['storageRoot', 'I32']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: GraphLivenessArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: GraphLivenessArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: GraphLivenessArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: GraphLivenessArgs) => args.nameOffsetsCount, false],
+      ['order', 'order', 'I32', 'order_count', (args: GraphLivenessArgs) => args.orderCount, false],
+    ],
+    finite: [],
+    encode: encodeGraphLivenessArgs,
   },
   tp_fusion_check: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'fusedOps', 'fusedCount', 'maxReadBytes', 'method', 'timeLimitS'],
     fields: [['verdict', 'U8'], ['figures', 'F64']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: FusionCheckArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: FusionCheckArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: FusionCheckArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: FusionCheckArgs) => args.nameOffsetsCount, false],
+      ['fusedOps', 'fused_ops', 'I32', 'fused_count', (args: FusionCheckArgs) => args.fusedCount, false],
+    ],
+    finite: [['maxReadBytes', 'max_read_bytes'], ['timeLimitS', 'time_limit_s']],
+    encode: encodeFusionCheckArgs,
   },
   tp_verify_trace: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'traceSteps', 'traceTensors', 'traceKinds', 'traceCount'],
     fields: [['kinds', 'I32'], ['storages', 'I32'], ['tensors', 'I32'], ['steps', 'I32'], ['report', 'U8']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: VerifyTraceArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: VerifyTraceArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: VerifyTraceArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: VerifyTraceArgs) => args.nameOffsetsCount, false],
+      ['order', 'order', 'I32', 'order_count', (args: VerifyTraceArgs) => args.orderCount, false],
+      ['traceSteps', 'trace_steps', 'I32', 'trace_count', (args: VerifyTraceArgs) => args.traceCount, false],
+      ['traceTensors', 'trace_tensors', 'I32', 'trace_count', (args: VerifyTraceArgs) => args.traceCount, false],
+      ['traceKinds', 'trace_kinds', 'I32', 'trace_count', (args: VerifyTraceArgs) => args.traceCount, false],
+    ],
+    finite: [],
+    encode: encodeVerifyTraceArgs,
   },
   tp_place: {
     params: ['lower', 'upper', 'size', 'alignment', 'count', 'algorithm', 'capacity', 'timeLimitSeconds', 'minimize'],
     fields: [['offsets', 'F64'], ['summary', 'F64'], ['methodName', 'U8']],
+    arrays: [
+      ['lower', 'lower', 'F64', 'count', (args: PlaceArgs) => args.count, false],
+      ['upper', 'upper', 'F64', 'count', (args: PlaceArgs) => args.count, false],
+      ['size', 'size', 'F64', 'count', (args: PlaceArgs) => args.count, false],
+      ['alignment', 'alignment', 'F64', 'count', (args: PlaceArgs) => args.count, true],
+    ],
+    finite: [['capacity', 'capacity'], ['timeLimitSeconds', 'time_limit_seconds']],
+    encode: encodePlaceArgs,
   },
   tp_plan_place: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'algorithm', 'capacity', 'timeLimitS', 'minimize', 'withBaselines'],
     fields: [['storageOffset', 'F64'], ['storageBirth', 'I32'], ['storageDeath', 'I32'], ['storageBytes', 'F64'], ['storageRoot', 'I32'], ['storageFlags', 'U8'], ['storageProducer', 'I32'], ['storageLastOp', 'I32'], ['workspaceOffset', 'F64'], ['workspaceBytes', 'F64'], ['liveBytes', 'F64'], ['tensorStorage', 'I32'], ['tensorOffset', 'F64'], ['peakStorages', 'I32'], ['stats', 'F64'], ['baselineHeights', 'F64']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: PlanPlaceArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: PlanPlaceArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: PlanPlaceArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: PlanPlaceArgs) => args.nameOffsetsCount, false],
+      ['order', 'order', 'I32', 'order_count', (args: PlanPlaceArgs) => args.orderCount, false],
+    ],
+    finite: [['capacity', 'capacity'], ['timeLimitS', 'time_limit_s']],
+    encode: encodePlanPlaceArgs,
   },
   tp_plan_validate: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'storageTensor', 'storageOffset', 'storageBytes', 'storageBirth', 'storageDeath', 'storageCount', 'workspaceOffset', 'workspaceCount', 'stated', 'statedCount'],
     fields: [['code', 'I32'], ['storage', 'I32'], ['otherStorage', 'I32'], ['op', 'I32'], ['step', 'I32'], ['messages', 'U8'], ['messageOffsets', 'I32']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: PlanValidateArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: PlanValidateArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: PlanValidateArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: PlanValidateArgs) => args.nameOffsetsCount, false],
+      ['order', 'order', 'I32', 'order_count', (args: PlanValidateArgs) => args.orderCount, false],
+      ['storageTensor', 'storage_tensor', 'I32', 'storage_count', (args: PlanValidateArgs) => args.storageCount, false],
+      ['storageOffset', 'storage_offset', 'F64', 'storage_count', (args: PlanValidateArgs) => args.storageCount, false],
+      ['storageBytes', 'storage_bytes', 'F64', 'storage_count', (args: PlanValidateArgs) => args.storageCount, false],
+      ['storageBirth', 'storage_birth', 'I32', 'storage_count', (args: PlanValidateArgs) => args.storageCount, false],
+      ['storageDeath', 'storage_death', 'I32', 'storage_count', (args: PlanValidateArgs) => args.storageCount, false],
+      ['workspaceOffset', 'workspace_offset', 'F64', 'workspace_count', (args: PlanValidateArgs) => args.workspaceCount, false],
+      ['stated', 'stated', 'F64', 'stated_count', (args: PlanValidateArgs) => args.statedCount, false],
+    ],
+    finite: [],
+    encode: encodePlanValidateArgs,
   },
   tp_execute_reference: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'tensorDtype', 'tensorDtypeCount', 'shapeOffsets', 'shapeOffsetsCount', 'shapeDims', 'shapeDimsCount', 'opCodes', 'opCodesCount', 'attributeOffsets', 'attributeOffsetsCount', 'attributes', 'attributesCount', 'storageTensor', 'storageOffset', 'storageCount', 'arenaBytes', 'mode', 'inputTensors', 'inputOffsets', 'inputCount', 'inputData', 'inputDataLength'],
     fields: [['outputs', 'U8'], ['outputOffsets', 'F64'], ['traceSteps', 'I32'], ['traceTensors', 'I32'], ['traceKinds', 'I32'], ['stats', 'F64']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: ExecuteReferenceArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: ExecuteReferenceArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: ExecuteReferenceArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: ExecuteReferenceArgs) => args.nameOffsetsCount, false],
+      ['order', 'order', 'I32', 'order_count', (args: ExecuteReferenceArgs) => args.orderCount, false],
+      ['tensorDtype', 'tensor_dtype', 'I32', 'tensor_dtype_count', (args: ExecuteReferenceArgs) => args.tensorDtypeCount, false],
+      ['shapeOffsets', 'shape_offsets', 'I32', 'shape_offsets_count', (args: ExecuteReferenceArgs) => args.shapeOffsetsCount, false],
+      ['shapeDims', 'shape_dims', 'F64', 'shape_dims_count', (args: ExecuteReferenceArgs) => args.shapeDimsCount, false],
+      ['opCodes', 'op_codes', 'I32', 'op_codes_count', (args: ExecuteReferenceArgs) => args.opCodesCount, false],
+      ['attributeOffsets', 'attribute_offsets', 'I32', 'attribute_offsets_count', (args: ExecuteReferenceArgs) => args.attributeOffsetsCount, false],
+      ['attributes', 'attributes', 'F64', 'attributes_count', (args: ExecuteReferenceArgs) => args.attributesCount, false],
+      ['storageTensor', 'storage_tensor', 'I32', 'storage_count', (args: ExecuteReferenceArgs) => args.storageCount, false],
+      ['storageOffset', 'storage_offset', 'F64', 'storage_count', (args: ExecuteReferenceArgs) => args.storageCount, false],
+      ['inputTensors', 'input_tensors', 'I32', 'input_count', (args: ExecuteReferenceArgs) => args.inputCount, false],
+      ['inputOffsets', 'input_offsets', 'F64', 'input_count + 1', (args: ExecuteReferenceArgs) => args.inputCount + 1, false],
+      ['inputData', 'input_data', 'U8', 'input_data_length', (args: ExecuteReferenceArgs) => args.inputDataLength, false],
+    ],
+    finite: [['arenaBytes', 'arena_bytes']],
+    encode: encodeExecuteReferenceArgs,
   },
   tp_graph_in_place: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'candidates', 'candidateCount', 'pinned', 'pinnedCount', 'tensorDtype', 'tensorDtypeCount', 'shapeOffsets', 'shapeOffsetsCount', 'shapeDims', 'shapeDimsCount'],
     fields: [['inPlaceInput', 'I32'], ['afterOffsets', 'I32'], ['afterOps', 'I32']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: GraphInPlaceArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: GraphInPlaceArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: GraphInPlaceArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: GraphInPlaceArgs) => args.nameOffsetsCount, false],
+      ['candidates', 'candidates', 'U8', 'candidate_count', (args: GraphInPlaceArgs) => args.candidateCount, false],
+      ['pinned', 'pinned', 'I32', 'pinned_count', (args: GraphInPlaceArgs) => args.pinnedCount, false],
+      ['tensorDtype', 'tensor_dtype', 'I32', 'tensor_dtype_count', (args: GraphInPlaceArgs) => args.tensorDtypeCount, false],
+      ['shapeOffsets', 'shape_offsets', 'I32', 'shape_offsets_count', (args: GraphInPlaceArgs) => args.shapeOffsetsCount, false],
+      ['shapeDims', 'shape_dims', 'F64', 'shape_dims_count', (args: GraphInPlaceArgs) => args.shapeDimsCount, false],
+    ],
+    finite: [],
+    encode: encodeGraphInPlaceArgs,
   },
   tp_recipe_facts: {
     params: ['recipe'],
     fields: [['splitBulk', 'U8'], ['forwardFp8Dtype', 'I32'], ['gradientFp8Dtype', 'I32']],
+    arrays: [],
+    finite: [],
+    encode: encodeRecipeFactsArgs,
   },
   tp_dtype_facts: {
     params: ['dtype'],
     fields: [['elementBits', 'I32'], ['elementBytes', 'I32']],
+    arrays: [],
+    finite: [],
+    encode: encodeDtypeFactsArgs,
   },
 } as const;
 
@@ -163,15 +354,22 @@ export function decodeBulkLayout(arrays: readonly CoreArray[]): BulkLayoutResult
 /** The arguments of `tp_bulk_layout` in its parameter order, as the backends take them. */
 export function encodeBulkLayoutArgs(args: BulkLayoutArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_bulk_layout', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_bulk_layout', 'shape_offsets', 'I32', a.shapeOffsets);
   checkArg('tp_bulk_layout', 'dims', 'F64', a.dims);
-  checkArg('tp_bulk_layout', 'dimsCount', 'int32', a.dimsCount);
+  checkArg('tp_bulk_layout', 'dims_count', 'int32', a.dimsCount);
   checkArg('tp_bulk_layout', 'dtypes', 'I32', a.dtypes);
   checkArg('tp_bulk_layout', 'alignments', 'F64', a.alignments);
   checkArg('tp_bulk_layout', 'count', 'int32', a.count);
-  checkCount('tp_bulk_layout', 'dims', args.dims, 'dimsCount', args.dimsCount);
-  checkCount('tp_bulk_layout', 'alignments', args.alignments, 'count', args.count);
-  return [args.shapeOffsets, args.dims, args.dimsCount, args.dtypes, args.alignments, args.count];
+  const shapeOffsetsLength = args.count + 1;
+  const shapeOffsets = checkLength('tp_bulk_layout', 'shape_offsets', 'I32', args.shapeOffsets, 'count + 1', shapeOffsetsLength, false);
+  const dimsLength = args.dimsCount;
+  const dims = checkLength('tp_bulk_layout', 'dims', 'F64', args.dims, 'dims_count', dimsLength, false);
+  const dtypesLength = args.count;
+  const dtypes = checkLength('tp_bulk_layout', 'dtypes', 'I32', args.dtypes, 'count', dtypesLength, false);
+  const alignmentsLength = args.count;
+  const alignments = checkLength('tp_bulk_layout', 'alignments', 'F64', args.alignments, 'count', alignmentsLength, true);
+  checkLast('tp_bulk_layout', 'shape_offsets', shapeOffsets, 'count', shapeOffsetsLength, '==', 'dims_count', args.dimsCount);
+  return [shapeOffsets, dims, args.dimsCount, dtypes, alignments, args.count];
 }
 /** Calls `tp_bulk_layout` through `core` and names its result fields. */
 export function callBulkLayout(core: CoreBinding, args: BulkLayoutArgs): BulkLayoutResult {
@@ -234,8 +432,11 @@ export function encodeTensorSpecBuffersArgs(args: TensorSpecBuffersArgs): CoreAr
   checkArg('tp_tensor_spec_buffers', 'dims', 'F64', a.dims);
   checkArg('tp_tensor_spec_buffers', 'rank', 'int32', a.rank);
   checkArg('tp_tensor_spec_buffers', 'format', 'I32', a.format);
-  checkCount('tp_tensor_spec_buffers', 'dims', args.dims, 'rank', args.rank);
-  return [args.dims, args.rank, args.format];
+  const dimsLength = args.rank;
+  const dims = checkLength('tp_tensor_spec_buffers', 'dims', 'F64', args.dims, 'rank', dimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_tensor_spec_buffers', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  return [dims, args.rank, format];
 }
 /** Calls `tp_tensor_spec_buffers` through `core` and names its result fields. */
 export function callTensorSpecBuffers(core: CoreBinding, args: TensorSpecBuffersArgs): TensorSpecBuffersResult {
@@ -270,8 +471,11 @@ export function encodeTensorSpecUpdateUsageArgs(args: TensorSpecUpdateUsageArgs)
   checkArg('tp_tensor_spec_update_usage', 'rowwise', 'int32', a.rowwise);
   checkArg('tp_tensor_spec_update_usage', 'columnwise', 'int32', a.columnwise);
   checkArg('tp_tensor_spec_update_usage', 'mode', 'int32', a.mode);
-  checkCount('tp_tensor_spec_update_usage', 'dims', args.dims, 'rank', args.rank);
-  return [args.dims, args.rank, args.format, args.rowwise, args.columnwise, args.mode];
+  const dimsLength = args.rank;
+  const dims = checkLength('tp_tensor_spec_update_usage', 'dims', 'F64', args.dims, 'rank', dimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_tensor_spec_update_usage', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  return [dims, args.rank, format, args.rowwise, args.columnwise, args.mode];
 }
 /** Calls `tp_tensor_spec_update_usage` through `core` and names its result fields. */
 export function callTensorSpecUpdateUsage(core: CoreBinding, args: TensorSpecUpdateUsageArgs): TensorSpecUpdateUsageResult {
@@ -308,19 +512,33 @@ export function encodeTensorSpecCheckBuffersArgs(args: TensorSpecCheckBuffersArg
   checkArg('tp_tensor_spec_check_buffers', 'rank', 'int32', a.rank);
   checkArg('tp_tensor_spec_check_buffers', 'format', 'I32', a.format);
   checkArg('tp_tensor_spec_check_buffers', 'names', 'U8', a.names);
-  checkArg('tp_tensor_spec_check_buffers', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_tensor_spec_check_buffers', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_tensor_spec_check_buffers', 'shapeOffsets', 'I32', a.shapeOffsets);
-  checkArg('tp_tensor_spec_check_buffers', 'bufferDims', 'F64', a.bufferDims);
-  checkArg('tp_tensor_spec_check_buffers', 'bufferDimsCount', 'int32', a.bufferDimsCount);
+  checkArg('tp_tensor_spec_check_buffers', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_tensor_spec_check_buffers', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_tensor_spec_check_buffers', 'shape_offsets', 'I32', a.shapeOffsets);
+  checkArg('tp_tensor_spec_check_buffers', 'buffer_dims', 'F64', a.bufferDims);
+  checkArg('tp_tensor_spec_check_buffers', 'buffer_dims_count', 'int32', a.bufferDimsCount);
   checkArg('tp_tensor_spec_check_buffers', 'dtypes', 'I32', a.dtypes);
   checkArg('tp_tensor_spec_check_buffers', 'bytes', 'F64', a.bytes);
   checkArg('tp_tensor_spec_check_buffers', 'count', 'int32', a.count);
-  checkCount('tp_tensor_spec_check_buffers', 'dims', args.dims, 'rank', args.rank);
-  checkCount('tp_tensor_spec_check_buffers', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_tensor_spec_check_buffers', 'bufferDims', args.bufferDims, 'bufferDimsCount', args.bufferDimsCount);
-  checkCount('tp_tensor_spec_check_buffers', 'bytes', args.bytes, 'count', args.count);
-  return [args.dims, args.rank, args.format, args.names, args.namesLength, args.nameOffsets, args.shapeOffsets, args.bufferDims, args.bufferDimsCount, args.dtypes, args.bytes, args.count];
+  const dimsLength = args.rank;
+  const dims = checkLength('tp_tensor_spec_check_buffers', 'dims', 'F64', args.dims, 'rank', dimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_tensor_spec_check_buffers', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_tensor_spec_check_buffers', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.count + 1;
+  const nameOffsets = checkLength('tp_tensor_spec_check_buffers', 'name_offsets', 'I32', args.nameOffsets, 'count + 1', nameOffsetsLength, false);
+  const shapeOffsetsLength = args.count + 1;
+  const shapeOffsets = checkLength('tp_tensor_spec_check_buffers', 'shape_offsets', 'I32', args.shapeOffsets, 'count + 1', shapeOffsetsLength, false);
+  const bufferDimsLength = args.bufferDimsCount;
+  const bufferDims = checkLength('tp_tensor_spec_check_buffers', 'buffer_dims', 'F64', args.bufferDims, 'buffer_dims_count', bufferDimsLength, false);
+  const dtypesLength = args.count;
+  const dtypes = checkLength('tp_tensor_spec_check_buffers', 'dtypes', 'I32', args.dtypes, 'count', dtypesLength, false);
+  const bytesLength = args.count;
+  const bytes = checkLength('tp_tensor_spec_check_buffers', 'bytes', 'F64', args.bytes, 'count', bytesLength, false);
+  checkLast('tp_tensor_spec_check_buffers', 'name_offsets', nameOffsets, 'count', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  checkLast('tp_tensor_spec_check_buffers', 'shape_offsets', shapeOffsets, 'count', shapeOffsetsLength, '==', 'buffer_dims_count', args.bufferDimsCount);
+  return [dims, args.rank, format, names, args.namesLength, nameOffsets, shapeOffsets, bufferDims, args.bufferDimsCount, dtypes, bytes, args.count];
 }
 /** Calls `tp_tensor_spec_check_buffers` through `core` and names its result fields. */
 export function callTensorSpecCheckBuffers(core: CoreBinding, args: TensorSpecCheckBuffersArgs): TensorSpecCheckBuffersResult {
@@ -367,14 +585,20 @@ export function decodeSplitQuantizeLayout(arrays: readonly CoreArray[]): SplitQu
 /** The arguments of `tp_split_quantize_layout` in its parameter order, as the backends take them. */
 export function encodeSplitQuantizeLayoutArgs(args: SplitQuantizeLayoutArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_split_quantize_layout', 'shapeOffsets', 'I32', a.shapeOffsets);
+  checkArg('tp_split_quantize_layout', 'shape_offsets', 'I32', a.shapeOffsets);
   checkArg('tp_split_quantize_layout', 'dims', 'F64', a.dims);
-  checkArg('tp_split_quantize_layout', 'dimsCount', 'int32', a.dimsCount);
+  checkArg('tp_split_quantize_layout', 'dims_count', 'int32', a.dimsCount);
   checkArg('tp_split_quantize_layout', 'count', 'int32', a.count);
   checkArg('tp_split_quantize_layout', 'format', 'I32', a.format);
   checkArg('tp_split_quantize_layout', 'columnwise', 'int32', a.columnwise);
-  checkCount('tp_split_quantize_layout', 'dims', args.dims, 'dimsCount', args.dimsCount);
-  return [args.shapeOffsets, args.dims, args.dimsCount, args.count, args.format, args.columnwise];
+  const shapeOffsetsLength = args.count + 1;
+  const shapeOffsets = checkLength('tp_split_quantize_layout', 'shape_offsets', 'I32', args.shapeOffsets, 'count + 1', shapeOffsetsLength, false);
+  const dimsLength = args.dimsCount;
+  const dims = checkLength('tp_split_quantize_layout', 'dims', 'F64', args.dims, 'dims_count', dimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_split_quantize_layout', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  checkLast('tp_split_quantize_layout', 'shape_offsets', shapeOffsets, 'count', shapeOffsetsLength, '==', 'dims_count', args.dimsCount);
+  return [shapeOffsets, dims, args.dimsCount, args.count, format, args.columnwise];
 }
 /** Calls `tp_split_quantize_layout` through `core` and names its result fields. */
 export function callSplitQuantizeLayout(core: CoreBinding, args: SplitQuantizeLayoutArgs): SplitQuantizeLayoutResult {
@@ -425,11 +649,14 @@ export function decodeGroupedLayout(arrays: readonly CoreArray[]): GroupedLayout
 /** The arguments of `tp_grouped_layout` in its parameter order, as the backends take them. */
 export function encodeGroupedLayoutArgs(args: GroupedLayoutArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_grouped_layout', 'memberDims', 'F64', a.memberDims);
+  checkArg('tp_grouped_layout', 'member_dims', 'F64', a.memberDims);
   checkArg('tp_grouped_layout', 'count', 'int32', a.count);
   checkArg('tp_grouped_layout', 'format', 'I32', a.format);
-  checkCount('tp_grouped_layout', 'memberDims', args.memberDims, 'count', args.count);
-  return [args.memberDims, args.count, args.format];
+  const memberDimsLength = 2 * args.count;
+  const memberDims = checkLength('tp_grouped_layout', 'member_dims', 'F64', args.memberDims, '2 * count', memberDimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_grouped_layout', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  return [memberDims, args.count, format];
 }
 /** Calls `tp_grouped_layout` through `core` and names its result fields. */
 export function callGroupedLayout(core: CoreBinding, args: GroupedLayoutArgs): GroupedLayoutResult {
@@ -467,11 +694,16 @@ export function encodeQuantizeArgs(args: QuantizeArgs): CoreArg[] {
   checkArg('tp_quantize', 'rank', 'int32', a.rank);
   checkArg('tp_quantize', 'format', 'I32', a.format);
   checkArg('tp_quantize', 'input', 'U8', a.input);
-  checkArg('tp_quantize', 'inputBytes', 'double', a.inputBytes);
-  checkArg('tp_quantize', 'amaxEpsilon', 'double', a.amaxEpsilon);
-  checkArg('tp_quantize', 'delayedScale', 'double', a.delayedScale);
-  checkCount('tp_quantize', 'dims', args.dims, 'rank', args.rank);
-  return [args.dims, args.rank, args.format, args.input, args.inputBytes, args.amaxEpsilon, args.delayedScale];
+  checkArg('tp_quantize', 'input_bytes', 'finite', a.inputBytes);
+  checkArg('tp_quantize', 'amax_epsilon', 'finite', a.amaxEpsilon);
+  checkArg('tp_quantize', 'delayed_scale', 'finite', a.delayedScale);
+  const dimsLength = args.rank;
+  const dims = checkLength('tp_quantize', 'dims', 'F64', args.dims, 'rank', dimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_quantize', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  const inputLength = args.inputBytes;
+  const input = checkLength('tp_quantize', 'input', 'U8', args.input, 'input_bytes', inputLength, false);
+  return [dims, args.rank, format, input, args.inputBytes, args.amaxEpsilon, args.delayedScale];
 }
 /** Calls `tp_quantize` through `core` and names its result fields. */
 export function callQuantize(core: CoreBinding, args: QuantizeArgs): QuantizeResult {
@@ -503,9 +735,14 @@ export function encodeDequantizeArgs(args: DequantizeArgs): CoreArg[] {
   checkArg('tp_dequantize', 'rank', 'int32', a.rank);
   checkArg('tp_dequantize', 'format', 'I32', a.format);
   checkArg('tp_dequantize', 'buffers', 'U8', a.buffers);
-  checkArg('tp_dequantize', 'buffersBytes', 'double', a.buffersBytes);
-  checkCount('tp_dequantize', 'dims', args.dims, 'rank', args.rank);
-  return [args.dims, args.rank, args.format, args.buffers, args.buffersBytes];
+  checkArg('tp_dequantize', 'buffers_bytes', 'finite', a.buffersBytes);
+  const dimsLength = args.rank;
+  const dims = checkLength('tp_dequantize', 'dims', 'F64', args.dims, 'rank', dimsLength, false);
+  const formatLength = 6;
+  const format = checkLength('tp_dequantize', 'format', 'I32', args.format, 'TP_FORMAT_FIELDS', formatLength, false);
+  const buffersLength = args.buffersBytes;
+  const buffers = checkLength('tp_dequantize', 'buffers', 'U8', args.buffers, 'buffers_bytes', buffersLength, false);
+  return [dims, args.rank, format, buffers, args.buffersBytes];
 }
 /** Calls `tp_dequantize` through `core` and names its result fields. */
 export function callDequantize(core: CoreBinding, args: DequantizeArgs): DequantizeResult {
@@ -537,15 +774,16 @@ export function decodeSwizzleScales(arrays: readonly CoreArray[]): SwizzleScales
 export function encodeSwizzleScalesArgs(args: SwizzleScalesArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
   checkArg('tp_swizzle_scales', 'source', 'U8', a.source);
-  checkArg('tp_swizzle_scales', 'sourceLength', 'int32', a.sourceLength);
-  checkArg('tp_swizzle_scales', 'srcRows', 'double', a.srcRows);
-  checkArg('tp_swizzle_scales', 'srcCols', 'double', a.srcCols);
+  checkArg('tp_swizzle_scales', 'source_length', 'int32', a.sourceLength);
+  checkArg('tp_swizzle_scales', 'src_rows', 'finite', a.srcRows);
+  checkArg('tp_swizzle_scales', 'src_cols', 'finite', a.srcCols);
   checkArg('tp_swizzle_scales', 'transpose', 'int32', a.transpose);
-  checkArg('tp_swizzle_scales', 'validRows', 'double', a.validRows);
-  checkArg('tp_swizzle_scales', 'validCols', 'double', a.validCols);
+  checkArg('tp_swizzle_scales', 'valid_rows', 'finite', a.validRows);
+  checkArg('tp_swizzle_scales', 'valid_cols', 'finite', a.validCols);
   checkArg('tp_swizzle_scales', 'inverse', 'int32', a.inverse);
-  checkCount('tp_swizzle_scales', 'source', args.source, 'sourceLength', args.sourceLength);
-  return [args.source, args.sourceLength, args.srcRows, args.srcCols, args.transpose, args.validRows, args.validCols, args.inverse];
+  const sourceLength = args.sourceLength;
+  const source = checkLength('tp_swizzle_scales', 'source', 'U8', args.source, 'source_length', sourceLength, false);
+  return [source, args.sourceLength, args.srcRows, args.srcCols, args.transpose, args.validRows, args.validCols, args.inverse];
 }
 /** Calls `tp_swizzle_scales` through `core` and names its result fields. */
 export function callSwizzleScales(core: CoreBinding, args: SwizzleScalesArgs): SwizzleScalesResult {
@@ -580,17 +818,19 @@ export function decodeDelayedScalingUpdate(arrays: readonly CoreArray[]): Delaye
 /** The arguments of `tp_delayed_scaling_update` in its parameter order, as the backends take them. */
 export function encodeDelayedScalingUpdateArgs(args: DelayedScalingUpdateArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_delayed_scaling_update', 'amaxHistory', 'F64', a.amaxHistory);
-  checkArg('tp_delayed_scaling_update', 'amaxHistoryCount', 'int32', a.amaxHistoryCount);
-  checkArg('tp_delayed_scaling_update', 'historyLen', 'int32', a.historyLen);
+  checkArg('tp_delayed_scaling_update', 'amax_history', 'F64', a.amaxHistory);
+  checkArg('tp_delayed_scaling_update', 'amax_history_count', 'int32', a.amaxHistoryCount);
+  checkArg('tp_delayed_scaling_update', 'history_len', 'int32', a.historyLen);
   checkArg('tp_delayed_scaling_update', 'scale', 'F64', a.scale);
   checkArg('tp_delayed_scaling_update', 'count', 'int32', a.count);
   checkArg('tp_delayed_scaling_update', 'algo', 'int32', a.algo);
-  checkArg('tp_delayed_scaling_update', 'fp8Max', 'double', a.fp8Max);
+  checkArg('tp_delayed_scaling_update', 'fp8_max', 'finite', a.fp8Max);
   checkArg('tp_delayed_scaling_update', 'margin', 'int32', a.margin);
-  checkCount('tp_delayed_scaling_update', 'amaxHistory', args.amaxHistory, 'amaxHistoryCount', args.amaxHistoryCount);
-  checkCount('tp_delayed_scaling_update', 'scale', args.scale, 'count', args.count);
-  return [args.amaxHistory, args.amaxHistoryCount, args.historyLen, args.scale, args.count, args.algo, args.fp8Max, args.margin];
+  const amaxHistoryLength = args.amaxHistoryCount;
+  const amaxHistory = checkLength('tp_delayed_scaling_update', 'amax_history', 'F64', args.amaxHistory, 'amax_history_count', amaxHistoryLength, false);
+  const scaleLength = args.count;
+  const scale = checkLength('tp_delayed_scaling_update', 'scale', 'F64', args.scale, 'count', scaleLength, false);
+  return [amaxHistory, args.amaxHistoryCount, args.historyLen, scale, args.count, args.algo, args.fp8Max, args.margin];
 }
 /** Calls `tp_delayed_scaling_update` through `core` and names its result fields. */
 export function callDelayedScalingUpdate(core: CoreBinding, args: DelayedScalingUpdateArgs): DelayedScalingUpdateResult {
@@ -631,19 +871,24 @@ export function decodeGraphValidate(arrays: readonly CoreArray[]): GraphValidate
 /** The arguments of `tp_graph_validate` in its parameter order, as the backends take them. */
 export function encodeGraphValidateArgs(args: GraphValidateArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_graph_validate', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_graph_validate', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_graph_validate', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_graph_validate', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_validate', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_graph_validate', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_validate', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_graph_validate', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_graph_validate', 'names', 'U8', a.names);
-  checkArg('tp_graph_validate', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_graph_validate', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_graph_validate', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
-  checkCount('tp_graph_validate', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_graph_validate', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_graph_validate', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_graph_validate', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount];
+  checkArg('tp_graph_validate', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_graph_validate', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_validate', 'name_offsets_count', 'int32', a.nameOffsetsCount);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_graph_validate', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_graph_validate', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_graph_validate', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_graph_validate', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  checkLast('tp_graph_validate', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount];
 }
 /** Calls `tp_graph_validate` through `core` and names its result fields. */
 export function callGraphValidate(core: CoreBinding, args: GraphValidateArgs): GraphValidateResult {
@@ -683,22 +928,27 @@ export function decodeGraphSchedule(arrays: readonly CoreArray[]): GraphSchedule
 /** The arguments of `tp_graph_schedule` in its parameter order, as the backends take them. */
 export function encodeGraphScheduleArgs(args: GraphScheduleArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_graph_schedule', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_graph_schedule', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_graph_schedule', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_graph_schedule', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_schedule', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_graph_schedule', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_schedule', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_graph_schedule', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_graph_schedule', 'names', 'U8', a.names);
-  checkArg('tp_graph_schedule', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_graph_schedule', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_graph_schedule', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_schedule', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_graph_schedule', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_schedule', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_graph_schedule', 'method', 'int32', a.method);
-  checkArg('tp_graph_schedule', 'timeLimitS', 'double', a.timeLimitS);
-  checkArg('tp_graph_schedule', 'workLimit', 'double', a.workLimit);
-  checkCount('tp_graph_schedule', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_graph_schedule', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_graph_schedule', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_graph_schedule', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.method, args.timeLimitS, args.workLimit];
+  checkArg('tp_graph_schedule', 'time_limit_s', 'finite', a.timeLimitS);
+  checkArg('tp_graph_schedule', 'work_limit', 'finite', a.workLimit);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_graph_schedule', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_graph_schedule', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_graph_schedule', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_graph_schedule', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  checkLast('tp_graph_schedule', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, args.method, args.timeLimitS, args.workLimit];
 }
 /** Calls `tp_graph_schedule` through `core` and names its result fields. */
 export function callGraphSchedule(core: CoreBinding, args: GraphScheduleArgs): GraphScheduleResult {
@@ -755,22 +1005,28 @@ export function decodeGraphLiveness(arrays: readonly CoreArray[]): GraphLiveness
 /** The arguments of `tp_graph_liveness` in its parameter order, as the backends take them. */
 export function encodeGraphLivenessArgs(args: GraphLivenessArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_graph_liveness', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_graph_liveness', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_graph_liveness', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_graph_liveness', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_liveness', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_graph_liveness', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_liveness', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_graph_liveness', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_graph_liveness', 'names', 'U8', a.names);
-  checkArg('tp_graph_liveness', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_graph_liveness', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_graph_liveness', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_liveness', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_graph_liveness', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_liveness', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_graph_liveness', 'order', 'I32', a.order);
-  checkArg('tp_graph_liveness', 'orderCount', 'int32', a.orderCount);
-  checkCount('tp_graph_liveness', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_graph_liveness', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_graph_liveness', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_graph_liveness', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_graph_liveness', 'order', args.order, 'orderCount', args.orderCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount];
+  checkArg('tp_graph_liveness', 'order_count', 'int32', a.orderCount);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_graph_liveness', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_graph_liveness', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_graph_liveness', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_graph_liveness', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const orderLength = args.orderCount;
+  const order = checkLength('tp_graph_liveness', 'order', 'I32', args.order, 'order_count', orderLength, false);
+  checkLast('tp_graph_liveness', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount];
 }
 /** Calls `tp_graph_liveness` through `core` and names its result fields. */
 export function callGraphLiveness(core: CoreBinding, args: GraphLivenessArgs): GraphLivenessResult {
@@ -808,25 +1064,31 @@ export function decodeFusionCheck(arrays: readonly CoreArray[]): FusionCheckResu
 /** The arguments of `tp_fusion_check` in its parameter order, as the backends take them. */
 export function encodeFusionCheckArgs(args: FusionCheckArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_fusion_check', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_fusion_check', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_fusion_check', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_fusion_check', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_fusion_check', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_fusion_check', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_fusion_check', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_fusion_check', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_fusion_check', 'names', 'U8', a.names);
-  checkArg('tp_fusion_check', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_fusion_check', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_fusion_check', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
-  checkArg('tp_fusion_check', 'fusedOps', 'I32', a.fusedOps);
-  checkArg('tp_fusion_check', 'fusedCount', 'int32', a.fusedCount);
-  checkArg('tp_fusion_check', 'maxReadBytes', 'double', a.maxReadBytes);
+  checkArg('tp_fusion_check', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_fusion_check', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_fusion_check', 'name_offsets_count', 'int32', a.nameOffsetsCount);
+  checkArg('tp_fusion_check', 'fused_ops', 'I32', a.fusedOps);
+  checkArg('tp_fusion_check', 'fused_count', 'int32', a.fusedCount);
+  checkArg('tp_fusion_check', 'max_read_bytes', 'finite', a.maxReadBytes);
   checkArg('tp_fusion_check', 'method', 'int32', a.method);
-  checkArg('tp_fusion_check', 'timeLimitS', 'double', a.timeLimitS);
-  checkCount('tp_fusion_check', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_fusion_check', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_fusion_check', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_fusion_check', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_fusion_check', 'fusedOps', args.fusedOps, 'fusedCount', args.fusedCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.fusedOps, args.fusedCount, args.maxReadBytes, args.method, args.timeLimitS];
+  checkArg('tp_fusion_check', 'time_limit_s', 'finite', a.timeLimitS);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_fusion_check', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_fusion_check', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_fusion_check', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_fusion_check', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const fusedOpsLength = args.fusedCount;
+  const fusedOps = checkLength('tp_fusion_check', 'fused_ops', 'I32', args.fusedOps, 'fused_count', fusedOpsLength, false);
+  checkLast('tp_fusion_check', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, fusedOps, args.fusedCount, args.maxReadBytes, args.method, args.timeLimitS];
 }
 /** Calls `tp_fusion_check` through `core` and names its result fields. */
 export function callFusionCheck(core: CoreBinding, args: FusionCheckArgs): FusionCheckResult {
@@ -871,27 +1133,38 @@ export function decodeVerifyTrace(arrays: readonly CoreArray[]): VerifyTraceResu
 /** The arguments of `tp_verify_trace` in its parameter order, as the backends take them. */
 export function encodeVerifyTraceArgs(args: VerifyTraceArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_verify_trace', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_verify_trace', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_verify_trace', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_verify_trace', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_verify_trace', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_verify_trace', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_verify_trace', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_verify_trace', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_verify_trace', 'names', 'U8', a.names);
-  checkArg('tp_verify_trace', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_verify_trace', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_verify_trace', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_verify_trace', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_verify_trace', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_verify_trace', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_verify_trace', 'order', 'I32', a.order);
-  checkArg('tp_verify_trace', 'orderCount', 'int32', a.orderCount);
-  checkArg('tp_verify_trace', 'traceSteps', 'I32', a.traceSteps);
-  checkArg('tp_verify_trace', 'traceTensors', 'I32', a.traceTensors);
-  checkArg('tp_verify_trace', 'traceKinds', 'I32', a.traceKinds);
-  checkArg('tp_verify_trace', 'traceCount', 'int32', a.traceCount);
-  checkCount('tp_verify_trace', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_verify_trace', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_verify_trace', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_verify_trace', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_verify_trace', 'order', args.order, 'orderCount', args.orderCount);
-  checkCount('tp_verify_trace', 'traceKinds', args.traceKinds, 'traceCount', args.traceCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.traceSteps, args.traceTensors, args.traceKinds, args.traceCount];
+  checkArg('tp_verify_trace', 'order_count', 'int32', a.orderCount);
+  checkArg('tp_verify_trace', 'trace_steps', 'I32', a.traceSteps);
+  checkArg('tp_verify_trace', 'trace_tensors', 'I32', a.traceTensors);
+  checkArg('tp_verify_trace', 'trace_kinds', 'I32', a.traceKinds);
+  checkArg('tp_verify_trace', 'trace_count', 'int32', a.traceCount);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_verify_trace', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_verify_trace', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_verify_trace', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_verify_trace', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const orderLength = args.orderCount;
+  const order = checkLength('tp_verify_trace', 'order', 'I32', args.order, 'order_count', orderLength, false);
+  const traceStepsLength = args.traceCount;
+  const traceSteps = checkLength('tp_verify_trace', 'trace_steps', 'I32', args.traceSteps, 'trace_count', traceStepsLength, false);
+  const traceTensorsLength = args.traceCount;
+  const traceTensors = checkLength('tp_verify_trace', 'trace_tensors', 'I32', args.traceTensors, 'trace_count', traceTensorsLength, false);
+  const traceKindsLength = args.traceCount;
+  const traceKinds = checkLength('tp_verify_trace', 'trace_kinds', 'I32', args.traceKinds, 'trace_count', traceKindsLength, false);
+  checkLast('tp_verify_trace', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, traceSteps, traceTensors, traceKinds, args.traceCount];
 }
 /** Calls `tp_verify_trace` through `core` and names its result fields. */
 export function callVerifyTrace(core: CoreBinding, args: VerifyTraceArgs): VerifyTraceResult {
@@ -933,11 +1206,18 @@ export function encodePlaceArgs(args: PlaceArgs): CoreArg[] {
   checkArg('tp_place', 'alignment', 'F64', a.alignment);
   checkArg('tp_place', 'count', 'int32', a.count);
   checkArg('tp_place', 'algorithm', 'int32', a.algorithm);
-  checkArg('tp_place', 'capacity', 'double', a.capacity);
-  checkArg('tp_place', 'timeLimitSeconds', 'double', a.timeLimitSeconds);
+  checkArg('tp_place', 'capacity', 'finite', a.capacity);
+  checkArg('tp_place', 'time_limit_seconds', 'finite', a.timeLimitSeconds);
   checkArg('tp_place', 'minimize', 'int32', a.minimize);
-  checkCount('tp_place', 'alignment', args.alignment, 'count', args.count);
-  return [args.lower, args.upper, args.size, args.alignment, args.count, args.algorithm, args.capacity, args.timeLimitSeconds, args.minimize];
+  const lowerLength = args.count;
+  const lower = checkLength('tp_place', 'lower', 'F64', args.lower, 'count', lowerLength, false);
+  const upperLength = args.count;
+  const upper = checkLength('tp_place', 'upper', 'F64', args.upper, 'count', upperLength, false);
+  const sizeLength = args.count;
+  const size = checkLength('tp_place', 'size', 'F64', args.size, 'count', sizeLength, false);
+  const alignmentLength = args.count;
+  const alignment = checkLength('tp_place', 'alignment', 'F64', args.alignment, 'count', alignmentLength, true);
+  return [lower, upper, size, alignment, args.count, args.algorithm, args.capacity, args.timeLimitSeconds, args.minimize];
 }
 /** Calls `tp_place` through `core` and names its result fields. */
 export function callPlace(core: CoreBinding, args: PlaceArgs): PlaceResult {
@@ -1005,27 +1285,33 @@ export function decodePlanPlace(arrays: readonly CoreArray[]): PlanPlaceResult {
 /** The arguments of `tp_plan_place` in its parameter order, as the backends take them. */
 export function encodePlanPlaceArgs(args: PlanPlaceArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_plan_place', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_plan_place', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_plan_place', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_plan_place', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_plan_place', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_plan_place', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_plan_place', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_plan_place', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_plan_place', 'names', 'U8', a.names);
-  checkArg('tp_plan_place', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_plan_place', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_plan_place', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_plan_place', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_plan_place', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_plan_place', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_plan_place', 'order', 'I32', a.order);
-  checkArg('tp_plan_place', 'orderCount', 'int32', a.orderCount);
+  checkArg('tp_plan_place', 'order_count', 'int32', a.orderCount);
   checkArg('tp_plan_place', 'algorithm', 'int32', a.algorithm);
-  checkArg('tp_plan_place', 'capacity', 'double', a.capacity);
-  checkArg('tp_plan_place', 'timeLimitS', 'double', a.timeLimitS);
+  checkArg('tp_plan_place', 'capacity', 'finite', a.capacity);
+  checkArg('tp_plan_place', 'time_limit_s', 'finite', a.timeLimitS);
   checkArg('tp_plan_place', 'minimize', 'int32', a.minimize);
-  checkArg('tp_plan_place', 'withBaselines', 'int32', a.withBaselines);
-  checkCount('tp_plan_place', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_plan_place', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_plan_place', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_plan_place', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_plan_place', 'order', args.order, 'orderCount', args.orderCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.algorithm, args.capacity, args.timeLimitS, args.minimize, args.withBaselines];
+  checkArg('tp_plan_place', 'with_baselines', 'int32', a.withBaselines);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_plan_place', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_plan_place', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_plan_place', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_plan_place', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const orderLength = args.orderCount;
+  const order = checkLength('tp_plan_place', 'order', 'I32', args.order, 'order_count', orderLength, false);
+  checkLast('tp_plan_place', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, args.algorithm, args.capacity, args.timeLimitS, args.minimize, args.withBaselines];
 }
 /** Calls `tp_plan_place` through `core` and names its result fields. */
 export function callPlanPlace(core: CoreBinding, args: PlanPlaceArgs): PlanPlaceResult {
@@ -1080,35 +1366,52 @@ export function decodePlanValidate(arrays: readonly CoreArray[]): PlanValidateRe
 /** The arguments of `tp_plan_validate` in its parameter order, as the backends take them. */
 export function encodePlanValidateArgs(args: PlanValidateArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_plan_validate', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_plan_validate', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_plan_validate', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_plan_validate', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_plan_validate', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_plan_validate', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_plan_validate', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_plan_validate', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_plan_validate', 'names', 'U8', a.names);
-  checkArg('tp_plan_validate', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_plan_validate', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_plan_validate', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_plan_validate', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_plan_validate', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_plan_validate', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_plan_validate', 'order', 'I32', a.order);
-  checkArg('tp_plan_validate', 'orderCount', 'int32', a.orderCount);
-  checkArg('tp_plan_validate', 'storageTensor', 'I32', a.storageTensor);
-  checkArg('tp_plan_validate', 'storageOffset', 'F64', a.storageOffset);
-  checkArg('tp_plan_validate', 'storageBytes', 'F64', a.storageBytes);
-  checkArg('tp_plan_validate', 'storageBirth', 'I32', a.storageBirth);
-  checkArg('tp_plan_validate', 'storageDeath', 'I32', a.storageDeath);
-  checkArg('tp_plan_validate', 'storageCount', 'int32', a.storageCount);
-  checkArg('tp_plan_validate', 'workspaceOffset', 'F64', a.workspaceOffset);
-  checkArg('tp_plan_validate', 'workspaceCount', 'int32', a.workspaceCount);
+  checkArg('tp_plan_validate', 'order_count', 'int32', a.orderCount);
+  checkArg('tp_plan_validate', 'storage_tensor', 'I32', a.storageTensor);
+  checkArg('tp_plan_validate', 'storage_offset', 'F64', a.storageOffset);
+  checkArg('tp_plan_validate', 'storage_bytes', 'F64', a.storageBytes);
+  checkArg('tp_plan_validate', 'storage_birth', 'I32', a.storageBirth);
+  checkArg('tp_plan_validate', 'storage_death', 'I32', a.storageDeath);
+  checkArg('tp_plan_validate', 'storage_count', 'int32', a.storageCount);
+  checkArg('tp_plan_validate', 'workspace_offset', 'F64', a.workspaceOffset);
+  checkArg('tp_plan_validate', 'workspace_count', 'int32', a.workspaceCount);
   checkArg('tp_plan_validate', 'stated', 'F64', a.stated);
-  checkArg('tp_plan_validate', 'statedCount', 'int32', a.statedCount);
-  checkCount('tp_plan_validate', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_plan_validate', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_plan_validate', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_plan_validate', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_plan_validate', 'order', args.order, 'orderCount', args.orderCount);
-  checkCount('tp_plan_validate', 'storageDeath', args.storageDeath, 'storageCount', args.storageCount);
-  checkCount('tp_plan_validate', 'workspaceOffset', args.workspaceOffset, 'workspaceCount', args.workspaceCount);
-  checkCount('tp_plan_validate', 'stated', args.stated, 'statedCount', args.statedCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.storageTensor, args.storageOffset, args.storageBytes, args.storageBirth, args.storageDeath, args.storageCount, args.workspaceOffset, args.workspaceCount, args.stated, args.statedCount];
+  checkArg('tp_plan_validate', 'stated_count', 'int32', a.statedCount);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_plan_validate', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_plan_validate', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_plan_validate', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_plan_validate', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const orderLength = args.orderCount;
+  const order = checkLength('tp_plan_validate', 'order', 'I32', args.order, 'order_count', orderLength, false);
+  const storageTensorLength = args.storageCount;
+  const storageTensor = checkLength('tp_plan_validate', 'storage_tensor', 'I32', args.storageTensor, 'storage_count', storageTensorLength, false);
+  const storageOffsetLength = args.storageCount;
+  const storageOffset = checkLength('tp_plan_validate', 'storage_offset', 'F64', args.storageOffset, 'storage_count', storageOffsetLength, false);
+  const storageBytesLength = args.storageCount;
+  const storageBytes = checkLength('tp_plan_validate', 'storage_bytes', 'F64', args.storageBytes, 'storage_count', storageBytesLength, false);
+  const storageBirthLength = args.storageCount;
+  const storageBirth = checkLength('tp_plan_validate', 'storage_birth', 'I32', args.storageBirth, 'storage_count', storageBirthLength, false);
+  const storageDeathLength = args.storageCount;
+  const storageDeath = checkLength('tp_plan_validate', 'storage_death', 'I32', args.storageDeath, 'storage_count', storageDeathLength, false);
+  const workspaceOffsetLength = args.workspaceCount;
+  const workspaceOffset = checkLength('tp_plan_validate', 'workspace_offset', 'F64', args.workspaceOffset, 'workspace_count', workspaceOffsetLength, false);
+  const statedLength = args.statedCount;
+  const stated = checkLength('tp_plan_validate', 'stated', 'F64', args.stated, 'stated_count', statedLength, false);
+  checkLast('tp_plan_validate', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, storageTensor, storageOffset, storageBytes, storageBirth, storageDeath, args.storageCount, workspaceOffset, args.workspaceCount, stated, args.statedCount];
 }
 /** Calls `tp_plan_validate` through `core` and names its result fields. */
 export function callPlanValidate(core: CoreBinding, args: PlanValidateArgs): PlanValidateResult {
@@ -1173,53 +1476,75 @@ export function decodeExecuteReference(arrays: readonly CoreArray[]): ExecuteRef
 /** The arguments of `tp_execute_reference` in its parameter order, as the backends take them. */
 export function encodeExecuteReferenceArgs(args: ExecuteReferenceArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_execute_reference', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_execute_reference', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_execute_reference', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_execute_reference', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_execute_reference', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_execute_reference', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_execute_reference', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_execute_reference', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_execute_reference', 'names', 'U8', a.names);
-  checkArg('tp_execute_reference', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_execute_reference', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_execute_reference', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_execute_reference', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_execute_reference', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_execute_reference', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_execute_reference', 'order', 'I32', a.order);
-  checkArg('tp_execute_reference', 'orderCount', 'int32', a.orderCount);
-  checkArg('tp_execute_reference', 'tensorDtype', 'I32', a.tensorDtype);
-  checkArg('tp_execute_reference', 'tensorDtypeCount', 'int32', a.tensorDtypeCount);
-  checkArg('tp_execute_reference', 'shapeOffsets', 'I32', a.shapeOffsets);
-  checkArg('tp_execute_reference', 'shapeOffsetsCount', 'int32', a.shapeOffsetsCount);
-  checkArg('tp_execute_reference', 'shapeDims', 'F64', a.shapeDims);
-  checkArg('tp_execute_reference', 'shapeDimsCount', 'int32', a.shapeDimsCount);
-  checkArg('tp_execute_reference', 'opCodes', 'I32', a.opCodes);
-  checkArg('tp_execute_reference', 'opCodesCount', 'int32', a.opCodesCount);
-  checkArg('tp_execute_reference', 'attributeOffsets', 'I32', a.attributeOffsets);
-  checkArg('tp_execute_reference', 'attributeOffsetsCount', 'int32', a.attributeOffsetsCount);
+  checkArg('tp_execute_reference', 'order_count', 'int32', a.orderCount);
+  checkArg('tp_execute_reference', 'tensor_dtype', 'I32', a.tensorDtype);
+  checkArg('tp_execute_reference', 'tensor_dtype_count', 'int32', a.tensorDtypeCount);
+  checkArg('tp_execute_reference', 'shape_offsets', 'I32', a.shapeOffsets);
+  checkArg('tp_execute_reference', 'shape_offsets_count', 'int32', a.shapeOffsetsCount);
+  checkArg('tp_execute_reference', 'shape_dims', 'F64', a.shapeDims);
+  checkArg('tp_execute_reference', 'shape_dims_count', 'int32', a.shapeDimsCount);
+  checkArg('tp_execute_reference', 'op_codes', 'I32', a.opCodes);
+  checkArg('tp_execute_reference', 'op_codes_count', 'int32', a.opCodesCount);
+  checkArg('tp_execute_reference', 'attribute_offsets', 'I32', a.attributeOffsets);
+  checkArg('tp_execute_reference', 'attribute_offsets_count', 'int32', a.attributeOffsetsCount);
   checkArg('tp_execute_reference', 'attributes', 'F64', a.attributes);
-  checkArg('tp_execute_reference', 'attributesCount', 'int32', a.attributesCount);
-  checkArg('tp_execute_reference', 'storageTensor', 'I32', a.storageTensor);
-  checkArg('tp_execute_reference', 'storageOffset', 'F64', a.storageOffset);
-  checkArg('tp_execute_reference', 'storageCount', 'int32', a.storageCount);
-  checkArg('tp_execute_reference', 'arenaBytes', 'double', a.arenaBytes);
+  checkArg('tp_execute_reference', 'attributes_count', 'int32', a.attributesCount);
+  checkArg('tp_execute_reference', 'storage_tensor', 'I32', a.storageTensor);
+  checkArg('tp_execute_reference', 'storage_offset', 'F64', a.storageOffset);
+  checkArg('tp_execute_reference', 'storage_count', 'int32', a.storageCount);
+  checkArg('tp_execute_reference', 'arena_bytes', 'finite', a.arenaBytes);
   checkArg('tp_execute_reference', 'mode', 'int32', a.mode);
-  checkArg('tp_execute_reference', 'inputTensors', 'I32', a.inputTensors);
-  checkArg('tp_execute_reference', 'inputOffsets', 'F64', a.inputOffsets);
-  checkArg('tp_execute_reference', 'inputCount', 'int32', a.inputCount);
-  checkArg('tp_execute_reference', 'inputData', 'U8', a.inputData);
-  checkArg('tp_execute_reference', 'inputDataLength', 'int32', a.inputDataLength);
-  checkCount('tp_execute_reference', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_execute_reference', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_execute_reference', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_execute_reference', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_execute_reference', 'order', args.order, 'orderCount', args.orderCount);
-  checkCount('tp_execute_reference', 'tensorDtype', args.tensorDtype, 'tensorDtypeCount', args.tensorDtypeCount);
-  checkCount('tp_execute_reference', 'shapeOffsets', args.shapeOffsets, 'shapeOffsetsCount', args.shapeOffsetsCount);
-  checkCount('tp_execute_reference', 'shapeDims', args.shapeDims, 'shapeDimsCount', args.shapeDimsCount);
-  checkCount('tp_execute_reference', 'opCodes', args.opCodes, 'opCodesCount', args.opCodesCount);
-  checkCount('tp_execute_reference', 'attributeOffsets', args.attributeOffsets, 'attributeOffsetsCount', args.attributeOffsetsCount);
-  checkCount('tp_execute_reference', 'attributes', args.attributes, 'attributesCount', args.attributesCount);
-  checkCount('tp_execute_reference', 'storageOffset', args.storageOffset, 'storageCount', args.storageCount);
-  checkCount('tp_execute_reference', 'inputOffsets', args.inputOffsets, 'inputCount', args.inputCount);
-  checkCount('tp_execute_reference', 'inputData', args.inputData, 'inputDataLength', args.inputDataLength);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.order, args.orderCount, args.tensorDtype, args.tensorDtypeCount, args.shapeOffsets, args.shapeOffsetsCount, args.shapeDims, args.shapeDimsCount, args.opCodes, args.opCodesCount, args.attributeOffsets, args.attributeOffsetsCount, args.attributes, args.attributesCount, args.storageTensor, args.storageOffset, args.storageCount, args.arenaBytes, args.mode, args.inputTensors, args.inputOffsets, args.inputCount, args.inputData, args.inputDataLength];
+  checkArg('tp_execute_reference', 'input_tensors', 'I32', a.inputTensors);
+  checkArg('tp_execute_reference', 'input_offsets', 'F64', a.inputOffsets);
+  checkArg('tp_execute_reference', 'input_count', 'int32', a.inputCount);
+  checkArg('tp_execute_reference', 'input_data', 'U8', a.inputData);
+  checkArg('tp_execute_reference', 'input_data_length', 'int32', a.inputDataLength);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_execute_reference', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_execute_reference', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_execute_reference', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_execute_reference', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const orderLength = args.orderCount;
+  const order = checkLength('tp_execute_reference', 'order', 'I32', args.order, 'order_count', orderLength, false);
+  const tensorDtypeLength = args.tensorDtypeCount;
+  const tensorDtype = checkLength('tp_execute_reference', 'tensor_dtype', 'I32', args.tensorDtype, 'tensor_dtype_count', tensorDtypeLength, false);
+  const shapeOffsetsLength = args.shapeOffsetsCount;
+  const shapeOffsets = checkLength('tp_execute_reference', 'shape_offsets', 'I32', args.shapeOffsets, 'shape_offsets_count', shapeOffsetsLength, false);
+  const shapeDimsLength = args.shapeDimsCount;
+  const shapeDims = checkLength('tp_execute_reference', 'shape_dims', 'F64', args.shapeDims, 'shape_dims_count', shapeDimsLength, false);
+  const opCodesLength = args.opCodesCount;
+  const opCodes = checkLength('tp_execute_reference', 'op_codes', 'I32', args.opCodes, 'op_codes_count', opCodesLength, false);
+  const attributeOffsetsLength = args.attributeOffsetsCount;
+  const attributeOffsets = checkLength('tp_execute_reference', 'attribute_offsets', 'I32', args.attributeOffsets, 'attribute_offsets_count', attributeOffsetsLength, false);
+  const attributesLength = args.attributesCount;
+  const attributes = checkLength('tp_execute_reference', 'attributes', 'F64', args.attributes, 'attributes_count', attributesLength, false);
+  const storageTensorLength = args.storageCount;
+  const storageTensor = checkLength('tp_execute_reference', 'storage_tensor', 'I32', args.storageTensor, 'storage_count', storageTensorLength, false);
+  const storageOffsetLength = args.storageCount;
+  const storageOffset = checkLength('tp_execute_reference', 'storage_offset', 'F64', args.storageOffset, 'storage_count', storageOffsetLength, false);
+  const inputTensorsLength = args.inputCount;
+  const inputTensors = checkLength('tp_execute_reference', 'input_tensors', 'I32', args.inputTensors, 'input_count', inputTensorsLength, false);
+  const inputOffsetsLength = args.inputCount + 1;
+  const inputOffsets = checkLength('tp_execute_reference', 'input_offsets', 'F64', args.inputOffsets, 'input_count + 1', inputOffsetsLength, false);
+  const inputDataLength = args.inputDataLength;
+  const inputData = checkLength('tp_execute_reference', 'input_data', 'U8', args.inputData, 'input_data_length', inputDataLength, false);
+  checkLast('tp_execute_reference', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  checkLast('tp_execute_reference', 'shape_offsets', shapeOffsets, 'shape_offsets_count - 1', shapeOffsetsLength, '==', 'shape_dims_count', args.shapeDimsCount);
+  checkLast('tp_execute_reference', 'attribute_offsets', attributeOffsets, 'attribute_offsets_count - 1', attributeOffsetsLength, '==', 'attributes_count', args.attributesCount);
+  checkLast('tp_execute_reference', 'input_offsets', inputOffsets, 'input_count', inputOffsetsLength, '<=', 'input_data_length', args.inputDataLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, tensorDtype, args.tensorDtypeCount, shapeOffsets, args.shapeOffsetsCount, shapeDims, args.shapeDimsCount, opCodes, args.opCodesCount, attributeOffsets, args.attributeOffsetsCount, attributes, args.attributesCount, storageTensor, storageOffset, args.storageCount, args.arenaBytes, args.mode, inputTensors, inputOffsets, args.inputCount, inputData, args.inputDataLength];
 }
 /** Calls `tp_execute_reference` through `core` and names its result fields. */
 export function callExecuteReference(core: CoreBinding, args: ExecuteReferenceArgs): ExecuteReferenceResult {
@@ -1264,34 +1589,45 @@ export function decodeGraphInPlace(arrays: readonly CoreArray[]): GraphInPlaceRe
 /** The arguments of `tp_graph_in_place` in its parameter order, as the backends take them. */
 export function encodeGraphInPlaceArgs(args: GraphInPlaceArgs): CoreArg[] {
   const a = (args ?? {}) as unknown as Record<string, unknown>;
-  checkArg('tp_graph_in_place', 'graphI32', 'I32', a.graphI32);
-  checkArg('tp_graph_in_place', 'graphI32Count', 'int32', a.graphI32Count);
-  checkArg('tp_graph_in_place', 'graphF64', 'F64', a.graphF64);
-  checkArg('tp_graph_in_place', 'graphF64Count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_in_place', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_graph_in_place', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_in_place', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_graph_in_place', 'graph_f64_count', 'int32', a.graphF64Count);
   checkArg('tp_graph_in_place', 'names', 'U8', a.names);
-  checkArg('tp_graph_in_place', 'namesLength', 'int32', a.namesLength);
-  checkArg('tp_graph_in_place', 'nameOffsets', 'I32', a.nameOffsets);
-  checkArg('tp_graph_in_place', 'nameOffsetsCount', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_in_place', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_graph_in_place', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_in_place', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_graph_in_place', 'candidates', 'U8', a.candidates);
-  checkArg('tp_graph_in_place', 'candidateCount', 'int32', a.candidateCount);
+  checkArg('tp_graph_in_place', 'candidate_count', 'int32', a.candidateCount);
   checkArg('tp_graph_in_place', 'pinned', 'I32', a.pinned);
-  checkArg('tp_graph_in_place', 'pinnedCount', 'int32', a.pinnedCount);
-  checkArg('tp_graph_in_place', 'tensorDtype', 'I32', a.tensorDtype);
-  checkArg('tp_graph_in_place', 'tensorDtypeCount', 'int32', a.tensorDtypeCount);
-  checkArg('tp_graph_in_place', 'shapeOffsets', 'I32', a.shapeOffsets);
-  checkArg('tp_graph_in_place', 'shapeOffsetsCount', 'int32', a.shapeOffsetsCount);
-  checkArg('tp_graph_in_place', 'shapeDims', 'F64', a.shapeDims);
-  checkArg('tp_graph_in_place', 'shapeDimsCount', 'int32', a.shapeDimsCount);
-  checkCount('tp_graph_in_place', 'graphI32', args.graphI32, 'graphI32Count', args.graphI32Count);
-  checkCount('tp_graph_in_place', 'graphF64', args.graphF64, 'graphF64Count', args.graphF64Count);
-  checkCount('tp_graph_in_place', 'names', args.names, 'namesLength', args.namesLength);
-  checkCount('tp_graph_in_place', 'nameOffsets', args.nameOffsets, 'nameOffsetsCount', args.nameOffsetsCount);
-  checkCount('tp_graph_in_place', 'candidates', args.candidates, 'candidateCount', args.candidateCount);
-  checkCount('tp_graph_in_place', 'pinned', args.pinned, 'pinnedCount', args.pinnedCount);
-  checkCount('tp_graph_in_place', 'tensorDtype', args.tensorDtype, 'tensorDtypeCount', args.tensorDtypeCount);
-  checkCount('tp_graph_in_place', 'shapeOffsets', args.shapeOffsets, 'shapeOffsetsCount', args.shapeOffsetsCount);
-  checkCount('tp_graph_in_place', 'shapeDims', args.shapeDims, 'shapeDimsCount', args.shapeDimsCount);
-  return [args.graphI32, args.graphI32Count, args.graphF64, args.graphF64Count, args.names, args.namesLength, args.nameOffsets, args.nameOffsetsCount, args.candidates, args.candidateCount, args.pinned, args.pinnedCount, args.tensorDtype, args.tensorDtypeCount, args.shapeOffsets, args.shapeOffsetsCount, args.shapeDims, args.shapeDimsCount];
+  checkArg('tp_graph_in_place', 'pinned_count', 'int32', a.pinnedCount);
+  checkArg('tp_graph_in_place', 'tensor_dtype', 'I32', a.tensorDtype);
+  checkArg('tp_graph_in_place', 'tensor_dtype_count', 'int32', a.tensorDtypeCount);
+  checkArg('tp_graph_in_place', 'shape_offsets', 'I32', a.shapeOffsets);
+  checkArg('tp_graph_in_place', 'shape_offsets_count', 'int32', a.shapeOffsetsCount);
+  checkArg('tp_graph_in_place', 'shape_dims', 'F64', a.shapeDims);
+  checkArg('tp_graph_in_place', 'shape_dims_count', 'int32', a.shapeDimsCount);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_graph_in_place', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_graph_in_place', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_graph_in_place', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_graph_in_place', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const candidatesLength = args.candidateCount;
+  const candidates = checkLength('tp_graph_in_place', 'candidates', 'U8', args.candidates, 'candidate_count', candidatesLength, false);
+  const pinnedLength = args.pinnedCount;
+  const pinned = checkLength('tp_graph_in_place', 'pinned', 'I32', args.pinned, 'pinned_count', pinnedLength, false);
+  const tensorDtypeLength = args.tensorDtypeCount;
+  const tensorDtype = checkLength('tp_graph_in_place', 'tensor_dtype', 'I32', args.tensorDtype, 'tensor_dtype_count', tensorDtypeLength, false);
+  const shapeOffsetsLength = args.shapeOffsetsCount;
+  const shapeOffsets = checkLength('tp_graph_in_place', 'shape_offsets', 'I32', args.shapeOffsets, 'shape_offsets_count', shapeOffsetsLength, false);
+  const shapeDimsLength = args.shapeDimsCount;
+  const shapeDims = checkLength('tp_graph_in_place', 'shape_dims', 'F64', args.shapeDims, 'shape_dims_count', shapeDimsLength, false);
+  checkLast('tp_graph_in_place', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  checkLast('tp_graph_in_place', 'shape_offsets', shapeOffsets, 'shape_offsets_count - 1', shapeOffsetsLength, '==', 'shape_dims_count', args.shapeDimsCount);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, candidates, args.candidateCount, pinned, args.pinnedCount, tensorDtype, args.tensorDtypeCount, shapeOffsets, args.shapeOffsetsCount, shapeDims, args.shapeDimsCount];
 }
 /** Calls `tp_graph_in_place` through `core` and names its result fields. */
 export function callGraphInPlace(core: CoreBinding, args: GraphInPlaceArgs): GraphInPlaceResult {

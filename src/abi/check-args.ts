@@ -2,9 +2,13 @@ import { TensorplanError } from '../errors.js';
 
 // The type backstop of every C ABI call (issue #14): the generated
 // encode<Op>Args of c-api.generated.ts checks each argument against its C
-// parameter type here, before any backend sees it, so a wrong-typed value is
-// the same TensorplanError on every backend instead of a heap pointer (WASM) or
-// a raw TypeError (native). Public functions check their inputs first with the
+// parameter type here, and each array against the length c_api.h states for
+// it (with a CSR's last entry) and each double c_api.h marks finite, before
+// any backend sees it, so a wrong-typed value or a short array is the same
+// TensorplanError on every backend instead of a heap pointer or a read past
+// the caller's buffer. The addon's generated wrappers repeat the length and
+// finite checks with the same messages (cuda/addon/abi_marshal.h) for callers
+// of the addon itself. Public functions check their inputs first with the
 // user's field names; this only catches what slips past them.
 
 const ARRAY_CLASSES = {
@@ -12,7 +16,10 @@ const ARRAY_CLASSES = {
 } as const;
 
 /** The C parameter kinds c_api.h allows (scalars and arrays). @internal */
-export type ParamKind = 'int32' | 'double' | keyof typeof ARRAY_CLASSES;
+export type ParamKind = 'int32' | 'double' | 'finite' | keyof typeof ARRAY_CLASSES;
+
+/** An array argument of a C ABI operation. */
+type CheckedArray = Float64Array | Float32Array | Int32Array | Uint8Array | Uint16Array;
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -31,10 +38,19 @@ function fail(operation: string, name: string, value: unknown, rule: string): ne
 }
 
 /**
+ * A number as the native wrappers print it too (cuda/addon/abi_marshal.h
+ * js_number): an integer below 1e21 in full digits (the exact value, as C's
+ * "%.0f" prints it, even beyond 2^53), anything else as JavaScript prints it.
+ */
+export function shownNumber(value: number): string {
+  return Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value);
+}
+
+/**
  * Checks one argument of `operation` against its C parameter kind: int32 an
- * integer in [-2^31, 2^31 - 1], double a number (the core names NaN and
- * infinite values where it refuses them), an array the declared typed array
- * (not detached) or null. @internal
+ * integer in [-2^31, 2^31 - 1], double a number, finite a finite number
+ * (c_api.h marks a double `/*finite*\/`: sizes, offsets, limits), an array
+ * the declared typed array (not detached) or null. @internal
  */
 export function checkArg(operation: string, name: string, kind: ParamKind, value: unknown): void {
   if (kind === 'int32') {
@@ -43,6 +59,8 @@ export function checkArg(operation: string, name: string, kind: ParamKind, value
     }
   } else if (kind === 'double') {
     if (typeof value !== 'number') fail(operation, name, value, 'a number');
+  } else if (kind === 'finite') {
+    if (typeof value !== 'number' || !Number.isFinite(value)) fail(operation, name, value, 'a finite number');
   } else if (value !== null) {
     const cls = ARRAY_CLASSES[kind];
     if (!(value instanceof cls)) fail(operation, name, value, `a ${cls.name} or null`);
@@ -51,16 +69,46 @@ export function checkArg(operation: string, name: string, kind: ParamKind, value
   }
 }
 
+/** A required length the core can be held to: a whole number of elements (else the core judges the value that states it). */
+const isLength = (required: number): boolean => Number.isInteger(required) && required > 0;
+
 /**
- * Checks that the count stated for an array (the int32 parameter right after
- * it in c_api.h) does not exceed the array's length, so no backend is asked to
- * read past it. @internal
+ * Checks an array argument against the length c_api.h states for it
+ * (`/*[expression]*\/`, evaluated by the generated caller as `required`), so no
+ * backend is asked to read past the caller's buffer; returns the array cut to
+ * exactly that length, which is all the core reads (and all the WASM binding
+ * copies). NULL passes where the header allows it or nothing is read. A
+ * required length that is not a positive integer (a negative count, a
+ * fractional byte count) is left to the core, which refuses it by name.
+ * @internal
  */
-export function checkCount(operation: string, arrayName: string, array: ArrayLike<number> | null, countName: string, count: number): void {
-  // NULL with a count is the core's to judge (some arrays may be NULL: "all default").
-  if (array === null) return;
-  const length = array.length;
-  if (count > length) {
-    throw new TensorplanError('INVALID_ARGUMENT', `${operation}: ${countName} = ${count}: exceeds the length of ${arrayName} = ${length}`);
+export function checkLength<T extends CheckedArray>(operation: string, name: string, kind: keyof typeof ARRAY_CLASSES, array: T | null,
+  expression: string, required: number, nullable: boolean): T | null {
+  if (!isLength(required)) return array;
+  if (array === null) {
+    if (nullable) return null;
+    throw new TensorplanError('INVALID_ARGUMENT',
+      `${operation}: ${name} = null: must be of length >= ${expression} = ${shownNumber(required)}`);
+  }
+  if (array.length < required) {
+    throw new TensorplanError('INVALID_ARGUMENT',
+      `${operation}: ${name} = ${ARRAY_CLASSES[kind].name}(${array.length}): must be of length >= ${expression} = ${shownNumber(required)}`);
+  }
+  return (array.length === required ? array : array.subarray(0, required)) as T;
+}
+
+/**
+ * Checks the last entry of a CSR offsets array (at `index` = required - 1)
+ * against the length of the array it indexes, where c_api.h states it
+ * (`last == n`: the offsets end at n; `last <= n`: they stay within n).
+ * Runs after checkLength, on the array it returned. @internal
+ */
+export function checkLast(operation: string, name: string, array: CheckedArray | null, index: string, required: number,
+  relation: '==' | '<=', boundName: string, bound: number): void {
+  if (array === null || !isLength(required) || array.length < required) return;
+  const last = array[required - 1];
+  if (relation === '==' ? last !== bound : last > bound) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${operation}: ${name}[${index}] = ${shownNumber(last)}: must ${
+      relation === '==' ? 'equal' : 'be <='} ${boundName} = ${shownNumber(bound)}`);
   }
 }

@@ -15,6 +15,19 @@
  *   - Arrays are passed as a pointer plus an element count. The caller owns
  *     every input array; the core copies what it keeps and never retains the
  *     pointer after the call returns.
+ *   - Every array parameter states how many elements the core reads, in a
+ *     comment right after its name that the generators read
+ *     (scripts/abi/parse-c-api.mjs; a declaration without one fails them):
+ *       const int32_t* shape_offsets /\*[count + 1] last == dims_count*\/
+ *     [length]: + - * over the int32/double parameters, integers and TP_
+ *     constants (no parentheses); `or NULL`: NULL means "default"; for CSR
+ *     offsets, `last == n` / `last <= n`: the entry at length - 1 equals
+ *     (ends at) / is at most the int32 parameter n. Every double says
+ *     /\*finite*\/ (sizes, offsets, limits: NaN and +-Infinity are refused) or
+ *     /\*any*\/. The generated layers (encode<Op>Args in TypeScript, the
+ *     addon's wrappers) check all of it before the core runs, with the same
+ *     message on both backends, and the WASM binding copies exactly the
+ *     stated length; the core keeps its own checks.
  *   - Every operation returns tp_status. On success it hands back a new
  *     tp_result through its last parameter; the caller owns it and must release
  *     it with tp_result_free. Its arrays are the ones TP_RESULT_FIELDS_<name>,
@@ -351,8 +364,8 @@ TP_API tp_status tp_code_table(int32_t table, tp_result** out);
   X(F64, alignments) /* [count] alignment actually used for each tensor */ \
   X(U8, separate)    /* [count] 1 if the tensor is a separate allocation (0 bytes) */ \
   X(F64, totals)     /* [3] {used bytes (final cursor), base alignment, allocation bytes incl. base-alignment slack} */
-TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims, int32_t dims_count,
-                                const int32_t* dtypes, const double* alignments,
+TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets /*[count + 1] last == dims_count*/, const double* dims /*[dims_count]*/, int32_t dims_count,
+                                const int32_t* dtypes /*[count]*/, const double* alignments /*[count] or NULL*/,
                                 int32_t count, tp_result** out);
 
 /* ==== formats (FORMATS.md: TE-compatible quantized tensor formats) ======= *
@@ -395,7 +408,7 @@ TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets, const double* dims
   X(U8, quantizer_class)    /* e.g. "MXFP8Quantizer" ("" for none) */ \
   X(U8, quantizable)        /* [1] 1 if TE's is_quantizable accepts the shape (block FP8 allocates any shape but quantizes only M, K multiples of 128), else 0 */ \
   X(U8, quantizable_reason) /* UTF-8 rule that fails ("" when quantizable) */
-TP_API tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, const int32_t* format,
+TP_API tp_status tp_tensor_spec_buffers(const double* dims /*[rank]*/, int32_t rank, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
                                         tp_result** out);
 
 /* Usage update of a spec (§6). rowwise/columnwise: -1 leave, 0 clear, 1 set.
@@ -404,7 +417,7 @@ TP_API tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, const 
  */
 #define TP_RESULT_FIELDS_tp_tensor_spec_update_usage(X) \
   X(I32, usage_bits) /* [1] the new usage bits */
-TP_API tp_status tp_tensor_spec_update_usage(const double* dims, int32_t rank, const int32_t* format,
+TP_API tp_status tp_tensor_spec_update_usage(const double* dims /*[rank]*/, int32_t rank, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
                                              int32_t rowwise, int32_t columnwise, int32_t mode,
                                              tp_result** out);
 
@@ -416,12 +429,12 @@ TP_API tp_status tp_tensor_spec_update_usage(const double* dims, int32_t rank, c
  * Returns TP_OK with an empty result when they match, else
  * TP_ERR_INVALID_ARGUMENT naming the first mismatch. */
 #define TP_RESULT_FIELDS_tp_tensor_spec_check_buffers(X) /* none: an empty result on a match */
-TP_API tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, const int32_t* format,
-                                              const uint8_t* names, int32_t names_length,
-                                              const int32_t* name_offsets, const int32_t* shape_offsets,
-                                              const double* buffer_dims, int32_t buffer_dims_count,
-                                              const int32_t* dtypes,
-                                              const double* bytes, int32_t count, tp_result** out);
+TP_API tp_status tp_tensor_spec_check_buffers(const double* dims /*[rank]*/, int32_t rank, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
+                                              const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                              const int32_t* name_offsets /*[count + 1] last <= names_length*/, const int32_t* shape_offsets /*[count + 1] last == buffer_dims_count*/,
+                                              const double* buffer_dims /*[buffer_dims_count]*/, int32_t buffer_dims_count,
+                                              const int32_t* dtypes /*[count]*/,
+                                              const double* bytes /*[count]*/, int32_t count, tp_result** out);
 
 /* Split-quantize bulk layout (§1) of `count` members for one usage
  * (`columnwise` 0: the rowwise call). Member i's shape is
@@ -439,9 +452,9 @@ TP_API tp_status tp_tensor_spec_check_buffers(const double* dims, int32_t rank, 
   X(I32, roles)         /* [n] TP_BUFFER_ROLE_LIST */ \
   X(F64, totals)        /* [3] {used bytes, base alignment, allocation bytes} */ \
   X(U8, contiguous)     /* [1] NVFP4 contiguous_data_and_scale */
-TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const double* dims, int32_t dims_count,
+TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets /*[count + 1] last == dims_count*/, const double* dims /*[dims_count]*/, int32_t dims_count,
                                           int32_t count,
-                                          const int32_t* format, int32_t columnwise, tp_result** out);
+                                          const int32_t* format /*[TP_FORMAT_FIELDS]*/, int32_t columnwise, tp_result** out);
 
 /* Grouped tensor layout (§3) of `count` 2-D members, member i = (member_dims[2i],
  * member_dims[2i+1]); b = buffers. */
@@ -460,7 +473,7 @@ TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets, const do
   X(I32, member_offset_csr)  /* [b+1] */ \
   X(F64, member_offsets)     /* N+1 per buffer, elements */ \
   X(F64, totals)             /* [2] {bytes, cpp bytes} */
-TP_API tp_status tp_grouped_layout(const double* member_dims, int32_t count, const int32_t* format,
+TP_API tp_status tp_grouped_layout(const double* member_dims /*[2 * count]*/, int32_t count, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
                                    tp_result** out);
 
 /* Reference quantization (§4). input: raw little-endian bytes of the logical
@@ -471,16 +484,16 @@ TP_API tp_status tp_grouped_layout(const double* member_dims, int32_t count, con
   X(U8, bytes)           /* every buffer of tp_tensor_spec_buffers, back to back in flatten order */ \
   X(F64, buffer_offsets) /* [count+1] where each buffer starts in `bytes` */ \
   X(F32, amax)           /* amax observed (per-tensor: {amax}; NVFP4: the stored amaxes) */
-TP_API tp_status tp_quantize(const double* dims, int32_t rank, const int32_t* format, const uint8_t* input,
-                             double input_bytes, double amax_epsilon, double delayed_scale,
+TP_API tp_status tp_quantize(const double* dims /*[rank]*/, int32_t rank, const int32_t* format /*[TP_FORMAT_FIELDS]*/, const uint8_t* input /*[input_bytes]*/,
+                             double input_bytes /*finite*/, double amax_epsilon /*finite*/, double delayed_scale /*finite*/,
                              tp_result** out);
 
 /* Reference dequantization: `buffers` holds every buffer of the spec back to
  * back in flatten order (as tp_quantize returns them). */
 #define TP_RESULT_FIELDS_tp_dequantize(X) \
   X(U8, bytes) /* the logical tensor as raw bytes of the logical dtype */
-TP_API tp_status tp_dequantize(const double* dims, int32_t rank, const int32_t* format,
-                               const uint8_t* buffers, double buffers_bytes, tp_result** out);
+TP_API tp_status tp_dequantize(const double* dims /*[rank]*/, int32_t rank, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
+                               const uint8_t* buffers /*[buffers_bytes]*/, double buffers_bytes /*finite*/, tp_result** out);
 
 /* GEMM swizzle of a scale matrix (§4.7). source: src_rows x src_cols bytes,
  * row-major (source_length must be src_rows * src_cols). transpose 1: swizzle the source's transpose (MXFP8 columnwise).
@@ -489,8 +502,8 @@ TP_API tp_status tp_dequantize(const double* dims, int32_t rank, const int32_t* 
  * matrix (valid_* ignored). */
 #define TP_RESULT_FIELDS_tp_swizzle_scales(X) \
   X(U8, bytes) /* the swizzled (or rebuilt compact) matrix */
-TP_API tp_status tp_swizzle_scales(const uint8_t* source, int32_t source_length, double src_rows, double src_cols,
-                                   int32_t transpose, double valid_rows, double valid_cols,
+TP_API tp_status tp_swizzle_scales(const uint8_t* source /*[source_length]*/, int32_t source_length, double src_rows /*finite*/, double src_cols /*finite*/,
+                                   int32_t transpose, double valid_rows /*finite*/, double valid_cols /*finite*/,
                                    int32_t inverse, tp_result** out);
 
 /* Delayed scaling update (§4.4) for `count` quantizers: amax_history is
@@ -501,9 +514,9 @@ TP_API tp_status tp_swizzle_scales(const uint8_t* source, int32_t source_length,
   X(F32, amax_history) /* rolled, row 0 cleared */ \
   X(F32, scale)        /* [count] */ \
   X(F32, amax)         /* [count] */
-TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t amax_history_count, int32_t history_len,
-                                           const double* scale, int32_t count, int32_t algo,
-                                           double fp8_max, int32_t margin, tp_result** out);
+TP_API tp_status tp_delayed_scaling_update(const double* amax_history /*[amax_history_count]*/, int32_t amax_history_count, int32_t history_len,
+                                           const double* scale /*[count]*/, int32_t count, int32_t algo,
+                                           double fp8_max /*finite*/, int32_t margin, tp_result** out);
 
 
 /* ---- graph planning (PLANNING.md §1-§3, §6) ---------------------------- *
@@ -545,10 +558,10 @@ TP_API tp_status tp_delayed_scaling_update(const double* amax_history, int32_t a
   X(F64, storage_alignment) /* [S] */ \
   X(I32, storage_root)      /* [S] owning tensor (a group: its first member) */ \
   X(U8, storage_flags)      /* [S] TP_STORAGE_FLAG_LIST bits */
-TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_count,
-                                   const double* graph_f64, int32_t graph_f64_count,
-                                   const uint8_t* names, int32_t names_length,
-                                   const int32_t* name_offsets, int32_t name_offsets_count,
+TP_API tp_status tp_graph_validate(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                   const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                   const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                   const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
                                    tp_result** out);
 
 /* Chooses an op order. method: 0 given, 1 Inductor LPMF, 2 Inductor BFS,
@@ -565,11 +578,11 @@ TP_API tp_status tp_graph_validate(const int32_t* graph_i32, int32_t graph_i32_c
   X(F64, stats)            /* [6] {peak, lower bound (= peak when proved), proved optimal (0/1), baseline started from (method code or -1), search seconds, exact-search states} */ \
   X(F64, baseline_peaks)   /* [7] peak of methods 0..6, -1 where not run */ \
   X(F64, baseline_seconds) /* [7] seconds of methods 0..6, -1 where not run */
-TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_count,
-                                   const double* graph_f64, int32_t graph_f64_count,
-                                   const uint8_t* names, int32_t names_length,
-                                   const int32_t* name_offsets, int32_t name_offsets_count,
-                                   int32_t method, double time_limit_s, double work_limit,
+TP_API tp_status tp_graph_schedule(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                   const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                   const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                   const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                   int32_t method, double time_limit_s /*finite*/, double work_limit /*finite*/,
                                    tp_result** out);
 
 /* Liveness under order[order_count] (must be a topological permutation of
@@ -589,11 +602,11 @@ TP_API tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i32_c
   X(I32, peak_producers) /* [K] op that made each (-1: a graph input) */ \
   X(I32, peak_last_ops)  /* [K] last op that reads or writes each (-1: none) */ \
   X(I32, storage_root)   /* [S] owning tensor of each storage */
-TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_count,
-                                   const double* graph_f64, int32_t graph_f64_count,
-                                   const uint8_t* names, int32_t names_length,
-                                   const int32_t* name_offsets, int32_t name_offsets_count,
-                                   const int32_t* order, int32_t order_count, tp_result** out);
+TP_API tp_status tp_graph_liveness(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                   const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                   const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                   const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                   const int32_t* order /*[order_count]*/, int32_t order_count, tp_result** out);
 
 /* Should fused_ops[fused_count] run as one op? Builds the fused graph (a
  * fused op reads what the set reads from outside, writes what leaves the
@@ -604,12 +617,12 @@ TP_API tp_status tp_graph_liveness(const int32_t* graph_i32, int32_t graph_i32_c
 #define TP_RESULT_FIELDS_tp_fusion_check(X) \
   X(U8, verdict)  /* [4] {accepted, creates_cycle (a path leaves the set and re-enters it), raises_peak, reads_too_large} */ \
   X(F64, figures) /* [4] {peak before, peak after (0 if creates_cycle), bytes read by the fused op, aligned bytes of its inputs + outputs + workspace} */
-TP_API tp_status tp_fusion_check(const int32_t* graph_i32, int32_t graph_i32_count,
-                                 const double* graph_f64, int32_t graph_f64_count,
-                                 const uint8_t* names, int32_t names_length,
-                                 const int32_t* name_offsets, int32_t name_offsets_count,
-                                 const int32_t* fused_ops, int32_t fused_count,
-                                 double max_read_bytes, int32_t method, double time_limit_s,
+TP_API tp_status tp_fusion_check(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                 const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                 const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                 const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                 const int32_t* fused_ops /*[fused_count]*/, int32_t fused_count,
+                                 double max_read_bytes /*finite*/, int32_t method, double time_limit_s /*finite*/,
                                  tp_result** out);
 
 /* Compares an execution trace with the births and deaths the plan expects
@@ -624,13 +637,13 @@ TP_API tp_status tp_fusion_check(const int32_t* graph_i32, int32_t graph_i32_cou
   X(I32, tensors)  /* [K] the storage's owning tensor */ \
   X(I32, steps)    /* [K] expected step (missing) or traced step (unexpected) */ \
   X(U8, report)    /* one line per issue, e.g. `missing death of "y" at step 1` */
-TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_count,
-                                 const double* graph_f64, int32_t graph_f64_count,
-                                 const uint8_t* names, int32_t names_length,
-                                 const int32_t* name_offsets, int32_t name_offsets_count,
-                                 const int32_t* order, int32_t order_count,
-                                 const int32_t* trace_steps, const int32_t* trace_tensors,
-                                 const int32_t* trace_kinds, int32_t trace_count, tp_result** out);
+TP_API tp_status tp_verify_trace(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                 const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                 const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                 const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                 const int32_t* order /*[order_count]*/, int32_t order_count,
+                                 const int32_t* trace_steps /*[trace_count]*/, const int32_t* trace_tensors /*[trace_count]*/,
+                                 const int32_t* trace_kinds /*[trace_count]*/, int32_t trace_count, tp_result** out);
 
 /* ---- placement (PLANNING.md §4: offsets in one arena) ------------------ *
  * Gives each buffer an offset so that buffers alive at the same step never
@@ -655,9 +668,9 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32, int32_t graph_i32_cou
   X(F64, offsets)    /* [count] */ \
   X(F64, summary)    /* [12] {height, lower_bound (max live bytes), proved_lower_bound (best bound on the optimum that was proved), feasible, proved_optimal, proved_infeasible, search nodes, seconds, method code (TP_PLACE_METHOD_LIST), best baseline height (0 if none ran), independent pieces, timed_out} */ \
   X(U8, method_name) /* UTF-8 name of the method (TP_PLACE_METHOD_LIST), e.g. "search" */
-TP_API tp_status tp_place(const double* lower, const double* upper, const double* size,
-                          const double* alignment, int32_t count, int32_t algorithm, double capacity,
-                          double time_limit_seconds, int32_t minimize, tp_result** out);
+TP_API tp_status tp_place(const double* lower /*[count]*/, const double* upper /*[count]*/, const double* size /*[count]*/,
+                          const double* alignment /*[count] or NULL*/, int32_t count, int32_t algorithm, double capacity /*finite*/,
+                          double time_limit_seconds /*finite*/, int32_t minimize, tp_result** out);
 
 /* ==== plans (PLANNING.md §5-§6) ========================================== *
  * Both functions take the graph as the tp_graph_* functions do (the same eight
@@ -688,12 +701,12 @@ TP_API tp_status tp_place(const double* lower, const double* upper, const double
   X(I32, peak_storages)    /* [K] arena storages alive at the peak, largest first */ \
   X(F64, stats)            /* [11] {arena bytes (height), lower bound (peak live bytes), proved optimal 0/1, peak step, persistent bytes, place seconds, search nodes, method (TP_PLACE_METHOD_LIST), best baseline height, proved lower bound, timed out 0/1} */ \
   X(F64, baseline_heights) /* [3 or 0] greedy by size, XLA best of two, first fit */
-TP_API tp_status tp_plan_place(const int32_t* graph_i32, int32_t graph_i32_count,
-                               const double* graph_f64, int32_t graph_f64_count,
-                               const uint8_t* names, int32_t names_length,
-                               const int32_t* name_offsets, int32_t name_offsets_count,
-                               const int32_t* order, int32_t order_count,
-                               int32_t algorithm, double capacity, double time_limit_s,
+TP_API tp_status tp_plan_place(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                               const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                               const uint8_t* names /*[names_length]*/, int32_t names_length,
+                               const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                               const int32_t* order /*[order_count]*/, int32_t order_count,
+                               int32_t algorithm, double capacity /*finite*/, double time_limit_s /*finite*/,
                                int32_t minimize, int32_t with_baselines, tp_result** out);
 
 /* Diagnostic codes of tp_plan_validate: TP_DIAGNOSTIC_LIST above. */
@@ -714,16 +727,16 @@ TP_API tp_status tp_plan_place(const int32_t* graph_i32, int32_t graph_i32_count
   X(I32, step)            /* [D] step involved, or -1 */ \
   X(U8, messages)         /* UTF-8, naming tensors and ops */ \
   X(I32, message_offsets) /* [D + 1] */
-TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_count,
-                                  const double* graph_f64, int32_t graph_f64_count,
-                                  const uint8_t* names, int32_t names_length,
-                                  const int32_t* name_offsets, int32_t name_offsets_count,
-                                  const int32_t* order, int32_t order_count,
-                                  const int32_t* storage_tensor, const double* storage_offset,
-                                  const double* storage_bytes, const int32_t* storage_birth,
-                                  const int32_t* storage_death, int32_t storage_count,
-                                  const double* workspace_offset, int32_t workspace_count,
-                                  const double* stated, int32_t stated_count, tp_result** out);
+TP_API tp_status tp_plan_validate(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                  const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                  const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                  const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                  const int32_t* order /*[order_count]*/, int32_t order_count,
+                                  const int32_t* storage_tensor /*[storage_count]*/, const double* storage_offset /*[storage_count]*/,
+                                  const double* storage_bytes /*[storage_count]*/, const int32_t* storage_birth /*[storage_count]*/,
+                                  const int32_t* storage_death /*[storage_count]*/, int32_t storage_count,
+                                  const double* workspace_offset /*[workspace_count]*/, int32_t workspace_count,
+                                  const double* stated /*[stated_count]*/, int32_t stated_count, tp_result** out);
 
 /* ==== execution (op set v1, docs/op-set.md) ============================== *
  * Runs a plan with the reference kernels and records its lifecycle trace.
@@ -753,21 +766,21 @@ TP_API tp_status tp_plan_validate(const int32_t* graph_i32, int32_t graph_i32_co
   X(I32, trace_tensors)  /* [E] */ \
   X(I32, trace_kinds)    /* [E] TP_TRACE_EVENT_LIST */ \
   X(F64, stats)          /* [2] {allocations made, peak bytes allocated} */
-TP_API tp_status tp_execute_reference(const int32_t* graph_i32, int32_t graph_i32_count,
-                                      const double* graph_f64, int32_t graph_f64_count,
-                                      const uint8_t* names, int32_t names_length,
-                                      const int32_t* name_offsets, int32_t name_offsets_count,
-                                      const int32_t* order, int32_t order_count,
-                                      const int32_t* tensor_dtype, int32_t tensor_dtype_count,
-                                      const int32_t* shape_offsets, int32_t shape_offsets_count,
-                                      const double* shape_dims, int32_t shape_dims_count,
-                                      const int32_t* op_codes, int32_t op_codes_count,
-                                      const int32_t* attribute_offsets, int32_t attribute_offsets_count,
-                                      const double* attributes, int32_t attributes_count,
-                                      const int32_t* storage_tensor, const double* storage_offset,
-                                      int32_t storage_count, double arena_bytes, int32_t mode,
-                                      const int32_t* input_tensors, const double* input_offsets,
-                                      int32_t input_count, const uint8_t* input_data,
+TP_API tp_status tp_execute_reference(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                      const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                      const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                      const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                      const int32_t* order /*[order_count]*/, int32_t order_count,
+                                      const int32_t* tensor_dtype /*[tensor_dtype_count]*/, int32_t tensor_dtype_count,
+                                      const int32_t* shape_offsets /*[shape_offsets_count] last == shape_dims_count*/, int32_t shape_offsets_count,
+                                      const double* shape_dims /*[shape_dims_count]*/, int32_t shape_dims_count,
+                                      const int32_t* op_codes /*[op_codes_count]*/, int32_t op_codes_count,
+                                      const int32_t* attribute_offsets /*[attribute_offsets_count] last == attributes_count*/, int32_t attribute_offsets_count,
+                                      const double* attributes /*[attributes_count]*/, int32_t attributes_count,
+                                      const int32_t* storage_tensor /*[storage_count]*/, const double* storage_offset /*[storage_count]*/,
+                                      int32_t storage_count, double arena_bytes /*finite*/, int32_t mode,
+                                      const int32_t* input_tensors /*[input_count]*/, const double* input_offsets /*[input_count + 1] last <= input_data_length*/,
+                                      int32_t input_count, const uint8_t* input_data /*[input_data_length]*/,
                                       int32_t input_data_length, tp_result** out);
 
 
@@ -798,15 +811,15 @@ TP_API tp_status tp_execute_reference(const int32_t* graph_i32, int32_t graph_i3
   X(I32, in_place_input) /* [N] input tensor op k writes output 0 into, or -1 */ \
   X(I32, after_offsets)  /* [N + 1] CSR into after_ops */ \
   X(I32, after_ops)      /* control edges to add: ops that must run before op k */
-TP_API tp_status tp_graph_in_place(const int32_t* graph_i32, int32_t graph_i32_count,
-                                   const double* graph_f64, int32_t graph_f64_count,
-                                   const uint8_t* names, int32_t names_length,
-                                   const int32_t* name_offsets, int32_t name_offsets_count,
-                                   const uint8_t* candidates, int32_t candidate_count,
-                                   const int32_t* pinned, int32_t pinned_count,
-                                   const int32_t* tensor_dtype, int32_t tensor_dtype_count,
-                                   const int32_t* shape_offsets, int32_t shape_offsets_count,
-                                   const double* shape_dims, int32_t shape_dims_count,
+TP_API tp_status tp_graph_in_place(const int32_t* graph_i32 /*[graph_i32_count]*/, int32_t graph_i32_count,
+                                   const double* graph_f64 /*[graph_f64_count]*/, int32_t graph_f64_count,
+                                   const uint8_t* names /*[names_length]*/, int32_t names_length,
+                                   const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
+                                   const uint8_t* candidates /*[candidate_count]*/, int32_t candidate_count,
+                                   const int32_t* pinned /*[pinned_count]*/, int32_t pinned_count,
+                                   const int32_t* tensor_dtype /*[tensor_dtype_count]*/, int32_t tensor_dtype_count,
+                                   const int32_t* shape_offsets /*[shape_offsets_count] last == shape_dims_count*/, int32_t shape_offsets_count,
+                                   const double* shape_dims /*[shape_dims_count]*/, int32_t shape_dims_count,
                                    tp_result** out);
 
 /* Facts about a recipe (tp_recipe) that TransformerEngine fixes (recipe_facts.h

@@ -18,8 +18,9 @@ extern "C" tp_status tp_quantize(const double* dims, int32_t rank, const int32_t
   int64_t byte_count = 0;
   Status status = decode_spec_abi(dims, rank, format, &spec);
   if (status.is_ok()) status = to_byte_count(input_bytes, "input_bytes", &byte_count);
-  if (status.is_ok() && (std::isnan(amax_epsilon) || amax_epsilon < 0)) {
-    status = Status::invalid("amax_epsilon = " + format_number(amax_epsilon) + ": must be >= 0");
+  // +Infinity would floor every amax at infinity (scales of 0): refused like NaN.
+  if (status.is_ok() && !(std::isfinite(amax_epsilon) && amax_epsilon >= 0)) {
+    status = Status::invalid("amax_epsilon = " + format_number(amax_epsilon) + ": must be finite and >= 0");
   }
   if (status.is_ok() && !std::isfinite(delayed_scale)) {
     status = Status::invalid("delayed_scale = " + format_number(delayed_scale) + ": must be finite");
@@ -90,6 +91,9 @@ extern "C" tp_status tp_swizzle_scales(const uint8_t* source, int32_t source_len
   if (status.is_ok()) status = check_array_arg(source, source_length, "source");
   if (status.is_ok() && inverse == 0) status = to_byte_count(valid_rows, "valid_rows", &valid_r);
   if (status.is_ok() && inverse == 0) status = to_byte_count(valid_cols, "valid_cols", &valid_c);
+  // Ignored when inverse = 1, but c_api.h marks them finite: NaN is never a value the core takes.
+  if (status.is_ok() && !std::isfinite(valid_rows)) status = Status::invalid("valid_rows = " + format_number(valid_rows) + ": must be finite");
+  if (status.is_ok() && !std::isfinite(valid_cols)) status = Status::invalid("valid_cols = " + format_number(valid_cols) + ": must be finite");
   if (status.is_ok() && (transpose != 0 && transpose != 1)) status = Status::invalid("transpose = " + std::to_string(transpose) + ": must be 0 or 1");
   if (status.is_ok() && (inverse != 0 && inverse != 1)) status = Status::invalid("inverse = " + std::to_string(inverse) + ": must be 0 or 1");
   if (status.is_ok()) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -212,6 +213,33 @@ TEST(FormatsAbi, InputLengthsAreCheckedAgainstWhatTheShapeImplies) {
   const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, 0, 0, 3};
   EXPECT_EQ(tp_split_quantize_layout(shape_offsets, dims, 3, 2, format, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tp_last_error(), "dims_count = 3: must equal shape_offsets[count] = 4");
+}
+
+// Issue #14: c_api.h marks these doubles finite; the core refuses a
+// non-finite one itself too (the generated ABI layers refuse it first).
+TEST(FormatsAbi, NonFiniteDoublesAreRefusedByName) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double dims[] = {8};
+  const int32_t format[TP_FORMAT_FIELDS] = {0, TP_RECIPE_FP8_CURRENT, TP_USAGE_ROWWISE, TP_ARCH_HOPPER, 0, 3};
+  const std::vector<uint8_t> input(32);
+  tp_result* result = nullptr;
+  EXPECT_EQ(tp_quantize(dims, 1, format, input.data(), 32, inf, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "amax_epsilon = inf: must be finite and >= 0");
+  EXPECT_EQ(tp_quantize(dims, 1, format, input.data(), 32, nan, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "amax_epsilon = nan: must be finite and >= 0");
+  EXPECT_EQ(result, nullptr);
+  ASSERT_EQ(tp_quantize(dims, 1, format, input.data(), 32, 0, 1, &result), TP_OK) << tp_last_error();
+  tp_result_free(result);
+
+  // valid_rows / valid_cols are ignored by the inverse, yet never NaN.
+  const std::vector<uint8_t> swizzled(128 * 4);
+  EXPECT_EQ(tp_swizzle_scales(swizzled.data(), 512, 128, 4, 0, nan, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "valid_rows = nan: must be finite");
+  EXPECT_EQ(tp_swizzle_scales(swizzled.data(), 512, 128, 4, 0, 0, -inf, 1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tp_last_error(), "valid_cols = -inf: must be finite");
+  ASSERT_EQ(tp_swizzle_scales(swizzled.data(), 512, 128, 4, 0, 0, 0, 1, &result), TP_OK) << tp_last_error();
+  tp_result_free(result);
 }
 
 TEST(FormatsAbi, RandomInputsGiveAResultOrAnErrorNeverACrash) {
