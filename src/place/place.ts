@@ -94,7 +94,7 @@ function placeColumns(buffers: readonly PlaceBuffer[]): { lower: Float64Array; u
  * its post-processing; this covers passing 10^5 offsets back), are taken off.
  * Never 0 or less, which the core reads as "no limit".
  */
-export function remainingLimitSeconds(limit: number, startedMs: number): number {
+function remainingLimitSeconds(limit: number, startedMs: number): number {
   if (!(limit > 0)) return limit;
   const spent = (performance.now() - startedMs) / 1000;
   return Math.max(limit - 2 * spent, Math.min(limit, 1e-3));
