@@ -78,22 +78,31 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   progress('schedule', 0);
   const encoded = encodeGraph(core, graph);
   const doc = encoded.doc;
+  // A thorough plan's limit covers the whole call. Building and validating
+  // the plan document after placement walks the graph as encoding it did,
+  // and costs about as much (less, measured on 10^5 ops): that much is kept
+  // back from the searches, which share the rest, 40% for the order.
+  const encodedSeconds = (performance.now() - start) / 1000;
+  const searchSeconds = Math.max(budget - 2 * encodedSeconds, 0.1 * budget);
   // Fast plans bound the search by work, not time, so every machine and both
   // backends return the same plan; thorough plans spend wall-clock time.
   const scheduled = scheduleEncoded(core, encoded, {
-    method: options.schedule ?? 'ours', timeLimitSeconds: thorough ? 0.4 * budget : 0, workLimit: thorough ? 0 : fastScheduleWork(encoded.doc.ops.length),
+    method: options.schedule ?? 'ours', timeLimitSeconds: thorough ? 0.4 * searchSeconds : 0, workLimit: thorough ? 0 : fastScheduleWork(encoded.doc.ops.length),
   });
   const afterSchedule = performance.now();
 
   progress('place', 1);
   const order = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
+  // Placement gets what the order left of the searches' share (the order
+  // may overrun its own part); never 0, which the core reads as no limit.
+  const placeSeconds = Math.max(searchSeconds + encodedSeconds - (performance.now() - start) / 1000, 0.01 * budget);
   const {
     storageOffset: offsets, storageBirth: births, storageDeath: deaths, storageBytes: bytes, storageRoot: roots,
     storageProducer: producers, storageLastOp: lastOps, workspaceOffset: workspaceOffsets, workspaceBytes, liveBytes,
     tensorStorage, peakStorages, stats, baselineHeights,
   } = callPlanPlace(core, {
     ...encoded.graph, order, orderCount: order.length, algorithm: PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], capacity: -1,
-    timeLimitS: thorough ? 0.6 * budget : 0.5, minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
+    timeLimitS: thorough ? placeSeconds : 0.5, minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
   });
   const afterPlace = performance.now();
 

@@ -88,6 +88,28 @@ describe.each(BACKENDS)('place on %s', (backend) => {
     }), { numRuns: 150 });
   });
 
+  it('a time limit that runs out before any dive still returns a placement no worse than first fit', () => {
+    // 3000 random lifetimes, each alive with ~100 others; 1 microsecond is
+    // gone before the first dive starts (issue #14 item 7: a dive cut short
+    // used to drop everything left on the skyline, far above first fit).
+    let seed = 14;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const buffers = Array.from({ length: 3000 }, () => {
+      const lower = Math.floor(next() * 3000);
+      return { lower, upper: lower + 1 + Math.floor(next() * 200), size: 1 + Math.floor(next() * 4096) };
+    });
+    const cut = tp.place(buffers, { timeLimitSeconds: 1e-6 });
+    expect(cut.stats.timedOut).toBe(true);
+    expect(violations(buffers, cut.offsets)).toEqual([]);
+    expect(cut.height).toBeLessThanOrEqual(tp.place(buffers, { algorithm: 'first-fit' }).height);
+  });
+
+  it('names the first field that is not a number, column by column', () => {
+    const buffers = [{ lower: 0, upper: 'x', size: 1 }, { lower: 'y', upper: 2, size: 1 }];
+    expect(() => tp.place(buffers as never)).toThrow('buffers[1].lower = "y": must be a number');
+    expect(() => tp.place([{ lower: 0, upper: 1, size: 1 }, undefined] as never)).toThrow('buffers[1].lower = undefined: must be a number');
+  });
+
   it.each([
     [[{ lower: 3, upper: 3, size: 8 }], 'buffers[0]'],
     [[{ lower: 0, upper: 2, size: -8 }], 'buffers[0]'],

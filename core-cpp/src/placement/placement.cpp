@@ -207,43 +207,63 @@ void adopt_if_lower(Piece* piece, const std::vector<int64_t>& whole_offsets, Pla
 // Constructive phase on the whole instance; each piece keeps the best of
 // the methods: skyline dives first (they usually win), then the baselines
 // when the instance is small enough for them. Records the best baseline
-// height in `stats`. Past the budget's deadline only the first dive runs (cut
-// short, see skyline_in_order): it is the placement every later phase needs.
+// height in `stats`. First fit runs before everything else: it is O(n log n)
+// whatever the overlap, so a complete, reasonable placement exists before
+// any phase that the deadline can cut (a dive cut short drops its remaining
+// buffers on the skyline, which can be far worse). It joins the candidates
+// in its usual place, after the dives and the other baselines, so ties go
+// where they always went. On a large instance (beyond any plan the
+// fingerprints cover) that first fit already packs at the lower bound, it is
+// optimal and the dives are skipped: on a wide fan-out a dive costs O(n^2).
+// A dive that the deadline cuts short (see skyline_in_order) is only a
+// candidate: first fit stays whenever it is lower.
 void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, std::vector<Piece>* pieces,
                       SearchBudget* budget, PlaceStats* stats) {
   int64_t total_pairs = 0;
   for (const Piece& piece : *pieces) total_pairs += piece.pairs;
   const bool large = buffers.size() > 5000;
+  std::vector<int64_t> first_fit = place_first_fit(buffers);
+  const int64_t first_fit_height = placement_height(buffers, first_fit);
   std::vector<std::pair<PlaceMethod, std::vector<int64_t>>> results;
-  const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(buffers);
-  const char* const orders[] = {"A", "TWA", "Z"};
-  for (const char* keys : orders) {
-    if (large && keys != orders[0]) break;  // large instances afford the area order only
-    const std::vector<int32_t> order = placement_detail::preorder(buffers, heaviest, keys);
-    // Buffers under a millionth of the lower bound barely move the height;
-    // they go in a second dive (see skyline_in_order).
-    for (bool starters : {false, true}) {
-      if (!results.empty() && budget->expired()) break;
-      results.emplace_back(PlaceMethod::kConstructive,
-                           placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000,
-                                                              buffers.size() > 40000, starters, budget));
-    }
-  }
   int64_t best_baseline = 0;
   auto baseline = [&](PlaceMethod method, std::vector<int64_t> offsets) {
+    if (offsets.empty() && !buffers.empty()) return;  // cut by the deadline
     const int64_t height = placement_height(buffers, offsets);
     if (best_baseline == 0 || height < best_baseline) best_baseline = height;
     results.emplace_back(method, std::move(offsets));
   };
-  // Best fit costs O(pairs log pairs) and first fit scans the live blocks:
-  // beyond this many pairs (S_1 and Y_1 of the benchmarks) they take
-  // seconds, and tensorplan's dives alone are what the caller gets.
-  constexpr int64_t kMaxBaselinePairs = int64_t{20} << 20;
-  if (total_pairs <= kMaxBaselinePairs) {
-    if (!budget->expired()) baseline(PlaceMethod::kGreedySize, place_greedy_by_size(buffers));
-    if (!budget->expired()) baseline(PlaceMethod::kXlaLifetime, place_best_fit_by_lifetime(buffers));
-    if (!budget->expired()) baseline(PlaceMethod::kFirstFit, place_first_fit(buffers));
+  const bool first_fit_optimal = large && first_fit_height <= lower_bound;
+  if (!first_fit_optimal) {
+    const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(buffers);
+    const char* const orders[] = {"A", "TWA", "Z"};
+    for (const char* keys : orders) {
+      if (large && keys != orders[0]) break;  // large instances afford the area order only
+      const std::vector<int32_t> order = placement_detail::preorder(buffers, heaviest, keys);
+      // Buffers under a millionth of the lower bound barely move the height;
+      // they go in a second dive (see skyline_in_order).
+      for (bool starters : {false, true}) {
+        if (budget->expired()) break;  // first fit is a complete placement already
+        results.emplace_back(PlaceMethod::kConstructive,
+                             placement_detail::skyline_in_order(buffers, order, lower_bound / 1000000,
+                                                                buffers.size() > 40000, starters, budget));
+      }
+    }
+    // Best fit costs O(pairs log pairs): beyond this many pairs (S_1 and
+    // Y_1 of the benchmarks) it takes seconds, and tensorplan's dives and
+    // first fit are what the caller gets. Under a deadline it can be cut.
+    constexpr int64_t kMaxBaselinePairs = int64_t{20} << 20;
+    if (total_pairs <= kMaxBaselinePairs) {
+      if (!budget->expired()) {
+        baseline(PlaceMethod::kGreedySize,
+                 placement_detail::best_fit_in_order(buffers, placement_detail::size_order(buffers), budget));
+      }
+      if (!budget->expired()) {
+        baseline(PlaceMethod::kXlaLifetime,
+                 placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers), budget));
+      }
+    }
   }
+  baseline(PlaceMethod::kFirstFit, std::move(first_fit));
   stats->best_baseline_height = best_baseline;
   for (Piece& piece : *pieces) {
     for (const auto& result : results) adopt_if_lower(&piece, result.second, result.first);
@@ -392,11 +412,18 @@ void write_placement(const std::vector<Piece>& pieces, size_t buffer_count, cons
 }
 
 Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start, Placement* out) {
-  SearchBudget budget;
-  if (options.time_limit_seconds > 0) budget.deadline_seconds = start + options.time_limit_seconds;
   const int64_t lower_bound = out->lower_bound;
-
   std::vector<Piece> pieces = split_at_free_steps(buffers);
+  SearchBudget budget;
+  if (options.time_limit_seconds > 0) {
+    // The limit covers the whole call. What runs after the deadline
+    // (gathering the offsets, the validator, encoding the result) costs
+    // about what the setup so far cost (the input checks, the lower bound
+    // and the split all sort the n buffers): twice that is kept back.
+    const double setup = placement_detail::now_seconds() - start;
+    const double reserve = std::min(2 * setup, 0.5 * options.time_limit_seconds);
+    budget.deadline_seconds = start + options.time_limit_seconds - reserve;
+  }
   out->stats.components = static_cast<int32_t>(pieces.size());
   construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
   improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);

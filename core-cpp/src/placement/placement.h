@@ -3,16 +3,19 @@
 // bytes, and keep the arena height max(offset + size) low.
 //
 // place() runs one of the classic greedy planners, or tensorplan's own solver:
-// a constructive phase (skyline dives of the canonical search in several
-// orders, plus the baselines when the instance is small enough for their
-// O(pairs log pairs) cost) and then, where the result is above the target, a
-// complete branch-and-bound over canonical placements (placement_exact.cpp)
-// on each independent piece of the instance. Every placement it hands back
-// has passed the independent validator (placement_validate.cpp).
+// first fit (O(n log n), the floor every later phase must beat), a
+// constructive phase (skyline dives of the canonical search in several
+// orders, plus the best-fit baselines when the instance is small enough for
+// their O(pairs log pairs) cost) and then, where the result is above the
+// target, a complete branch-and-bound over canonical placements
+// (placement_exact.cpp) on each independent piece of the instance. Every
+// placement it hands back has passed the independent validator
+// (placement_validate.cpp).
 //
-// Limits worth knowing: the constructive phase is not interrupted by the time
-// limit (on 62k buffers it takes about a second); the search only runs on
-// pieces of at most 4000 buffers and ~3M overlapping pairs.
+// Limits worth knowing: the time limit covers the whole call (the solver
+// keeps back what the validator will need); every phase but first fit
+// checks it as it goes. The search only runs on pieces of at most 4000
+// buffers and ~3M overlapping pairs.
 #ifndef TENSORPLAN_PLACEMENT_H
 #define TENSORPLAN_PLACEMENT_H
 

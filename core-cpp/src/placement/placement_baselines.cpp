@@ -1,10 +1,9 @@
-// The greedy baselines of PLANNING.md §4: best fit by decreasing size (TFLite's
-// GreedyBySize, ONNX Runtime's memory pattern), best fit by decreasing lifetime
-// (XLA's second order), and first fit in order of first use (an online
-// allocator such as ggml's measure pass).
+// The best-fit baselines of PLANNING.md §4: best fit by decreasing size
+// (TFLite's GreedyBySize, ONNX Runtime's memory pattern) and best fit by
+// decreasing lifetime (XLA's second order). First fit is in
+// placement_first_fit.cpp.
 #include <algorithm>
 #include <numeric>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -90,12 +89,17 @@ void LifetimeIndex::collect(int32_t buffer, std::vector<int32_t>* out) {
   collect_at(1, 0, leaves_, first_section_[static_cast<size_t>(buffer)], end_section_[static_cast<size_t>(buffer)], out);
 }
 
-std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order) {
+std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                       SearchBudget* budget) {
   std::vector<int64_t> offsets(buffers.size(), 0);
   LifetimeIndex index(buffers);
   std::vector<int32_t> alive;
   std::vector<std::pair<int64_t, int64_t>> spans;  // (offset, end) of the placed buffers alive with it
+  size_t done = 0;
   for (int32_t b : order) {
+    // Each step costs O(overlap log overlap): on wide instances the whole
+    // pass takes long enough that the deadline must be able to stop it.
+    if (budget != nullptr && (++done & 255) == 0 && budget->expired()) return {};
     const PlaceBuffer& buffer = buffers[static_cast<size_t>(b)];
     if (buffer.size == 0) continue;  // occupies nothing: offset 0
     alive.clear();
@@ -125,11 +129,7 @@ std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, 
   return offsets;
 }
 
-}  // namespace placement_detail
-
-using placement_detail::best_fit_in_order;
-
-std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffers) {
+std::vector<int32_t> size_order(const std::vector<PlaceBuffer>& buffers) {
   std::vector<int32_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
   // Decreasing size; ties by first use then input order, as TFLite does.
@@ -139,10 +139,10 @@ std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffer
     if (x.size != y.size) return x.size > y.size;
     return x.lower < y.lower;
   });
-  return best_fit_in_order(buffers, order);
+  return order;
 }
 
-std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& buffers) {
+std::vector<int32_t> lifetime_order(const std::vector<PlaceBuffer>& buffers) {
   std::vector<int32_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
   // XLA's temporal order: longer live ranges first, then larger buffers.
@@ -154,53 +154,17 @@ std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& 
     if (x.size != y.size) return x.size > y.size;
     return x.lower < y.lower;
   });
-  return best_fit_in_order(buffers, order);
+  return order;
 }
 
-std::vector<int64_t> place_first_fit(const std::vector<PlaceBuffer>& buffers) {
-  // Replays the lifetimes as an allocator would see them: at each step, frees
-  // first (intervals are half-open), then allocations in input order, each at
-  // the lowest aligned gap that fits between the live blocks.
-  struct Event {
-    int64_t time;
-    int kind;  // 0 = free, 1 = allocate
-    int32_t index;
-  };
-  std::vector<Event> events;
-  events.reserve(buffers.size() * 2);
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    if (buffers[i].size == 0) continue;
-    events.push_back({buffers[i].lower, 1, static_cast<int32_t>(i)});
-    events.push_back({buffers[i].upper, 0, static_cast<int32_t>(i)});
-  }
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    if (a.time != b.time) return a.time < b.time;
-    if (a.kind != b.kind) return a.kind < b.kind;
-    return a.index < b.index;
-  });
-  std::vector<int64_t> offsets(buffers.size(), 0);
-  std::set<std::pair<int64_t, int64_t>> live;  // (offset, end)
-  for (const Event& e : events) {
-    const PlaceBuffer& b = buffers[static_cast<size_t>(e.index)];
-    if (e.kind == 0) {
-      live.erase({offsets[static_cast<size_t>(e.index)], offsets[static_cast<size_t>(e.index)] + b.size});
-      continue;
-    }
-    int64_t cursor = 0;
-    int64_t chosen = -1;
-    for (const auto& block : live) {
-      const int64_t start = placement_detail::align_up(cursor, b.alignment);
-      if (block.first >= start + b.size) {
-        chosen = start;
-        break;
-      }
-      cursor = std::max(cursor, block.second);
-    }
-    if (chosen < 0) chosen = placement_detail::align_up(cursor, b.alignment);
-    offsets[static_cast<size_t>(e.index)] = chosen;
-    live.insert({chosen, chosen + b.size});
-  }
-  return offsets;
+}  // namespace placement_detail
+
+std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffers) {
+  return placement_detail::best_fit_in_order(buffers, placement_detail::size_order(buffers));
+}
+
+std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& buffers) {
+  return placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers));
 }
 
 }  // namespace tp

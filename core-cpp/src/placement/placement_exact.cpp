@@ -38,9 +38,11 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-bool SearchBudget::expired() {
+bool SearchBudget::expired() { return expires_within(0); }
+
+bool SearchBudget::expires_within(double seconds) {
   if (timed_out) return true;
-  if (deadline_seconds > 0 && now_seconds() > deadline_seconds) timed_out = true;
+  if (deadline_seconds > 0 && now_seconds() + seconds > deadline_seconds) timed_out = true;
   return timed_out;
 }
 
@@ -52,8 +54,11 @@ class CanonicalSearch {
  public:
   CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget)
       : buffers_(buffers), capacity_(capacity), budget_(budget), n_(static_cast<int32_t>(buffers.size())) {
+    // On thousands of long-lived buffers the tables take tens of
+    // milliseconds to build: a deadline that passes meanwhile stops it.
     build_sections();
-    build_overlaps();
+    if (!aborted_) build_overlaps();
+    if (aborted_) return;
     zobrist_.resize(static_cast<size_t>(n_));
     for (int32_t b = 0; b < n_; ++b) zobrist_[static_cast<size_t>(b)] = mix64(static_cast<uint64_t>(b) * 0x2545F4914F6CDD1Dull + 17);
     // A direct-mapped table of failed subproblems; it outlives restarts (the
@@ -63,6 +68,10 @@ class CanonicalSearch {
     memo_.assign(slots, MemoEntry());
     memo_mask_ = slots - 1;
   }
+
+  // True when the deadline passed while the tables were built: the search
+  // cannot run.
+  bool aborted() const { return aborted_; }
 
   bool trivially_infeasible() const {
     for (int32_t b = 0; b < n_; ++b) {
@@ -111,6 +120,7 @@ class CanonicalSearch {
     load_.assign(static_cast<size_t>(sections_), 0);
     std::vector<int32_t> count(static_cast<size_t>(sections_) + 1, 0);
     for (int32_t b = 0; b < n_; ++b) {
+      if (expired_while_building(b)) return;
       const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
       for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
         load_[static_cast<size_t>(s)] += buf.size;
@@ -122,23 +132,38 @@ class CanonicalSearch {
     members_.resize(static_cast<size_t>(member_start_.back()));
     std::vector<int32_t> fill(member_start_.begin(), member_start_.end() - 1);
     for (int32_t b = 0; b < n_; ++b) {
+      if (expired_while_building(b)) return;
       for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
         members_[static_cast<size_t>(fill[static_cast<size_t>(s)]++)] = b;
       }
     }
   }
 
+  // Buffer c is alive with b exactly when c is alive in b's first section
+  // or is born inside b's lifetime, two disjoint sets: O(pairs + slots), not
+  // a scan of every section's members for every buffer (that took half a
+  // second on 3000 buffers, before the search could look at its deadline).
   void build_overlaps() {
-    std::vector<int32_t> seen(static_cast<size_t>(n_), -1);
+    std::vector<int32_t> born_start(static_cast<size_t>(sections_) + 1, 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      if (first_[static_cast<size_t>(b)] < end_[static_cast<size_t>(b)]) ++born_start[static_cast<size_t>(first_[static_cast<size_t>(b)]) + 1];
+    }
+    for (size_t s = 1; s < born_start.size(); ++s) born_start[s] += born_start[s - 1];
+    std::vector<int32_t> born(static_cast<size_t>(born_start.back()));
+    std::vector<int32_t> fill(born_start.begin(), born_start.end() - 1);
+    for (int32_t b = 0; b < n_; ++b) {
+      if (first_[static_cast<size_t>(b)] < end_[static_cast<size_t>(b)]) born[static_cast<size_t>(fill[static_cast<size_t>(first_[static_cast<size_t>(b)])]++)] = b;
+    }
     overlap_start_.assign(1, 0);
     for (int32_t b = 0; b < n_; ++b) {
-      seen[static_cast<size_t>(b)] = b;
-      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
-        for (int32_t m = member_start_[static_cast<size_t>(s)]; m < member_start_[static_cast<size_t>(s) + 1]; ++m) {
-          const int32_t c = members_[static_cast<size_t>(m)];
-          if (seen[static_cast<size_t>(c)] == b) continue;
-          seen[static_cast<size_t>(c)] = b;
-          overlaps_.push_back(c);
+      if (expired_while_building(b)) return;
+      const int32_t lo = first_[static_cast<size_t>(b)], hi = end_[static_cast<size_t>(b)];
+      if (lo < hi) {
+        for (int32_t m = member_start_[static_cast<size_t>(lo)]; m < member_start_[static_cast<size_t>(lo) + 1]; ++m) {
+          if (members_[static_cast<size_t>(m)] != b) overlaps_.push_back(members_[static_cast<size_t>(m)]);
+        }
+        for (int32_t i = born_start[static_cast<size_t>(lo) + 1]; i < born_start[static_cast<size_t>(hi)]; ++i) {
+          overlaps_.push_back(born[static_cast<size_t>(i)]);
         }
       }
       overlap_start_.push_back(static_cast<int32_t>(overlaps_.size()));
@@ -315,11 +340,19 @@ class CanonicalSearch {
     return true;
   }
 
+  bool expired_while_building(int32_t b) {
+    if ((b & 63) == 0 && budget_->expired()) aborted_ = true;
+    return aborted_;
+  }
+
   bool out_of_budget() {
     ++budget_->nodes;
     ++run_nodes_;
     if (node_limit_ > 0 && run_nodes_ > node_limit_) return true;
-    if ((run_nodes_ & 255) == 0 && budget_->expired()) return true;
+    // A node costs O(overlaps + sections): on a few thousand buffers that
+    // is tens of microseconds, so the clock (tens of nanoseconds) is read
+    // every 16 nodes to keep the time limit tight.
+    if ((run_nodes_ & 15) == 0 && budget_->expired()) return true;
     return budget_->timed_out;
   }
 
@@ -513,6 +546,7 @@ class CanonicalSearch {
   uint64_t memo_mask_ = 0;
   std::vector<int64_t> heaviest_now_;
   int64_t node_limit_ = 0, run_nodes_ = 0;
+  bool aborted_ = false;
 };
 
 }  // namespace
@@ -523,8 +557,14 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
     offsets->clear();
     return SearchOutcome::kFound;
   }
+  const double built_at = now_seconds();
   CanonicalSearch search(buffers, capacity, budget);
+  if (search.aborted()) return SearchOutcome::kGaveUp;
   if (search.trivially_infeasible()) return SearchOutcome::kInfeasible;
+  // Each run first rebuilds its order and state, about what building the
+  // tables cost: a run that could not get past that before the deadline
+  // is not started.
+  const double setup_seconds = now_seconds() - built_at;
   int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(buffers.size()) * 2);
   int64_t spent = 0;
   while (true) {
@@ -535,12 +575,14 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
         run_limit = std::max<int64_t>(1, node_limit - spent);
         last = true;
       }
+      if (budget->expires_within(setup_seconds)) return SearchOutcome::kGaveUp;
       const int64_t before = budget->nodes;
       Step step = search.run(heuristic, run_limit, offsets);
       spent += budget->nodes - before;
       if (step == Step::kFound) return SearchOutcome::kFound;
       if (step == Step::kNotFound) return SearchOutcome::kInfeasible;
-      if (budget->timed_out || last) return SearchOutcome::kGaveUp;
+      // A run shorter than the clock's period never looks at it: look here.
+      if (budget->expired() || last) return SearchOutcome::kGaveUp;
     }
     limit *= 2;
   }

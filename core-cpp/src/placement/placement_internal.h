@@ -50,9 +50,20 @@ class LifetimeIndex {
   uint32_t stamp_ = 0;
 };
 
+struct SearchBudget;
+
 // Places buffers one by one in `order` (indices into buffers); each goes into
 // the smallest gap that fits among the placed buffers alive with it, or on top.
-std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order);
+// With a `budget` whose deadline passes on the way, returns an empty vector
+// (a half-built best fit is no placement); otherwise exactly what it returns
+// without one.
+std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
+                                       SearchBudget* budget = nullptr);
+
+// The baselines' orders: decreasing size (TFLite's GreedyBySize) and
+// decreasing lifetime (XLA's temporal order), ties as those tools break them.
+std::vector<int32_t> size_order(const std::vector<PlaceBuffer>& buffers);
+std::vector<int32_t> lifetime_order(const std::vector<PlaceBuffer>& buffers);
 
 }  // namespace placement_detail
 }  // namespace tp
@@ -70,6 +81,9 @@ struct SearchBudget {
   int64_t nodes = 0;            // nodes explored so far (all searches)
   bool timed_out = false;
   bool expired();               // checks the clock (sparingly) and records timeouts
+  // Whether the deadline passes within `seconds` from now (a step that
+  // long would overrun it); records a timeout when it does.
+  bool expires_within(double seconds);
 };
 
 double now_seconds();

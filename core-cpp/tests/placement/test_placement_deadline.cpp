@@ -72,3 +72,68 @@ TEST(PlacementDeadline, PlaceOnAWideFanOutStopsAtATinyTimeLimit) {
 }
 
 }  // namespace
+
+namespace {
+
+// Random lifetimes, each overlapping hundreds of others.
+std::vector<PlaceBuffer> random_lifetimes(int n, uint64_t seed) {
+  std::vector<PlaceBuffer> buffers(static_cast<size_t>(n));
+  uint64_t x = seed;
+  auto next = [&x]() {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x >> 33;
+  };
+  for (PlaceBuffer& b : buffers) {
+    b.lower = static_cast<int64_t>(next() % static_cast<uint64_t>(n));
+    b.upper = b.lower + 1 + static_cast<int64_t>(next() % 300);
+    b.size = 1 + static_cast<int64_t>(next() % 4096);
+  }
+  return buffers;
+}
+
+TEST(PlacementDeadline, AnExpiredLimitStillReturnsAtLeastTheFirstFitPlacement) {
+  // Before first fit ran first, a dive cut at once dropped every buffer on
+  // the skyline in order (2.4x the lower bound on 10^5 random lifetimes).
+  const std::vector<PlaceBuffer> buffers = random_lifetimes(20000, 3);
+  tp::PlaceOptions options;
+  options.time_limit_seconds = 1e-9;
+  tp::Placement placement;
+  ASSERT_TRUE(tp::place(buffers, options, &placement).is_ok());
+  EXPECT_TRUE(placement.stats.timed_out);
+  EXPECT_TRUE(tp::validate_placement(buffers, placement.offsets, 0).is_ok());
+  EXPECT_LE(placement.height, tp::placement_height(buffers, tp::place_first_fit(buffers)));
+}
+
+TEST(PlacementDeadline, BestFitCutByTheDeadlineReturnsNothingAndUncutIsUnchanged) {
+  const std::vector<PlaceBuffer> buffers = random_lifetimes(3000, 5);
+  const std::vector<int32_t> order = tp::placement_detail::size_order(buffers);
+  tp::placement_detail::SearchBudget past;
+  past.deadline_seconds = 1e-9;
+  EXPECT_TRUE(tp::placement_detail::best_fit_in_order(buffers, order, &past).empty());
+  EXPECT_TRUE(past.timed_out);
+  tp::placement_detail::SearchBudget none;
+  EXPECT_EQ(tp::placement_detail::best_fit_in_order(buffers, order, &none), tp::place_greedy_by_size(buffers));
+}
+
+TEST(PlacementDeadline, AWideFanOutWithoutATimeLimitIsPlacedByFirstFitAtTheLowerBound) {
+  // 10^5 buffers alive together: a dive would refresh O(n^2) keys (minutes
+  // without a limit); first fit stacks them at the lower bound, which is
+  // optimal, so the solver stops there.
+  std::vector<PlaceBuffer> buffers(100000);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    buffers[i].lower = static_cast<int64_t>(i) + 1;
+    buffers[i].upper = static_cast<int64_t>(buffers.size()) + 2;
+    buffers[i].size = 64 + static_cast<int64_t>(i % 7) * 32;
+  }
+  tp::PlaceOptions options;
+  options.time_limit_seconds = 0;  // no limit
+  options.minimize = true;
+  tp::Placement placement;
+  ASSERT_TRUE(tp::place(buffers, options, &placement).is_ok());
+  EXPECT_EQ(placement.height, placement.lower_bound);
+  EXPECT_TRUE(placement.proved_optimal);
+  EXPECT_EQ(placement.stats.method, tp::PlaceMethod::kFirstFit);
+  EXPECT_FALSE(placement.stats.timed_out);
+}
+
+}  // namespace
