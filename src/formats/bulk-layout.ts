@@ -1,7 +1,7 @@
 import { callBulkLayout } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 
 /** One tensor of a bulk allocation. */
 export interface BulkTensor {
@@ -55,14 +55,14 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
     }
     const code = dtypeCode(tensor.dtype);
     if (code < 0) {
-      throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].dtype = ${JSON.stringify(tensor.dtype)}: expected one of ${DTYPES.join(', ')}`);
+      throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].dtype = ${shown(tensor.dtype)}: expected one of ${DTYPES.join(', ')}`);
     }
     dtypes[i] = code;
     for (const dim of tensor.shape) dims.push(typeof dim === 'number' ? dim : Number.NaN);
     shapeOffsets[i + 1] = dims.length;
     if (tensor.alignment !== undefined) {
       if (typeof tensor.alignment !== 'number' || tensor.alignment <= 0) {
-        throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].alignment = ${String(tensor.alignment)}: must be a power of two >= 1`);
+        throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].alignment = ${shown(tensor.alignment)}: must be a power of two >= 1`);
       }
       alignments[i] = tensor.alignment;
     }

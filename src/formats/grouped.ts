@@ -1,6 +1,7 @@
 // Bulk layouts of several tensors at once: TE split_quantize and grouped tensors.
 import { GROUPED_KIND_NAMES, callGroupedLayout, callSplitQuantizeLayout } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
+import { shown } from '../errors.js';
 import { type DType, DTYPES } from './dtype.js';
 import { type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes } from './tensor-format.js';
 
@@ -60,7 +61,7 @@ export function splitQuantizeLayout(core: CoreBinding, members: readonly (readon
   format: Omit<TensorFormat, 'shape' | 'rowwise' | 'columnwise'>, usage: 'rowwise' | 'columnwise'): SplitQuantizeLayout {
   const codes = formatCodes(format);
   if (!Array.isArray(members)) invalid('members must be an array of shapes');
-  if (usage !== 'rowwise' && usage !== 'columnwise') invalid(`usage = ${JSON.stringify(usage)}: expected rowwise or columnwise`);
+  if (usage !== 'rowwise' && usage !== 'columnwise') invalid(`usage = ${shown(usage)}: expected rowwise or columnwise`);
   const offsets = new Int32Array(members.length + 1);
   const all: number[] = [];
   members.forEach((shape, i) => {

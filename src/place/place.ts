@@ -1,6 +1,6 @@
 import { PLACE_ALGORITHM_CODE, PLACE_METHOD_NAME, callPlace } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 
 /** A buffer to place: alive over steps [lower, upper), `size` bytes. */
 export interface PlaceBuffer {
@@ -65,18 +65,18 @@ function fail(message: string): never {
 export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], options: PlaceOptions = {}): PlaceResult {
   if (!Array.isArray(buffers)) fail('buffers must be an array');
   const algorithm = options.algorithm ?? 'ours';
-  if (!(algorithm in PLACE_ALGORITHM_CODES)) fail(`algorithm = ${JSON.stringify(algorithm)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
+  if (typeof algorithm !== 'string' || !Object.hasOwn(PLACE_ALGORITHM_CODES, algorithm)) fail(`algorithm = ${shown(algorithm)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
   // The ABI spells "no capacity" -1; 0 is a capacity of 0 bytes.
   const capacity = options.capacity ?? -1;
   if (options.capacity !== undefined && !(typeof options.capacity === 'number' && options.capacity >= 0)) {
-    fail(`capacity = ${String(options.capacity)}: must be a number of bytes >= 0 (leave it out for none)`);
+    fail(`capacity = ${shown(options.capacity)}: must be a number of bytes >= 0 (leave it out for none)`);
   }
   const limit = options.timeLimitSeconds ?? 10;
-  if (typeof limit !== 'number' || Number.isNaN(limit)) fail(`timeLimitSeconds = ${String(limit)}: must be a number of seconds`);
+  if (typeof limit !== 'number' || Number.isNaN(limit)) fail(`timeLimitSeconds = ${shown(limit)}: must be a number of seconds`);
   const column = (key: keyof PlaceBuffer, fallback?: number) =>
     Float64Array.from(buffers, (b, i) => {
       const value = b?.[key] ?? fallback;
-      if (typeof value !== 'number') fail(`buffers[${i}].${key} = ${JSON.stringify(value)}: must be a number`);
+      if (typeof value !== 'number') fail(`buffers[${i}].${key} = ${shown(value)}: must be a number`);
       return value;
     });
   const { offsets, summary } = callPlace(core, {
