@@ -49,7 +49,7 @@ function fail(message: string): never {
 export function planGraph(plan: PlanDocument, graph?: GraphDocument): GraphDocument {
   if (plan === null || typeof plan !== 'object') fail('plan must be a plan document');
   if (graph) return graph;
-  if (plan.graph && 'format' in plan.graph) return plan.graph;
+  if (plan.graph !== null && typeof plan.graph === 'object' && 'format' in plan.graph) return plan.graph;
   return fail(`the plan refers to its graph by path (${shown((plan.graph as { path?: string })?.path)}): pass the graph`);
 }
 

@@ -49,7 +49,7 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
   const dims: number[] = [];
   const dtypes = new Int32Array(count);
   const alignments = new Float64Array(count);
-  tensors.forEach((tensor, i) => {
+  Array.from(tensors).forEach((tensor, i) => {
     if (tensor === null || typeof tensor !== 'object' || !Array.isArray(tensor.shape)) {
       throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].shape must be an array of dimensions`);
     }
@@ -74,7 +74,7 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
   for (let i = 0; i < count; i++) {
     const entry: BulkEntry = { offset: offsets[i], bytes: bytes[i], alignment: aligns[i], separateAllocation: separate[i] === 1 };
     // Only named inputs get a name key, so results compare equal to plain objects.
-    if (tensors[i].name !== undefined) entry.name = tensors[i].name;
+    if (tensors[i]?.name !== undefined) entry.name = tensors[i].name;
     entries[i] = entry;
   }
   return {

@@ -64,7 +64,7 @@ export function splitQuantizeLayout(core: CoreBinding, members: readonly (readon
   if (usage !== 'rowwise' && usage !== 'columnwise') invalid(`usage = ${shown(usage)}: expected rowwise or columnwise`);
   const offsets = new Int32Array(members.length + 1);
   const all: number[] = [];
-  members.forEach((shape, i) => {
+  Array.from(members).forEach((shape, i) => {
     all.push(...dims(shape, `members[${i}]`));
     offsets[i + 1] = all.length;
   });
@@ -91,7 +91,7 @@ export function groupedLayout(core: CoreBinding, members: readonly (readonly num
   const codes = formatCodes(format);
   if (!Array.isArray(members)) invalid('members must be an array of [rows, cols]');
   const flat = new Float64Array(members.length * 2);
-  members.forEach((shape, i) => {
+  Array.from(members).forEach((shape, i) => {
     if (!Array.isArray(shape) || shape.length !== 2) invalid(`members[${i}] must be [rows, cols]`);
     flat[2 * i] = typeof shape[0] === 'number' ? shape[0] : Number.NaN;
     flat[2 * i + 1] = typeof shape[1] === 'number' ? shape[1] : Number.NaN;

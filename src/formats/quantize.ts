@@ -54,7 +54,7 @@ export function dequantize(core: CoreBinding, format: TensorFormat, buffers: rea
   const codes = formatCodes(format);
   const shape = dims(format.shape, 'format.shape');
   if (!Array.isArray(buffers)) invalid(`buffers = ${shown(buffers)}: must be an array of Uint8Array, in flatten order`);
-  buffers.forEach((b, i) => byteArray(b, `buffers[${i}]`));
+  Array.from(buffers).forEach((b, i) => byteArray(b, `buffers[${i}]`));
   const total = buffers.reduce((n, b) => n + b.length, 0);
   const joined = new Uint8Array(total);
   let at = 0;

@@ -113,7 +113,7 @@ export function checkBuffers(core: CoreBinding, format: TensorFormat, buffers: r
   const bufferDims: number[] = [];
   const dtypes = new Int32Array(buffers.length);
   const bytes = new Float64Array(buffers.length);
-  buffers.forEach((buffer, i) => {
+  Array.from(buffers).forEach((buffer, i) => {
     if (buffer === null || typeof buffer !== 'object' || typeof buffer.name !== 'string') invalid(`buffers[${i}].name must be a string`);
     nameBytes.push(...encoder.encode(buffer.name));
     nameOffsets[i + 1] = nameBytes.length;

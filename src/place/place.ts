@@ -72,7 +72,7 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
     fail(`capacity = ${shown(options.capacity)}: must be a number of bytes >= 0 (leave it out for none)`);
   }
   const limit = options.timeLimitSeconds ?? 10;
-  if (typeof limit !== 'number' || Number.isNaN(limit)) fail(`timeLimitSeconds = ${shown(limit)}: must be a number of seconds`);
+  if (typeof limit !== 'number' || !Number.isFinite(limit)) fail(`timeLimitSeconds = ${shown(limit)}: must be a finite number of seconds`);
   const column = (key: keyof PlaceBuffer, fallback?: number) =>
     Float64Array.from(buffers, (b, i) => {
       const value = b?.[key] ?? fallback;

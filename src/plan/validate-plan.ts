@@ -42,15 +42,15 @@ function checkPlanFields(plan: PlanDocument): void {
     (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : bad(path, value, 'an object'));
   const number = (path: string, value: unknown) => typeof value === 'number' || bad(path, value, 'a number');
   const integer = (path: string, value: unknown) => Number.isSafeInteger(value) || bad(path, value, 'an integer');
-  list('schedule', plan.schedule).forEach((name, i) => typeof name === 'string' || bad(`schedule[${i}]`, name, 'an op name'));
-  list('storages', plan.storages).forEach((item, k) => {
+  Array.from(list('schedule', plan.schedule)).forEach((name, i) => typeof name === 'string' || bad(`schedule[${i}]`, name, 'an op name'));
+  Array.from(list('storages', plan.storages)).forEach((item, k) => {
     const s = record(`storages[${k}]`, item);
     // A name the graph does not have becomes the core's diagnostic; only the list must be there.
     list(`storages[${k}].tensors`, s.tensors);
     for (const key of ['offset', 'bytes'] as const) number(`storages[${k}].${key}`, s[key]);
     for (const key of ['birth', 'death'] as const) integer(`storages[${k}].${key}`, s[key]);
   });
-  list('workspaces', plan.workspaces).forEach((item, k) => {
+  Array.from(list('workspaces', plan.workspaces)).forEach((item, k) => {
     const w = record(`workspaces[${k}]`, item);
     if (typeof w.op !== 'string') bad(`workspaces[${k}].op`, w.op, 'an op name');
     number(`workspaces[${k}].offset`, w.offset);

@@ -46,7 +46,7 @@ export function verifyTrace(core: CoreBinding, graph: GraphDocument, order: read
   const traceSteps = new Int32Array(trace.length);
   const traceTensors = new Int32Array(trace.length);
   const traceKinds = new Int32Array(trace.length);
-  trace.forEach((e, k) => {
+  Array.from(trace).forEach((e, k) => {
     const tensor = encoded.tensorIndex.get(e?.tensor);
     if (tensor === undefined) fail(`trace[${k}].tensor = ${shown(e?.tensor)}: unknown tensor`);
     if (e.event !== 'alloc' && e.event !== 'free') fail(`trace[${k}].event = ${shown(e.event)}: expected "alloc" or "free"`);

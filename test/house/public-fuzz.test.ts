@@ -161,7 +161,8 @@ async function check(name: string, target: Target, args: unknown[], keys: Set<st
   expect(typeof (error as { code?: unknown }).code).toBe('string');
   if (!target.names) return;
   const message = (error as Error).message;
-  const named = /\[\d+\]/.test(message) || /\bargument \d/.test(message)
+  // A path ([3]), an argument number, a CSV line (file:3:), the document root, or a key or parameter name.
+  const named = /\[\d+\]/.test(message) || /\bargument \d/.test(message) || /:\d+: /.test(message) || message.includes('(the document)')
     || [...keys, ...target.names].some((key) => new RegExp(`(^|[^\\w])${key.replace(/[$]/g, '\\$')}([^\\w]|$)`).test(message));
   expect(named, `${name}: the error names no field or parameter: ${message}`).toBe(true);
 }

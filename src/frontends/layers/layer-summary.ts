@@ -83,8 +83,9 @@ export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDo
   let counted = 0;
   for (const c of s.peakContributors) {
     const info = lg.tensors[c.storage];
-    const layer = String(info?.layer ?? 'model');
-    const role = info ? `${info.saved ? 'saved ' : ''}${String(info.role)}` : 'other';
+    // Labels only: a tensor whose info is not what tp.layerGraph wrote counts as "other" of "model".
+    const layer = typeof info?.layer === 'string' ? info.layer : 'model';
+    const role = typeof info?.role === 'string' ? `${info.saved === true ? 'saved ' : ''}${info.role}` : 'other';
     const key = `${layer}\u0000${role}`;
     const entry = entries.get(key) ?? { layer, role, bytes: 0, storages: 0 };
     entry.bytes += c.bytes;

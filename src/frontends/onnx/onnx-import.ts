@@ -8,6 +8,7 @@ import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../../grap
 import { parseGraph } from '../../graph/parse-graph.js';
 import { graphInPlace } from './in-place-rule.js';
 import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js';
+import { signatureMismatch } from './onnx-signatures.js';
 import type { Value } from './onnx-infer.js';
 import { ONNX_DTYPES, decodeOnnxModel } from './onnx-model.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
@@ -216,9 +217,14 @@ class Importer {
       if (!v) this.fail(`${this.label(node)} reads "${n}", which no earlier node, initializer or graph input provides`);
       return v;
     });
+    const opset = this.opset(node);
+    if (node.domain === '' || node.domain === 'ai.onnx') {
+      const mismatch = signatureMismatch(node.opType, opset, node.attributes.keys(), node.inputs);
+      if (mismatch) this.fail(`${this.label(node)} at opset ${opset}: ${mismatch}`);
+    }
     let outs: Value[];
     try {
-      outs = inferNode({ node, inputs: values, opset: this.opset(node) });
+      outs = inferNode({ node, inputs: values, opset });
     } catch (error) {
       if (!(error instanceof InferenceGap)) throw error;
       outs = node.outputs.map((o, k) => {
