@@ -20,7 +20,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('Plan, validate and execute packed tensor memory for deep-learning workloads.')
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .showHelpAfterError();
+    // Usage errors read like every other bad input: one line "tensorplan: <message>" (exit 2), then a hint.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'tensorplan: ')) })
+    .showHelpAfterError('(add --help for usage)');
 
   program
     .command('plan')

@@ -1,6 +1,6 @@
 import { TRACE_EVENT_NAME, decodeExecuteReference, encodeExecuteReferenceArgs } from '../abi/c-api.generated.js';
 import type { CoreArg, CoreArray, CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError, shown } from '../errors.js';
+import { TensorplanError, isDetached, shown } from '../errors.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeSemantics } from './op-set.js';
@@ -66,6 +66,7 @@ export function encodeInputs(tensorIndex: Map<string, number>, inputs: Readonly<
     if (index === undefined) fail(`inputs.${name}: the graph has no tensor ${shown(name)}`);
     const value = inputs[name];
     if (!ArrayBuffer.isView(value)) fail(`inputs.${name}: expected a Uint8Array or another typed array`);
+    if (isDetached(value)) fail(`inputs.${name} = ${shown(value)}: its buffer is detached (transferred away)`);
     const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     tensors[k] = index;
     pieces.push(bytes);
