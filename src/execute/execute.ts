@@ -98,7 +98,10 @@ export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Reado
     return index;
   });
   const given = encodeInputs(encoded.tensorIndex, inputs);
-  const storageOffset = Float64Array.from(storages, (s) => s.offset);
+  // The core checks the values (integers, in the arena); here only that they are numbers, named where not.
+  const storageOffset = Float64Array.from(storages, (s, k) => (typeof s.offset === 'number' ? s.offset
+    : fail(`plan.storages[${k}].offset = ${shown(s.offset)}: must be an integer number of bytes`)));
+  if (typeof plan.arenaBytes !== 'number') fail(`plan.arenaBytes = ${shown(plan.arenaBytes)}: must be an integer number of bytes`);
   // Named as c_api.h names them; the generated encoder puts them in parameter order for the
   // synchronous call and for the addon's async executors alike.
   const args = encodeExecuteReferenceArgs({

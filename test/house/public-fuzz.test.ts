@@ -9,7 +9,7 @@
 // target instead of the few of the normal run (docs/DEVELOPING.md).
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import * as api from '../../dist/index.mjs';
 import {
   DeviceArena, GraphBuilder, LayerSpecBuilder, Tensorplan, TensorplanError, applyAlternative, compareLayerSpecs, formatMinimallocCsv,
@@ -312,6 +312,9 @@ function publicFunctions(): string[] {
   }
   return names;
 }
+
+// A long run reports its size (cases over every target, on every backend).
+if (process.env.TP_FUZZ_RUNS) afterAll(() => console.log(`public fuzz: ${calls} cases on ${BACKENDS.join(', ')}`));
 
 describe.each(BACKENDS)('public functions fed mutated input on %s', (backend) => {
   const tp = session(backend);
