@@ -1,7 +1,7 @@
 import type { CudaDevice } from './backend/native-core.js';
 import type { BackendChoice, BackendName, BackendRegistry, BackendStatus } from './backend/registry.js';
 import { type WasmOptions, configureWasm } from './backend/wasm-source.js';
-import { TensorplanError } from './errors.js';
+import { TensorplanError, optionsObject, shown } from './errors.js';
 import { Tensorplan } from './tensorplan.js';
 import type { SessionFrontEnds } from './tensorplan.js';
 import { VERSION } from './version.js';
@@ -34,6 +34,15 @@ export interface TensorplanInfo {
   } | null;
 }
 
+/** Options of init() and info(), checked field by field (issue #14). */
+function checkInitOptions(given: InitOptions | undefined): InitOptions {
+  const options: InitOptions = optionsObject(given, 'options');
+  if (options.wasm !== undefined && (options.wasm === null || typeof options.wasm !== 'object')) {
+    throw new TensorplanError('INVALID_ARGUMENT', `options.wasm = ${shown(options.wasm)}: must be an object ({ url } or { bytes })`);
+  }
+  return options;
+}
+
 /** The public entry points, bound to one backend registry (node or browser) and the front ends its sessions get. */
 export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds = {}) {
   const sessions = new Map<BackendName, Tensorplan>();
@@ -44,10 +53,8 @@ export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds
    * load rejects with its reason (never a silent fallback). Memoised: the
    * same backend is loaded once per process.
    */
-  async function init(options: InitOptions = {}): Promise<Tensorplan> {
-    if (options === null || typeof options !== 'object') {
-      throw new TensorplanError('INVALID_ARGUMENT', `init options must be an object, got ${String(options)}`);
-    }
+  async function init(given?: InitOptions): Promise<Tensorplan> {
+    const options = checkInitOptions(given);
     try {
       configureWasm(options.wasm);
     } catch (error) {
@@ -63,7 +70,8 @@ export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds
   }
 
   /** Reports which backend runs, every backend's availability and reason, versions and CUDA devices. */
-  async function info(options: InitOptions = {}): Promise<TensorplanInfo> {
+  async function info(given?: InitOptions): Promise<TensorplanInfo> {
+    const options = checkInitOptions(given);
     const backends = await registry.status();
     let backend: BackendName | null = null;
     let reason: string | undefined;

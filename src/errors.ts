@@ -23,6 +23,12 @@ export class TensorplanError extends Error {
   readonly reasons: Readonly<Record<string, string>>;
 
   constructor(code: TensorplanErrorCode, message: string, reasons: Record<string, string> = {}) {
+    // Issue #14: constructing one with the wrong types is itself a TensorplanError
+    // (a message that is not a string could not even be turned into one).
+    if (typeof code !== 'string' || typeof message !== 'string' || reasons === null || typeof reasons !== 'object') {
+      throw new TensorplanError('INVALID_ARGUMENT', `new TensorplanError(code = ${shown(code)}, message = ${shown(message)}, reasons = ${shown(reasons)}): `
+        + 'code and message must be strings, reasons an object');
+    }
     super(message);
     this.name = 'TensorplanError';
     this.code = code;
@@ -38,53 +44,110 @@ export class TensorplanError extends Error {
   }
 }
 
-/** The path of the first BigInt inside `value` (e.g. `tensors[0].shape[0]`), or undefined. */
-function bigIntPath(value: unknown, path: string, seen: Set<unknown>, depth: number): string | undefined {
-  if (typeof value === 'bigint') return path || 'the value';
-  if (value === null || typeof value !== 'object' || seen.has(value) || depth > 64 || ArrayBuffer.isView(value)) return undefined;
-  seen.add(value);
-  for (const [key, item] of Object.entries(value)) {
-    const found = bigIntPath(item, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, seen, depth + 1);
-    if (found) return found;
+/** How deeply `value` nests (arrays and objects), counted without recursion and stopping at `limit`. */
+function nesting(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  const seen = new Set<unknown>();
+  while (stack.length > 0 && deepest < limit) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object' || ArrayBuffer.isView(item) || seen.has(item)) continue;
+    seen.add(item);
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
-  return undefined;
+  return deepest;
 }
 
 /**
- * The error a public function throws for `error`: a TensorplanError as it is;
- * the engine's own TypeError or RangeError, which only malformed input reaches
- * (a missing field read as an object, a BigInt where a number belongs, input
- * nested deeper than the stack), becomes INVALID_ARGUMENT naming the function
- * and, for a BigInt, where it sits in `args` (issue #14: no raw TypeErrors). @internal
+ * Runs `body` (a public function's work on `args`). Input nested deeper than
+ * the engine's stack ends in RangeError "Maximum call stack size exceeded"
+ * somewhere in a recursive walk (the schema validator, structuredClone, our
+ * own walks); a depth check up front would cost every call a full walk, so
+ * that one RangeError becomes INVALID_ARGUMENT naming the deepest argument
+ * (issue #14). Nothing else is converted: any other exception is a bug and
+ * stays visible. @internal
  */
-export function asTensorplanError(error: unknown, where: string, args: readonly unknown[]): unknown {
-  // DataCloneError: structuredClone of input holding a detached buffer or a function.
-  const engine = error instanceof TypeError || error instanceof RangeError || (error instanceof Error && error.name === 'DataCloneError');
-  if (error instanceof TensorplanError || !engine) return error;
-  const message = error.message;
-  if (/BigInt/i.test(message)) {
-    for (const [i, arg] of args.entries()) {
-      const path = bigIntPath(arg, '', new Set(), 0);
-      if (path) return new TensorplanError('INVALID_ARGUMENT', `${where}: argument ${i + 1}: ${path} is a BigInt: must be a number`);
-    }
-  }
-  if (error instanceof RangeError && /call stack/i.test(message)) {
-    return new TensorplanError('INVALID_ARGUMENT', `${where}: the input is nested too deeply to process (${message})`);
-  }
-  return new TensorplanError('INVALID_ARGUMENT', `${where}: malformed input (${message})`);
-}
-
-/** Runs `body`, turning what {@link asTensorplanError} converts into a TensorplanError. @internal */
 export function guarded<T>(where: string, args: readonly unknown[], body: () => T): T {
+  const convert = (error: unknown): unknown => {
+    if (!(error instanceof RangeError) || !/call stack/i.test(error.message)) return error;
+    const depths = args.map((arg) => nesting(arg, 1_000_000));
+    const index = depths.indexOf(Math.max(...depths));
+    return new TensorplanError('INVALID_ARGUMENT', `${where}: argument ${index + 1} is nested too deeply to process (${depths[index]} levels of arrays or objects)`);
+  };
   try {
     const result = body();
     if (result instanceof Promise) {
       return result.catch((error: unknown) => {
-        throw asTensorplanError(error, where, args);
+        throw convert(error);
       }) as T;
     }
     return result;
   } catch (error) {
-    throw asTensorplanError(error, where, args);
+    throw convert(error);
   }
+}
+
+/**
+ * A value as an error message shows it: JSON for what JSON can write, `10n`
+ * for a BigInt, `Uint8Array(8)` for a typed array (or `(detached)`), nested
+ * values cut short. Never throws, whatever the value (a BigInt, a detached
+ * buffer, input nested 10^5 deep), so a message about bad input cannot
+ * itself fail. @internal
+ */
+export function shown(value: unknown, depth = 0): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}...` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value !== 'object') return typeof value;
+  if (ArrayBuffer.isView(value)) {
+    return `${value.constructor.name}(${isDetached(value) ? 'detached' : (value as { length?: number }).length ?? value.byteLength})`;
+  }
+  if (depth >= 3) return Array.isArray(value) ? '[...]' : '{...}';
+  const entries = Object.entries(value);
+  const items = entries.slice(0, 8).map(([key, item]) => (Array.isArray(value) ? '' : `${JSON.stringify(key)}:`) + shown(item, depth + 1));
+  if (entries.length > 8) items.push('...');
+  return Array.isArray(value) ? `[${items.join(',')}]` : `{${items.join(',')}}`;
+}
+
+/** An options argument: `{}` when omitted, else it must be an object (named `name` in the error). @internal */
+export function optionsObject<T extends object>(value: T | undefined, name: string): T | Record<string, never> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${name} = ${shown(value)}: must be an object`);
+  }
+  return value;
+}
+
+/**
+ * Whether a typed array's buffer was transferred away (detached): it then reads
+ * as empty, and most uses of it throw. Node 20 has no `ArrayBuffer.detached`;
+ * there, an empty buffer is detached when a view on it cannot be made. @internal
+ */
+export function isDetached(view: ArrayBufferView): boolean {
+  const buffer = view.buffer as ArrayBuffer & { detached?: boolean };
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  if (buffer.byteLength !== 0 || !(buffer instanceof ArrayBuffer)) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A byte argument: a Uint8Array whose buffer is not detached, or INVALID_ARGUMENT naming `name` and `rule`. @internal */
+export function byteArray(value: unknown, name: string, rule = 'a Uint8Array'): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TensorplanError('INVALID_ARGUMENT', `${name} = ${shown(value)}: must be ${rule}`);
+  if (isDetached(value)) throw new TensorplanError('INVALID_ARGUMENT', `${name} = ${shown(value)}: its buffer is detached (transferred away)`);
+  return value;
+}
+
+/** A list of numbers (`name[i] = 10n: must be a number` otherwise), as the Float64Array the core reads. @internal */
+export function numberList(value: unknown, name: string): Float64Array {
+  if (!Array.isArray(value)) throw new TensorplanError('INVALID_ARGUMENT', `${name} = ${shown(value)}: must be an array of numbers`);
+  value.forEach((item, i) => {
+    if (typeof item !== 'number') throw new TensorplanError('INVALID_ARGUMENT', `${name}[${i}] = ${shown(item)}: must be a number`);
+  });
+  return Float64Array.from(value as number[]);
 }

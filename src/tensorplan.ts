@@ -6,7 +6,7 @@ import { type PlanOptions, makePlan } from './plan/make-plan.js';
 import { type PlaceBuffer, type PlaceOptions, type PlaceResult, place } from './place/place.js';
 import type { PlanDocument } from './plan/plan-document.js';
 import { type PlanDiagnostic, validatePlanAgainst } from './plan/validate-plan.js';
-import { TensorplanError, guarded } from './errors.js';
+import { TensorplanError, guarded, optionsObject, shown } from './errors.js';
 import { type LayerGraph, layerGraph } from './frontends/layers/layer-graph.js';
 import type { LayerSpec } from './frontends/layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './frontends/layers/layer-summary.js';
@@ -57,6 +57,10 @@ export class Tensorplan {
 
   /** @internal Use `init()`. */
   constructor(loaded: LoadedBackend, frontEnds: SessionFrontEnds = {}) {
+    const core = (loaded as { core?: { call?: unknown } } | null)?.core;
+    if (typeof core?.call !== 'function' || frontEnds === null || typeof frontEnds !== 'object') {
+      throw new TensorplanError('INVALID_ARGUMENT', `new Tensorplan(${shown(loaded)}): not a loaded backend: get a session with init()`);
+    }
     this.frontEnds = frontEnds;
     this.backend = loaded.name;
     this.source = loaded.source;
@@ -96,7 +100,7 @@ export class Tensorplan {
    * ```
    */
   schedule(graph: GraphDocument, options?: ScheduleOptions): ScheduleResult {
-    return schedule(this.core, graph, options);
+    return schedule(this.core, graph, optionsObject(options, 'options'));
   }
 
   /** Live bytes per step, the peak, and the storages that make it, under `order` (default: the graph's op order). */
@@ -106,7 +110,7 @@ export class Tensorplan {
 
   /** Accepts or rejects running `ops` as one fused op (peak may not rise; reads limited by `maxReadBytes`). */
   checkFusion(graph: GraphDocument, ops: readonly string[], options?: FusionOptions): FusionVerdict {
-    return checkFusion(this.core, graph, ops, options);
+    return checkFusion(this.core, graph, ops, optionsObject(options, 'options'));
   }
 
   /** Compares an executor's allocation/free trace with the plan under `order`; `[]` means it matched. */
@@ -130,7 +134,7 @@ export class Tensorplan {
 
   /** Applies a usage update with TE's rules ('proto' or 'storage'); returns the new format. */
   updateUsage(format: TensorFormat, usage: { rowwise?: boolean; columnwise?: boolean }, mode: 'proto' | 'storage' = 'proto'): TensorFormat {
-    return updateUsage(this.core, format, usage, mode);
+    return updateUsage(this.core, format, optionsObject(usage, 'usage'), mode);
   }
 
   /** Checks buffers handed to an unflatten against a format; throws naming the first mismatch. */
@@ -151,7 +155,7 @@ export class Tensorplan {
 
   /** Reference quantization of raw fp32/bf16/fp16 bytes (FORMATS.md §4). */
   quantize(format: TensorFormat, input: Uint8Array, params?: QuantizeParams): QuantizedTensor {
-    return quantize(this.core, format, input, params);
+    return quantize(this.core, format, input, optionsObject(params, 'params'));
   }
 
   /** Reference dequantization of buffers in flatten order to raw bytes of the logical dtype. */
@@ -162,18 +166,18 @@ export class Tensorplan {
   /** GEMM swizzle of a scale matrix (FORMATS.md §4.7) or its inverse. */
   swizzleScales(source: Uint8Array, rows: number, cols: number,
     options?: { transpose?: boolean; validRows?: number; validCols?: number; inverse?: boolean }): Uint8Array {
-    return swizzleScales(this.core, source, rows, cols, options);
+    return swizzleScales(this.core, source, rows, cols, optionsObject(options, 'options'));
   }
 
   /** Delayed scaling update (FORMATS.md §4.4): rolls the amax history and recomputes scales. */
   delayedScalingUpdate(amaxHistory: readonly number[], historyLen: number, scale: readonly number[],
     options?: { algo?: 'max' | 'most_recent'; fp8Max?: number; margin?: number }): DelayedScalingUpdate {
-    return delayedScalingUpdate(this.core, amaxHistory, historyLen, scale, options);
+    return delayedScalingUpdate(this.core, amaxHistory, historyLen, scale, optionsObject(options, 'options'));
   }
 
   /** The JSON form of a format, with TE's metadata dict (FORMATS.md §6). */
   tensorSpecToJson(format: TensorFormat, extra?: { requiresGrad?: boolean; internal?: boolean }): TensorSpecJson {
-    return tensorSpecToJson(this.core, format, extra);
+    return tensorSpecToJson(this.core, format, optionsObject(extra, 'extra'));
   }
 
   /** Reads a format back from its JSON form, checking every field. */
@@ -203,7 +207,7 @@ export class Tensorplan {
    * ```
    */
   plan(graph: GraphDocument, options?: PlanOptions): PlanDocument {
-    return makePlan(this.core, this.backend, graph, options);
+    return makePlan(this.core, this.backend, graph, optionsObject(options, 'options'));
   }
 
   /**
@@ -212,17 +216,17 @@ export class Tensorplan {
    * Pass `graph` when the plan refers to its graph by path.
    */
   validate(plan: PlanDocument, graph?: GraphDocument): PlanDiagnostic[] {
-    if (plan === null || typeof plan !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `plan = ${String(plan)}: must be a plan document`);
+    if (plan === null || typeof plan !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `plan = ${shown(plan)}: must be a plan document`);
     for (const field of ['schedule', 'storages'] as const) {
-      if (!Array.isArray(plan[field])) throw new TensorplanError('INVALID_ARGUMENT', `plan.${field} = ${JSON.stringify(plan[field]) ?? 'undefined'}: must be an array`);
+      if (!Array.isArray(plan[field])) throw new TensorplanError('INVALID_ARGUMENT', `plan.${field} = ${shown(plan[field])}: must be an array`);
     }
     if (plan.graph === null || typeof plan.graph !== 'object') {
-      throw new TensorplanError('INVALID_ARGUMENT', `plan.graph = ${JSON.stringify(plan.graph) ?? 'undefined'}: must be the graph document or { path }`);
+      throw new TensorplanError('INVALID_ARGUMENT', `plan.graph = ${shown(plan.graph)}: must be the graph document or { path }`);
     }
     const embedded = 'format' in plan.graph ? plan.graph : undefined;
     const target = graph ?? embedded;
     if (!target) {
-      throw new TensorplanError('INVALID_ARGUMENT', `the plan refers to its graph by path (${JSON.stringify((plan.graph as { path: string }).path)}): pass the graph to validate()`);
+      throw new TensorplanError('INVALID_ARGUMENT', `the plan refers to its graph by path (${shown((plan.graph as { path: string }).path)}): pass the graph to validate()`);
     }
     return validatePlanAgainst(this.core, plan, target);
   }
@@ -233,7 +237,7 @@ export class Tensorplan {
    * baseline. Every placement returned has passed an independent validator.
    */
   place(buffers: readonly PlaceBuffer[], options?: PlaceOptions): PlaceResult {
-    return place(this.core, buffers, options);
+    return place(this.core, buffers, optionsObject(options, 'options'));
   }
 
   /**
@@ -274,7 +278,7 @@ export class Tensorplan {
     if (!this.frontEnds.importOnnx) {
       throw new TensorplanError('UNSUPPORTED', 'importOnnx: the ONNX importer ships in the Node entry only (the browser bundle leaves it out)');
     }
-    return this.frontEnds.importOnnx(this.core, bytes, options);
+    return this.frontEnds.importOnnx(this.core, bytes, optionsObject(options, 'options'));
   }
 
   /**
@@ -287,7 +291,7 @@ export class Tensorplan {
    */
   executeReference(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, options?: ExecuteReferenceOptions,
     graph?: GraphDocument): ExecutionResult {
-    return executeReference(this.core, plan, inputs, options, graph);
+    return executeReference(this.core, plan, inputs, optionsObject(options, 'options'), graph);
   }
 
   /**
@@ -300,7 +304,8 @@ export class Tensorplan {
    * to keep a page responsive). Naming `executor: 'cuda'` on another backend
    * rejects with the reason.
    */
-  async execute(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, options: ExecuteOptions = {}): Promise<DeviceExecutionResult> {
+  async execute(plan: PlanDocument, inputs: Readonly<Record<string, TensorBytes>>, given?: ExecuteOptions): Promise<DeviceExecutionResult> {
+    const options: ExecuteOptions = optionsObject(given, 'options');
     const executor = options.executor ?? (this.backend === 'cuda' ? 'cuda' : 'reference');
     if (executor === 'reference') {
       const result = hasOffThreadReference(this.addon)
@@ -308,7 +313,7 @@ export class Tensorplan {
         : executeReference(this.core, plan, inputs, { memory: options.memory, skipPlanCheck: options.skipPlanCheck }, options.graph);
       return { ...result, executor };
     }
-    if (executor !== 'cuda') throw new TensorplanError('INVALID_ARGUMENT', `executor = ${JSON.stringify(executor)}: expected "cuda" or "reference"`);
+    if (executor !== 'cuda') throw new TensorplanError('INVALID_ARGUMENT', `executor = ${shown(executor)}: expected "cuda" or "reference"`);
     return { ...(await executeCuda(this.core, this.cudaAddon(), plan, inputs, options)), executor };
   }
 
@@ -335,9 +340,8 @@ export class Tensorplan {
   }
 }
 
-// Issue #14: every public method answers wrong or incomplete input with a
-// TensorplanError, never the engine's TypeError or RangeError (errors.ts
-// asTensorplanError), whatever path inside it the input reaches.
+// Issue #14: input nested deeper than the stack gets a TensorplanError naming
+// the argument (errors.ts guarded), whatever path inside a method reaches it.
 for (const name of Object.getOwnPropertyNames(Tensorplan.prototype)) {
   const descriptor = Object.getOwnPropertyDescriptor(Tensorplan.prototype, name);
   if (name === 'constructor' || !descriptor || typeof descriptor.value !== 'function') continue;

@@ -1,4 +1,4 @@
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import type { CoreBinding } from '../abi/core-binding.js';
 import type { CudaProbe } from './native-core.js';
 
@@ -82,7 +82,7 @@ export class BackendRegistry {
   async resolve(choice: BackendChoice): Promise<LoadedBackend> {
     if (choice !== 'auto') {
       if (!this.isBackendName(choice)) {
-        throw new TensorplanError('INVALID_ARGUMENT', `backend = '${String(choice)}': expected 'auto', 'cuda', 'native' or 'wasm'`);
+        throw new TensorplanError('INVALID_ARGUMENT', `backend = ${typeof choice === 'string' ? `'${choice}'` : shown(choice)}: expected 'auto', 'cuda', 'native' or 'wasm'`);
       }
       return this.load(choice);
     }

@@ -20,7 +20,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('Plan, validate and execute packed tensor memory for deep-learning workloads.')
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .showHelpAfterError();
+    // Usage errors read like every other bad input: one line "tensorplan: <message>" (exit 2), then a hint.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'tensorplan: ')) })
+    .showHelpAfterError('(add --help for usage)');
 
   program
     .command('plan')
@@ -159,10 +161,11 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`tensorplan: ${error.message}`);
       return error.code === 'INFEASIBLE' ? EXIT_NEGATIVE : EXIT_BAD_INPUT;
     }
-    // Issue #14: the CLI never shows a stack trace for what its input made go
-    // wrong; TENSORPLAN_DEBUG=1 prints it for a bug report.
-    console.error(`tensorplan: ${error instanceof Error ? error.message : String(error)}`);
+    // Issue #14: bad input is a CliError or a TensorplanError (exit 2, above);
+    // anything else is a bug in tensorplan: say so in one line and exit 1.
+    // TENSORPLAN_DEBUG=1 prints the stack for a bug report.
+    console.error(`tensorplan: internal error: ${error instanceof Error ? error.message : String(error)}`);
     if (process.env.TENSORPLAN_DEBUG === '1' && error instanceof Error) console.error(error.stack);
-    return EXIT_BAD_INPUT;
+    return EXIT_NEGATIVE;
   }
 }

@@ -1,5 +1,5 @@
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import type { PlanDocument } from '../plan/plan-document.js';
 import { type ExecutionResult, type TensorBytes, decodeExecution, executeArgs } from './execute.js';
@@ -35,6 +35,12 @@ export class DeviceArena {
 
   /** @internal Use `tp.createDeviceArena()`. */
   constructor(addon: unknown, bytes: number) {
+    if (typeof (addon as Partial<CudaExecutorAddon> | null)?.cuda_arena_create !== 'function') {
+      throw new TensorplanError('INVALID_ARGUMENT', `new DeviceArena(${shown(addon)}, ...): not a CUDA addon: use tp.createDeviceArena(bytes) on a cuda session`);
+    }
+    if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new TensorplanError('INVALID_ARGUMENT', `bytes = ${shown(bytes)}: must be an integer number of bytes >= 0`);
+    }
     this.#addon = addon as CudaExecutorAddon;
     const handle = this.#addon.cuda_arena_create(bytes);
     if (typeof handle === 'string') throw new TensorplanError('UNSUPPORTED', `cannot allocate a device arena of ${bytes} bytes: ${handle}`);

@@ -1,6 +1,6 @@
 import { TRACE_EVENT_NAME, decodeExecuteReference, encodeExecuteReferenceArgs } from '../abi/c-api.generated.js';
 import type { CoreArg, CoreArray, CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, isDetached, shown } from '../errors.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeSemantics } from './op-set.js';
@@ -49,8 +49,8 @@ function fail(message: string): never {
 export function planGraph(plan: PlanDocument, graph?: GraphDocument): GraphDocument {
   if (plan === null || typeof plan !== 'object') fail('plan must be a plan document');
   if (graph) return graph;
-  if (plan.graph && 'format' in plan.graph) return plan.graph;
-  return fail(`the plan refers to its graph by path (${JSON.stringify((plan.graph as { path?: string })?.path)}): pass the graph`);
+  if (plan.graph !== null && typeof plan.graph === 'object' && 'format' in plan.graph) return plan.graph;
+  return fail(`the plan refers to its graph by path (${shown((plan.graph as { path?: string })?.path)}): pass the graph`);
 }
 
 /** Concatenates the given inputs (graph inputs and persistent tensors) for the ABI. */
@@ -63,9 +63,10 @@ export function encodeInputs(tensorIndex: Map<string, number>, inputs: Readonly<
   let total = 0;
   names.forEach((name, k) => {
     const index = tensorIndex.get(name);
-    if (index === undefined) fail(`inputs.${name}: the graph has no tensor ${JSON.stringify(name)}`);
+    if (index === undefined) fail(`inputs.${name}: the graph has no tensor ${shown(name)}`);
     const value = inputs[name];
     if (!ArrayBuffer.isView(value)) fail(`inputs.${name}: expected a Uint8Array or another typed array`);
+    if (isDetached(value)) fail(`inputs.${name} = ${shown(value)}: its buffer is detached (transferred away)`);
     const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     tensors[k] = index;
     pieces.push(bytes);
@@ -83,21 +84,24 @@ export function executeArgs(core: CoreBinding, plan: PlanDocument, inputs: Reado
   const doc = planGraph(plan, graph);
   const encoded = encodeGraph(core, doc);
   const sem = encodeSemantics(encoded.doc);
-  if (memory !== 'arena' && memory !== 'separate') fail(`options.memory = ${JSON.stringify(memory)}: expected "arena" or "separate"`);
+  if (memory !== 'arena' && memory !== 'separate') fail(`options.memory = ${shown(memory)}: expected "arena" or "separate"`);
   if (!Array.isArray(plan.schedule)) fail('plan.schedule must be an array of op names');
   const order = Int32Array.from(plan.schedule, (name, i) => {
     const index = encoded.opIndex.get(name);
-    if (index === undefined) fail(`plan.schedule[${i}] = ${JSON.stringify(name)}: unknown op`);
+    if (index === undefined) fail(`plan.schedule[${i}] = ${shown(name)}: unknown op`);
     return index;
   });
   const storages = Array.isArray(plan.storages) ? plan.storages : fail('plan.storages must be an array');
   const storageTensor = Int32Array.from(storages, (s, k) => {
     const index = encoded.tensorIndex.get(s?.tensors?.[0]);
-    if (index === undefined) fail(`plan.storages[${k}].tensors[0] = ${JSON.stringify(s?.tensors?.[0])}: unknown tensor`);
+    if (index === undefined) fail(`plan.storages[${k}].tensors[0] = ${shown(s?.tensors?.[0])}: unknown tensor`);
     return index;
   });
   const given = encodeInputs(encoded.tensorIndex, inputs);
-  const storageOffset = Float64Array.from(storages, (s) => s.offset);
+  // The core checks the values (integers, in the arena); here only that they are numbers, named where not.
+  const storageOffset = Float64Array.from(storages, (s, k) => (typeof s.offset === 'number' ? s.offset
+    : fail(`plan.storages[${k}].offset = ${shown(s.offset)}: must be an integer number of bytes`)));
+  if (typeof plan.arenaBytes !== 'number') fail(`plan.arenaBytes = ${shown(plan.arenaBytes)}: must be an integer number of bytes`);
   // Named as c_api.h names them; the generated encoder puts them in parameter order for the
   // synchronous call and for the addon's async executors alike.
   const args = encodeExecuteReferenceArgs({

@@ -1,5 +1,5 @@
 import { DTYPES, dtypeCode } from '../formats/dtype.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from '../abi/c-api-tables.generated.js';
 import { RECIPES, type Recipe } from '../formats/tensor-format.js';
 import type { GraphDocument, OpAttributeValue } from '../graph/graph-document.js';
@@ -50,12 +50,12 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
   }
   const bool = (key: string, fallback: boolean): number => {
     const v = attrs[key] ?? fallback;
-    if (typeof v !== 'boolean') fail(`${field}.${key} = ${JSON.stringify(v)}: expected true or false`);
+    if (typeof v !== 'boolean') fail(`${field}.${key} = ${shown(v)}: expected true or false`);
     return v ? 1 : 0;
   };
   const num = (key: string, fallback?: number): number => {
     const v = attrs[key] ?? fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${field}.${key} = ${JSON.stringify(v)}: expected a finite number`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${field}.${key} = ${shown(v)}: expected a finite number`);
     return v;
   };
   switch (op) {
@@ -63,7 +63,7 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
     case 'matmul': return [bool('transposeA', false), bool('transposeB', false)];
     case 'grouped_matmul': {
       const rows = attrs.groupRows;
-      if (!Array.isArray(rows)) fail(`${field}.groupRows = ${JSON.stringify(rows)}: expected the rows of each group, e.g. [128, 0, 64]`);
+      if (!Array.isArray(rows)) fail(`${field}.groupRows = ${shown(rows)}: expected the rows of each group, e.g. [128, 0, 64]`);
       return [bool('transposeB', false), ...rows];
     }
     case 'scale': return [num('alpha')];
@@ -71,12 +71,12 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
     case 'rmsnorm': return [num('epsilon', 1e-5)];
     case 'quantize':
     case 'dequantize': {
-      const recipe = Object.hasOwn(RECIPE_CODE, attrs.recipe as string) ? RECIPE_CODE[attrs.recipe as Recipe] : -1;
-      if (recipe < 0) fail(`${field}.recipe = ${JSON.stringify(attrs.recipe)}: expected one of ${RECIPES.join(', ')}`);
+      const recipe = typeof attrs.recipe === 'string' && Object.hasOwn(RECIPE_CODE, attrs.recipe) ? RECIPE_CODE[attrs.recipe as Recipe] : -1;
+      if (recipe < 0) fail(`${field}.recipe = ${shown(attrs.recipe)}: expected one of ${RECIPES.join(', ')}`);
       const arch = attrs.arch ?? 'hopper';
-      if (arch !== 'hopper' && arch !== 'blackwell') fail(`${field}.arch = ${JSON.stringify(arch)}: expected hopper or blackwell`);
+      if (arch !== 'hopper' && arch !== 'blackwell') fail(`${field}.arch = ${shown(arch)}: expected hopper or blackwell`);
       const fp8 = attrs.fp8Dtype ?? 'fp8_e4m3';
-      if (fp8 !== 'fp8_e4m3' && fp8 !== 'fp8_e5m2') fail(`${field}.fp8Dtype = ${JSON.stringify(fp8)}: expected fp8_e4m3 or fp8_e5m2`);
+      if (fp8 !== 'fp8_e4m3' && fp8 !== 'fp8_e5m2') fail(`${field}.fp8Dtype = ${shown(fp8)}: expected fp8_e4m3 or fp8_e5m2`);
       let bits = 0;
       for (const [key, bit] of QUANTIZE_OPTION_BITS) if (bool(key, false)) bits |= bit;
       const usage = (bool('rowwise', true) ? USAGE_CODE.rowwise : 0) | (bool('columnwise', true) ? USAGE_CODE.columnwise : 0);
@@ -90,8 +90,8 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
 /** The op-set code of a graph op's `op` string, or an error naming the op. */
 export function opCode(op: string, field: string): number {
   const name = op === 'reshape' || op === 'noop' ? 'view' : op;
-  const code = Object.hasOwn(OP_CODE, name) ? OP_CODE[name as OpName] : -1;
-  if (code < 0) fail(`${field} = ${JSON.stringify(op)}: not an op of op set v1 (${OP_SET_V1.join(', ')})`);
+  const code = typeof name === 'string' && Object.hasOwn(OP_CODE, name) ? OP_CODE[name as OpName] : -1;
+  if (code < 0) fail(`${field} = ${shown(op)}: not an op of op set v1 (${OP_SET_V1.join(', ')})`);
   return code;
 }
 
@@ -105,7 +105,7 @@ export function encodeTensorShapes(doc: GraphDocument): Pick<EncodedSemantics, '
   const dims: number[] = [];
   doc.tensors.forEach((t, i) => {
     tensorDtype[i] = t.dtype === undefined ? -1 : dtypeCode(t.dtype);
-    if (t.dtype !== undefined && tensorDtype[i] < 0) fail(`tensors[${i}].dtype = ${JSON.stringify(t.dtype)}: expected one of ${DTYPES.join(', ')}`);
+    if (t.dtype !== undefined && tensorDtype[i] < 0) fail(`tensors[${i}].dtype = ${shown(t.dtype)}: expected one of ${DTYPES.join(', ')}`);
     for (const d of t.shape ?? []) dims.push(d);
     shapeOffsets[i + 1] = dims.length;
   });

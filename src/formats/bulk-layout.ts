@@ -1,7 +1,7 @@
 import { callBulkLayout } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 
 /** One tensor of a bulk allocation. */
 export interface BulkTensor {
@@ -49,20 +49,20 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
   const dims: number[] = [];
   const dtypes = new Int32Array(count);
   const alignments = new Float64Array(count);
-  tensors.forEach((tensor, i) => {
+  Array.from(tensors).forEach((tensor, i) => {
     if (tensor === null || typeof tensor !== 'object' || !Array.isArray(tensor.shape)) {
       throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].shape must be an array of dimensions`);
     }
     const code = dtypeCode(tensor.dtype);
     if (code < 0) {
-      throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].dtype = ${JSON.stringify(tensor.dtype)}: expected one of ${DTYPES.join(', ')}`);
+      throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].dtype = ${shown(tensor.dtype)}: expected one of ${DTYPES.join(', ')}`);
     }
     dtypes[i] = code;
     for (const dim of tensor.shape) dims.push(typeof dim === 'number' ? dim : Number.NaN);
     shapeOffsets[i + 1] = dims.length;
     if (tensor.alignment !== undefined) {
       if (typeof tensor.alignment !== 'number' || tensor.alignment <= 0) {
-        throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].alignment = ${String(tensor.alignment)}: must be a power of two >= 1`);
+        throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].alignment = ${shown(tensor.alignment)}: must be a power of two >= 1`);
       }
       alignments[i] = tensor.alignment;
     }
@@ -74,7 +74,7 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
   for (let i = 0; i < count; i++) {
     const entry: BulkEntry = { offset: offsets[i], bytes: bytes[i], alignment: aligns[i], separateAllocation: separate[i] === 1 };
     // Only named inputs get a name key, so results compare equal to plain objects.
-    if (tensors[i].name !== undefined) entry.name = tensors[i].name;
+    if (tensors[i]?.name !== undefined) entry.name = tensors[i].name;
     entries[i] = entry;
   }
   return {

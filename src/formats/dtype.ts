@@ -10,6 +10,7 @@ export const DTYPES = DTYPE_NAMES;
 export type DType = (typeof DTYPES)[number];
 
 /** The ABI code of a dtype name, or -1 when the name is unknown. */
-export function dtypeCode(name: string): number {
-  return Object.hasOwn(DTYPE_CODE, name) ? DTYPE_CODE[name as DType] : -1;
+export function dtypeCode(name: unknown): number {
+  // Only a string is looked up: hasOwn would convert anything else to a key (a detached buffer's toString throws).
+  return typeof name === 'string' && Object.hasOwn(DTYPE_CODE, name) ? DTYPE_CODE[name as DType] : -1;
 }

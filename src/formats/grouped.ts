@@ -1,6 +1,7 @@
 // Bulk layouts of several tensors at once: TE split_quantize and grouped tensors.
 import { GROUPED_KIND_NAMES, callGroupedLayout, callSplitQuantizeLayout } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
+import { shown } from '../errors.js';
 import { type DType, DTYPES } from './dtype.js';
 import { type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes } from './tensor-format.js';
 
@@ -60,10 +61,10 @@ export function splitQuantizeLayout(core: CoreBinding, members: readonly (readon
   format: Omit<TensorFormat, 'shape' | 'rowwise' | 'columnwise'>, usage: 'rowwise' | 'columnwise'): SplitQuantizeLayout {
   const codes = formatCodes(format);
   if (!Array.isArray(members)) invalid('members must be an array of shapes');
-  if (usage !== 'rowwise' && usage !== 'columnwise') invalid(`usage = ${JSON.stringify(usage)}: expected rowwise or columnwise`);
+  if (usage !== 'rowwise' && usage !== 'columnwise') invalid(`usage = ${shown(usage)}: expected rowwise or columnwise`);
   const offsets = new Int32Array(members.length + 1);
   const all: number[] = [];
-  members.forEach((shape, i) => {
+  Array.from(members).forEach((shape, i) => {
     all.push(...dims(shape, `members[${i}]`));
     offsets[i + 1] = all.length;
   });
@@ -90,7 +91,7 @@ export function groupedLayout(core: CoreBinding, members: readonly (readonly num
   const codes = formatCodes(format);
   if (!Array.isArray(members)) invalid('members must be an array of [rows, cols]');
   const flat = new Float64Array(members.length * 2);
-  members.forEach((shape, i) => {
+  Array.from(members).forEach((shape, i) => {
     if (!Array.isArray(shape) || shape.length !== 2) invalid(`members[${i}] must be [rows, cols]`);
     flat[2 * i] = typeof shape[0] === 'number' ? shape[0] : Number.NaN;
     flat[2 * i + 1] = typeof shape[1] === 'number' ? shape[1] : Number.NaN;

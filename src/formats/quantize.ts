@@ -2,6 +2,7 @@
 // and TE's flatten/unflatten of a quantized tensor.
 import { callDelayedScalingUpdate, callDequantize, callQuantize } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
+import { byteArray, numberList, shown } from '../errors.js';
 import type { DType } from './dtype.js';
 import { type TensorFormat, dims, formatCodes, invalid } from './tensor-format.js';
 import { checkBuffers, tensorSpecBuffers } from './tensor-spec.js';
@@ -36,7 +37,7 @@ export interface DelayedScalingUpdate {
 export function quantize(core: CoreBinding, format: TensorFormat, input: Uint8Array, params: QuantizeParams = {}): QuantizedTensor {
   const codes = formatCodes(format);
   const shape = dims(format.shape, 'format.shape');
-  if (!(input instanceof Uint8Array)) invalid('input must be a Uint8Array of raw fp32/bf16/fp16 bytes');
+  byteArray(input, 'input', 'a Uint8Array of raw fp32/bf16/fp16 bytes');
   const r = callQuantize(core, {
     dims: shape, rank: shape.length, format: codes, input, inputBytes: input.length, amaxEpsilon: params.amaxEpsilon ?? 0,
     delayedScale: params.delayedScale ?? 1,
@@ -52,7 +53,8 @@ export function quantize(core: CoreBinding, format: TensorFormat, input: Uint8Ar
 export function dequantize(core: CoreBinding, format: TensorFormat, buffers: readonly Uint8Array[]): Uint8Array {
   const codes = formatCodes(format);
   const shape = dims(format.shape, 'format.shape');
-  if (!Array.isArray(buffers)) invalid('buffers must be an array of Uint8Array, in flatten order');
+  if (!Array.isArray(buffers)) invalid(`buffers = ${shown(buffers)}: must be an array of Uint8Array, in flatten order`);
+  Array.from(buffers).forEach((b, i) => byteArray(b, `buffers[${i}]`));
   const total = buffers.reduce((n, b) => n + b.length, 0);
   const joined = new Uint8Array(total);
   let at = 0;
@@ -66,11 +68,12 @@ export function dequantize(core: CoreBinding, format: TensorFormat, buffers: rea
 /** Delayed scaling update (FORMATS.md §4.4) for `scale.length` quantizers. */
 export function delayedScalingUpdate(core: CoreBinding, amaxHistory: readonly number[], historyLen: number,
   scale: readonly number[], options: { algo?: 'max' | 'most_recent'; fp8Max?: number; margin?: number } = {}): DelayedScalingUpdate {
-  if (!Array.isArray(amaxHistory) || !Array.isArray(scale)) invalid('amaxHistory and scale must be arrays of numbers');
+  const history = numberList(amaxHistory, 'amaxHistory');
+  const scales = numberList(scale, 'scale');
   const algo = options.algo ?? 'max';
-  if (algo !== 'max' && algo !== 'most_recent') invalid(`algo = ${JSON.stringify(algo)}: expected max or most_recent`);
+  if (algo !== 'max' && algo !== 'most_recent') invalid(`algo = ${shown(algo)}: expected max or most_recent`);
   const r = callDelayedScalingUpdate(core, {
-    amaxHistory: Float64Array.from(amaxHistory), amaxHistoryCount: amaxHistory.length, historyLen, scale: Float64Array.from(scale), count: scale.length,
+    amaxHistory: history, amaxHistoryCount: history.length, historyLen, scale: scales, count: scales.length,
     algo: algo === 'max' ? 0 : 1, fp8Max: options.fp8Max ?? 448, margin: options.margin ?? 0,
   });
   return { amaxHistory: Array.from(r.amaxHistory), scale: Array.from(r.scale), amax: Array.from(r.amax) };
@@ -92,6 +95,7 @@ export function flatten(core: CoreBinding, format: TensorFormat, quantized: Quan
   spec.buffers.forEach((buffer, i) => {
     const given = quantized.buffers[i];
     if (!given || given.name !== buffer.name) invalid(`quantized.buffers[${i}] should be "${buffer.name}"`);
+    byteArray(given.bytes, `quantized.buffers[${i}].bytes`);
     out[buffer.name] = { shape: buffer.shape, dtype: buffer.dtype, data: given.bytes };
   });
   return out;

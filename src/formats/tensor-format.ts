@@ -5,7 +5,7 @@ import {
 } from '../abi/c-api.generated.js';
 import type { CoreArray } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 
 /** Quantization recipes, in ABI code order (c_api.h TP_RECIPE_LIST). */
 export const RECIPES = RECIPE_NAMES;
@@ -70,11 +70,11 @@ export function dims(shape: unknown, field: string): Float64Array {
 export function formatCodes(format: Omit<TensorFormat, 'shape'>, field = 'format'): Int32Array {
   if (format === null || typeof format !== 'object') invalid(`${field} must be an object`);
   const dtype = dtypeCode(format.dtype);
-  if (dtype < 0) invalid(`${field}.dtype = ${JSON.stringify(format.dtype)}: expected one of ${DTYPES.join(', ')}`);
-  const recipe = Object.hasOwn(RECIPE_CODE, format.recipe) ? RECIPE_CODE[format.recipe] : -1;
-  if (recipe < 0) invalid(`${field}.recipe = ${JSON.stringify(format.recipe)}: expected one of ${RECIPES.join(', ')}`);
+  if (dtype < 0) invalid(`${field}.dtype = ${shown(format.dtype)}: expected one of ${DTYPES.join(', ')}`);
+  const recipe = typeof format.recipe === 'string' && Object.hasOwn(RECIPE_CODE, format.recipe) ? RECIPE_CODE[format.recipe] : -1;
+  if (recipe < 0) invalid(`${field}.recipe = ${shown(format.recipe)}: expected one of ${RECIPES.join(', ')}`);
   const arch = format.arch ?? 'hopper';
-  if (arch !== 'hopper' && arch !== 'blackwell') invalid(`${field}.arch = ${JSON.stringify(arch)}: expected hopper or blackwell`);
+  if (arch !== 'hopper' && arch !== 'blackwell') invalid(`${field}.arch = ${shown(arch)}: expected hopper or blackwell`);
   const usage = ((format.rowwise ?? true) ? USAGE_CODE.rowwise : 0) | ((format.columnwise ?? true) ? USAGE_CODE.columnwise : 0);
   const options = format.options ?? {};
   let bits = 0;

@@ -4,6 +4,7 @@ import {
   USAGE_CODE, callTensorSpecBuffers, callTensorSpecCheckBuffers, callTensorSpecUpdateUsage,
 } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
+import { shown } from '../errors.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
 import {
   type Arch, type FormatOptions, type Recipe, type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes, text,
@@ -92,7 +93,7 @@ export function updateUsage(core: CoreBinding, format: TensorFormat, usage: { ro
   const codes = formatCodes(format);
   const shape = dims(format.shape, 'format.shape');
   const flag = (v: boolean | undefined) => (v === undefined ? -1 : v ? 1 : 0);
-  if (mode !== 'proto' && mode !== 'storage') invalid(`mode = ${JSON.stringify(mode)}: expected proto or storage`);
+  if (mode !== 'proto' && mode !== 'storage') invalid(`mode = ${shown(mode)}: expected proto or storage`);
   const { usageBits } = callTensorSpecUpdateUsage(core, {
     dims: shape, rank: shape.length, format: codes, rowwise: flag(usage?.rowwise), columnwise: flag(usage?.columnwise),
     mode: mode === 'storage' ? 1 : 0,
@@ -112,14 +113,14 @@ export function checkBuffers(core: CoreBinding, format: TensorFormat, buffers: r
   const bufferDims: number[] = [];
   const dtypes = new Int32Array(buffers.length);
   const bytes = new Float64Array(buffers.length);
-  buffers.forEach((buffer, i) => {
+  Array.from(buffers).forEach((buffer, i) => {
     if (buffer === null || typeof buffer !== 'object' || typeof buffer.name !== 'string') invalid(`buffers[${i}].name must be a string`);
     nameBytes.push(...encoder.encode(buffer.name));
     nameOffsets[i + 1] = nameBytes.length;
     bufferDims.push(...dims(buffer.shape, `buffers[${i}].shape`));
     shapeOffsets[i + 1] = bufferDims.length;
     const code = dtypeCode(buffer.dtype);
-    if (code < 0) invalid(`buffers[${i}].dtype = ${JSON.stringify(buffer.dtype)}: expected one of ${DTYPES.join(', ')}`);
+    if (code < 0) invalid(`buffers[${i}].dtype = ${shown(buffer.dtype)}: expected one of ${DTYPES.join(', ')}`);
     dtypes[i] = code;
     bytes[i] = typeof buffer.bytes === 'number' ? buffer.bytes : Number.NaN;
   });
@@ -191,17 +192,17 @@ export function tensorSpecToJson(core: CoreBinding, format: TensorFormat,
 export function tensorSpecFromJson(core: CoreBinding, json: unknown): TensorFormat {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) invalid('tensor spec JSON must be an object');
   const j = json as Record<string, unknown>;
-  if (j.version !== 1) invalid(`version = ${JSON.stringify(j.version)}: expected 1`);
+  if (j.version !== 1) invalid(`version = ${shown(j.version)}: expected 1`);
   if (!Array.isArray(j.shape) || j.shape.some((d) => typeof d !== 'number')) invalid('shape must be an array of numbers');
   for (const key of ['rowwise', 'columnwise'] as const) {
-    if (typeof j[key] !== 'boolean') invalid(`${key} = ${JSON.stringify(j[key])}: expected a boolean`);
+    if (typeof j[key] !== 'boolean') invalid(`${key} = ${shown(j[key])}: expected a boolean`);
   }
   const options = j.options ?? {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) invalid('options must be an object');
   for (const [key, value] of Object.entries(options)) {
     if (!(key in DEFAULT_OPTIONS)) invalid(`options.${key}: unknown option`);
     if (key === 'fp8Dtype' ? value !== 'fp8_e4m3' && value !== 'fp8_e5m2' : typeof value !== 'boolean') {
-      invalid(`options.${key} = ${JSON.stringify(value)}: ${key === 'fp8Dtype' ? 'expected fp8_e4m3 or fp8_e5m2' : 'expected a boolean'}`);
+      invalid(`options.${key} = ${shown(value)}: ${key === 'fp8Dtype' ? 'expected fp8_e4m3 or fp8_e5m2' : 'expected a boolean'}`);
     }
   }
   const format: TensorFormat = {

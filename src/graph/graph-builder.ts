@@ -84,13 +84,15 @@ export class GraphBuilder {
       version: 1,
       ...(this.name !== undefined ? { name: this.name } : {}),
       ...(this.defaultAlignment !== undefined ? { defaultAlignment: this.defaultAlignment } : {}),
-      tensors: structuredClone(this.tensors),
-      ops: structuredClone(this.ops),
-      aliases: structuredClone(this.aliases),
-      inputs: [...this.inputs],
-      outputs: [...this.outputs],
-      persistent: [...this.persistents],
+      tensors: this.tensors,
+      ops: this.ops,
+      aliases: this.aliases,
+      inputs: this.inputs,
+      outputs: this.outputs,
+      persistent: this.persistents,
     };
-    return parseGraph(graph, this.name ?? 'graph');
+    // Checked before it is copied (issue #14): what the schema refuses (a BigInt, a detached
+    // buffer, nesting deeper than the stack) is named by parseGraph, and the copy cannot fail.
+    return structuredClone(parseGraph(graph, typeof this.name === 'string' ? this.name : 'graph'));
   }
 }

@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { TensorplanError, guarded } from '../errors.js';
+import { TensorplanError, guarded, shown } from '../errors.js';
+import { checkJsonData, checkSource } from '../json-data.js';
 import type { GraphDocument } from './graph-document.js';
 import { GRAPH_SCHEMA_V1 } from './graph-schema.js';
 
@@ -51,11 +52,11 @@ export function describeSchemaError(input: unknown, errors: ErrorObject[]): stri
   if (error.keyword === 'discriminator') {
     const tag = (error.params as { tag: string }).tag;
     const tagValue = (value as Record<string, unknown> | undefined)?.[tag];
-    return `${path}.${tag}: must be "view", "inPlace" or "group"${tagValue === undefined ? '' : ` (got ${JSON.stringify(tagValue)})`}`;
+    return `${path}.${tag}: must be "view", "inPlace" or "group"${tagValue === undefined ? '' : ` (got ${shown(tagValue)})`}`;
   }
-  if (error.keyword === 'const') detail = `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
-  const shown = value === undefined || typeof value === 'object' ? '' : ` (got ${JSON.stringify(value)})`;
-  return `${path}: ${detail}${shown}`;
+  if (error.keyword === 'const') detail = `must be ${shown((error.params as { allowedValue: unknown }).allowedValue)}`;
+  const got = value === undefined || typeof value === 'object' ? '' : ` (got ${shown(value)})`;
+  return `${path}: ${detail}${got}`;
 }
 
 function fail(source: string, message: string): never {
@@ -77,28 +78,29 @@ export function parseGraph(input: unknown, source = 'graph'): GraphDocument {
 }
 
 function parseGraphChecked(input: unknown, source: string): GraphDocument {
+  checkJsonData(input, checkSource(source));
   const errors = validate(input);
   if (errors.length > 0) fail(source, describeSchemaError(input, errors));
   const graph = input as GraphDocument;
 
   const tensors = new Map<string, number>();
   graph.tensors.forEach((tensor, i) => {
-    if (tensors.has(tensor.name)) fail(source, `tensors[${i}].name = ${JSON.stringify(tensor.name)}: already used by tensors[${tensors.get(tensor.name)}]`);
+    if (tensors.has(tensor.name)) fail(source, `tensors[${i}].name = ${shown(tensor.name)}: already used by tensors[${tensors.get(tensor.name)}]`);
     tensors.set(tensor.name, i);
   });
   const ops = new Map<string, number>();
   graph.ops.forEach((op, i) => {
-    if (ops.has(op.name)) fail(source, `ops[${i}].name = ${JSON.stringify(op.name)}: already used by ops[${ops.get(op.name)}]`);
+    if (ops.has(op.name)) fail(source, `ops[${i}].name = ${shown(op.name)}: already used by ops[${ops.get(op.name)}]`);
     ops.set(op.name, i);
   });
   const tensorRef = (name: string, path: string) => {
-    if (!tensors.has(name)) fail(source, `${path} = ${JSON.stringify(name)}: unknown tensor`);
+    if (!tensors.has(name)) fail(source, `${path} = ${shown(name)}: unknown tensor`);
   };
   graph.ops.forEach((op, i) => {
     op.inputs.forEach((name, j) => tensorRef(name, `ops[${i}].inputs[${j}]`));
     op.outputs.forEach((name, j) => tensorRef(name, `ops[${i}].outputs[${j}]`));
     (op.after ?? []).forEach((name, j) => {
-      if (!ops.has(name)) fail(source, `ops[${i}].after[${j}] = ${JSON.stringify(name)}: unknown op`);
+      if (!ops.has(name)) fail(source, `ops[${i}].after[${j}] = ${shown(name)}: unknown op`);
     });
   });
   (graph.aliases ?? []).forEach((alias, i) => {

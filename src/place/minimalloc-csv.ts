@@ -1,4 +1,4 @@
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import type { PlaceBuffer } from './place.js';
 
 /** A MiniMalloc CSV file: its buffers, and what is needed to write it back with offsets. */
@@ -23,6 +23,9 @@ const KNOWN = new Set(['id', 'lower', 'upper', 'end', 'size', 'alignment', 'hint
  * @param source - names the file in errors
  */
 export function parseMinimallocCsv(text: string, source = 'input.csv'): MinimallocCsv {
+  // Issue #14: wrong-typed arguments are named, not a TypeError.
+  if (typeof source !== 'string') throw new TensorplanError('INVALID_ARGUMENT', `source = ${shown(source)}: must be a string`);
+  if (typeof text !== 'string') throw new TensorplanError('INVALID_ARGUMENT', `${source}: text = ${shown(text)}: must be the CSV text`);
   const lines = text.split(/\r?\n/);
   const fail = (line: number, message: string): never => {
     throw new TensorplanError('INVALID_ARGUMENT', `${source}:${line}: ${message}`);
@@ -71,6 +74,20 @@ export function parseMinimallocCsv(text: string, source = 'input.csv'): Minimall
 
 /** The CSV back, with an `offset` column added (or replaced). */
 export function formatMinimallocCsv(csv: MinimallocCsv, offsets: readonly number[]): string {
+  // Issue #14: what is written is checked first, and named when wrong.
+  const bad = (field: string, value: unknown, rule: string): never => {
+    throw new TensorplanError('INVALID_ARGUMENT', `${field} = ${shown(value)}: must be ${rule}`);
+  };
+  if (csv === null || typeof csv !== 'object') bad('csv', csv, 'what parseMinimallocCsv returned');
+  const strings = (field: string, value: unknown) => {
+    if (!Array.isArray(value)) bad(field, value, 'an array of strings');
+    (value as unknown[]).forEach((cell, i) => typeof cell === 'string' || bad(`${field}[${i}]`, cell, 'a string'));
+  };
+  strings('csv.columns', csv.columns);
+  if (!Array.isArray(csv.rows)) bad('csv.rows', csv.rows, 'an array of rows');
+  csv.rows.forEach((row, i) => strings(`csv.rows[${i}]`, row));
+  if (!Array.isArray(offsets) || offsets.length !== csv.rows.length) bad('offsets', offsets, `an array of ${csv.rows.length} offsets, one per row`);
+  offsets.forEach((offset, i) => typeof offset === 'number' || bad(`offsets[${i}]`, offset, 'a number'));
   const offsetColumn = csv.columns.indexOf('offset');
   const columns = offsetColumn >= 0 ? csv.columns : [...csv.columns, 'offset'];
   const lines = [columns.join(',')];

@@ -1,6 +1,6 @@
 import { PLACE_ALGORITHM_CODE, PLACE_METHOD_NAME, callPlace } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 
 /** A buffer to place: alive over steps [lower, upper), `size` bytes. */
 export interface PlaceBuffer {
@@ -76,7 +76,7 @@ function placeColumns(buffers: readonly PlaceBuffer[]): { lower: Float64Array; u
       for (const [key, fallback] of [['lower'], ['upper'], ['size'], ['alignment', 0]] as const) {
         for (let j = 0; j < n; j++) {
           const value = buffers[j]?.[key] ?? fallback;
-          if (typeof value !== 'number') fail(`buffers[${j}].${key} = ${JSON.stringify(value)}: must be a number`);
+          if (typeof value !== 'number') fail(`buffers[${j}].${key} = ${shown(value)}: must be a number`);
         }
       }
     }
@@ -106,14 +106,14 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
   const started = performance.now();
   if (!Array.isArray(buffers)) fail('buffers must be an array');
   const algorithm = options.algorithm ?? 'ours';
-  if (!(algorithm in PLACE_ALGORITHM_CODES)) fail(`algorithm = ${JSON.stringify(algorithm)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
+  if (typeof algorithm !== 'string' || !Object.hasOwn(PLACE_ALGORITHM_CODES, algorithm)) fail(`algorithm = ${shown(algorithm)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
   // The ABI spells "no capacity" -1; 0 is a capacity of 0 bytes.
   const capacity = options.capacity ?? -1;
   if (options.capacity !== undefined && !(typeof options.capacity === 'number' && options.capacity >= 0)) {
-    fail(`capacity = ${String(options.capacity)}: must be a number of bytes >= 0 (leave it out for none)`);
+    fail(`capacity = ${shown(options.capacity)}: must be a number of bytes >= 0 (leave it out for none)`);
   }
   const limit = options.timeLimitSeconds ?? 10;
-  if (typeof limit !== 'number' || Number.isNaN(limit)) fail(`timeLimitSeconds = ${String(limit)}: must be a number of seconds`);
+  if (typeof limit !== 'number' || !Number.isFinite(limit)) fail(`timeLimitSeconds = ${shown(limit)}: must be a finite number of seconds`);
   const columns = placeColumns(buffers);
   const { offsets, summary } = callPlace(core, {
     ...columns, count: buffers.length,

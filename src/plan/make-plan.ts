@@ -1,5 +1,5 @@
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { type ScheduleMethod, scheduleEncoded } from '../schedule/schedule.js';
@@ -51,19 +51,19 @@ export interface PlanOptions {
 }
 
 function checkOptions(options: PlanOptions): void {
-  if (options.placement !== undefined && !(options.placement in PLACE_ALGORITHM_CODES)) {
-    throw new TensorplanError('INVALID_ARGUMENT', `placement = ${JSON.stringify(options.placement)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
+  if (options.placement !== undefined && !(typeof options.placement === 'string' && Object.hasOwn(PLACE_ALGORITHM_CODES, options.placement))) {
+    throw new TensorplanError('INVALID_ARGUMENT', `placement = ${shown(options.placement)}: expected one of ${Object.keys(PLACE_ALGORITHM_CODES).join(', ')}`);
   }
   if (options.effort !== undefined && options.effort !== 'fast' && options.effort !== 'thorough') {
-    throw new TensorplanError('INVALID_ARGUMENT', `effort = ${JSON.stringify(options.effort)}: expected 'fast' or 'thorough'`);
+    throw new TensorplanError('INVALID_ARGUMENT', `effort = ${shown(options.effort)}: expected 'fast' or 'thorough'`);
   }
   const limit = options.timeLimitSeconds;
   if (limit !== undefined && !(typeof limit === 'number' && limit > 0 && Number.isFinite(limit))) {
-    throw new TensorplanError('INVALID_ARGUMENT', `timeLimitSeconds = ${String(limit)}: must be a positive number of seconds`);
+    throw new TensorplanError('INVALID_ARGUMENT', `timeLimitSeconds = ${shown(limit)}: must be a positive number of seconds`);
   }
   const budget = options.budgetBytes;
   if (budget !== undefined && !(Number.isInteger(budget) && budget >= 0)) {
-    throw new TensorplanError('INVALID_ARGUMENT', `budgetBytes = ${String(budget)}: must be an integer number of bytes >= 0`);
+    throw new TensorplanError('INVALID_ARGUMENT', `budgetBytes = ${shown(budget)}: must be an integer number of bytes >= 0`);
   }
 }
 

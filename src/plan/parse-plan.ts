@@ -1,4 +1,5 @@
 import { TensorplanError, guarded } from '../errors.js';
+import { checkJsonData, checkSource } from '../json-data.js';
 import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
 import type { PlanDocument } from './plan-document.js';
 import { PLAN_SCHEMA_V1 } from './plan-schema.js';
@@ -14,6 +15,7 @@ export function parsePlan(input: unknown, source = 'plan'): PlanDocument {
 }
 
 function parsePlanChecked(input: unknown, source: string): PlanDocument {
+  checkJsonData(input, checkSource(source));
   const errors = schemaErrors(PLAN_SCHEMA_V1, input);
   if (errors.length > 0) throw new TensorplanError('INVALID_ARGUMENT', `${source}: ${describeSchemaError(input, errors)}`);
   return input as PlanDocument;

@@ -1,8 +1,13 @@
+import { TensorplanError, shown } from '../errors.js';
 import type { ReportData } from '../report/report-data.js';
+import { parsePlan } from './parse-plan.js';
 import type { PlanDocument } from './plan-document.js';
 
 /** The memory report's data for a plan (live bytes, placement rectangles, top contributors). */
 export function planReportData(plan: PlanDocument, title?: string): ReportData {
+  // Every field read below is one the plan schema requires (issue #14: a plan missing one is named, not a TypeError).
+  parsePlan(plan);
+  if (title !== undefined && typeof title !== 'string') throw new TensorplanError('INVALID_ARGUMENT', `title = ${shown(title)}: must be a string`);
   const stats = plan.statistics;
   const graphName = 'format' in plan.graph ? plan.graph.name : plan.graph.path;
   return {

@@ -1,6 +1,6 @@
 import { DIAGNOSTIC_NAME, callPlanValidate } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import type { PlanDocument } from './plan-document.js';
@@ -28,8 +28,41 @@ export interface PlanDiagnostic {
 
 const DECODER = new TextDecoder();
 
+/**
+ * Checks the types of what validation reads from a plan (issue #14): a plan
+ * from another tool need not carry everything the plan schema asks for, but
+ * what is read must be there, and a wrong one is named with its path.
+ */
+function checkPlanFields(plan: PlanDocument): void {
+  const bad = (path: string, value: unknown, rule: string): never => {
+    throw new TensorplanError('INVALID_ARGUMENT', `plan.${path} = ${shown(value)}: must be ${rule}`);
+  };
+  const list = (path: string, value: unknown): unknown[] => (Array.isArray(value) ? value : bad(path, value, 'an array'));
+  const record = (path: string, value: unknown): Record<string, unknown> =>
+    (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : bad(path, value, 'an object'));
+  const number = (path: string, value: unknown) => typeof value === 'number' || bad(path, value, 'a number');
+  const integer = (path: string, value: unknown) => Number.isSafeInteger(value) || bad(path, value, 'an integer');
+  Array.from(list('schedule', plan.schedule)).forEach((name, i) => typeof name === 'string' || bad(`schedule[${i}]`, name, 'an op name'));
+  Array.from(list('storages', plan.storages)).forEach((item, k) => {
+    const s = record(`storages[${k}]`, item);
+    // A name the graph does not have becomes the core's diagnostic; only the list must be there.
+    list(`storages[${k}].tensors`, s.tensors);
+    for (const key of ['offset', 'bytes'] as const) number(`storages[${k}].${key}`, s[key]);
+    for (const key of ['birth', 'death'] as const) integer(`storages[${k}].${key}`, s[key]);
+  });
+  Array.from(list('workspaces', plan.workspaces)).forEach((item, k) => {
+    const w = record(`workspaces[${k}]`, item);
+    if (typeof w.op !== 'string') bad(`workspaces[${k}].op`, w.op, 'an op name');
+    number(`workspaces[${k}].offset`, w.offset);
+  });
+  number('arenaBytes', plan.arenaBytes);
+  const statistics = record('statistics', plan.statistics);
+  for (const key of ['peakBytes', 'lowerBoundBytes'] as const) number(`statistics.${key}`, statistics[key]);
+}
+
 /** Checks `plan` against `graph` in the core; `[]` means the plan is valid. */
 export function validatePlanAgainst(core: CoreBinding, plan: PlanDocument, graph: GraphDocument, encoded?: EncodedGraph): PlanDiagnostic[] {
+  checkPlanFields(plan);
   let enc: EncodedGraph;
   try {
     enc = encoded ?? encodeGraph(core, graph);
@@ -44,7 +77,7 @@ export function validatePlanAgainst(core: CoreBinding, plan: PlanDocument, graph
   const unknownOps = plan.schedule.map((name, i) => [name, i] as const).filter(([name]) => !enc.opIndex.has(name));
   if (unknownOps.length > 0) {
     return unknownOps.map(([name, i]) => ({
-      code: 'SCHEDULE_INVALID' as const, message: `schedule[${i}] = ${JSON.stringify(name)}: the graph has no such op`,
+      code: 'SCHEDULE_INVALID' as const, message: `schedule[${i}] = ${shown(name)}: the graph has no such op`,
       storages: [], ops: [], step: i,
     }));
   }

@@ -1,4 +1,7 @@
+import { TensorplanError, guarded, shown } from '../errors.js';
+import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
 import type { ReportData } from './report-data.js';
+import { REPORT_DATA_SCHEMA } from './report-schema.js';
 
 /** The report draws at most this many storages (largest first) to stay responsive. */
 export const MAX_DRAWN_STORAGES = 20_000;
@@ -98,6 +101,13 @@ function pageScript(): void {
  * @param echartsSource - the text of `echarts/dist/echarts.min.js`
  */
 export function renderReport(data: ReportData, echartsSource: string): string {
+  return guarded('renderReport', [data, echartsSource], () => renderChecked(data, echartsSource));
+}
+
+function renderChecked(data: ReportData, echartsSource: string): string {
+  const errors = schemaErrors(REPORT_DATA_SCHEMA, data);
+  if (errors.length > 0) throw new TensorplanError('INVALID_ARGUMENT', `report data: ${describeSchemaError(data, errors)}`);
+  if (typeof echartsSource !== 'string') throw new TensorplanError('INVALID_ARGUMENT', `echartsSource = ${shown(echartsSource)}: must be the text of echarts.min.js`);
   const storages = [...data.storages].sort((a, b) => b.bytes - a.bytes).slice(0, MAX_DRAWN_STORAGES);
   const clipped = data.storages.length - storages.length;
   const rows = data.topAtPeak

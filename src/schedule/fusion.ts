@@ -1,7 +1,7 @@
 // Whether a set of ops may run as one fused op without raising the peak.
 import { callFusionCheck } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import { type ScheduleOptions, methodCode, timeLimit } from './schedule.js';
@@ -41,7 +41,7 @@ export function checkFusion(core: CoreBinding, graph: GraphDocument, ops: readon
   if (!Array.isArray(ops)) fail('ops must be an array of op names');
   const fused = Int32Array.from(ops.map((name, i) => {
     const index = encoded.opIndex.get(name);
-    if (index === undefined) fail(`ops[${i}] = ${JSON.stringify(name)}: unknown op`);
+    if (index === undefined) fail(`ops[${i}] = ${shown(name)}: unknown op`);
     return index;
   }));
   const { verdict, figures } = callFusionCheck(core, {

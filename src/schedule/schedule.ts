@@ -4,7 +4,7 @@ import {
   SCHEDULE_METHOD_CODE, SCHEDULE_METHOD_NAMES, callGraphSchedule,
 } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 
@@ -79,15 +79,15 @@ function fail(message: string): never {
 /** The ABI code of a schedule method (default `'ours'`); throws naming an unknown one. */
 export function methodCode(method: ScheduleMethod | undefined): number {
   const name = method ?? 'ours';
-  const code = Object.hasOwn(SCHEDULE_METHOD_CODE, name) ? SCHEDULE_METHOD_CODE[name] : -1;
-  if (code < 0) fail(`method = ${JSON.stringify(method)}: expected one of ${SCHEDULE_METHODS.join(', ')}`);
+  const code = typeof name === 'string' && Object.hasOwn(SCHEDULE_METHOD_CODE, name) ? SCHEDULE_METHOD_CODE[name] : -1;
+  if (code < 0) fail(`method = ${shown(method)}: expected one of ${SCHEDULE_METHODS.join(', ')}`);
   return code;
 }
 
 /** The search time limit in seconds (default 1). */
 export function timeLimit(options: ScheduleOptions): number {
   const limit = options.timeLimitSeconds ?? 1;
-  if (typeof limit !== 'number') fail(`timeLimitSeconds = ${String(limit)}: must be a number of seconds`);
+  if (typeof limit !== 'number') fail(`timeLimitSeconds = ${shown(limit)}: must be a number of seconds`);
   return limit;
 }
 
@@ -97,7 +97,7 @@ export function encodeOrder(graph: EncodedGraph, order: readonly string[] | unde
   if (!Array.isArray(order)) fail('order must be an array of op names');
   return Int32Array.from(order.map((name, i) => {
     const index = graph.opIndex.get(name);
-    if (index === undefined) fail(`order[${i}] = ${JSON.stringify(name)}: unknown op`);
+    if (index === undefined) fail(`order[${i}] = ${shown(name)}: unknown op`);
     return index;
   }));
 }
@@ -111,7 +111,7 @@ export function schedule(core: CoreBinding, graph: GraphDocument, options: Sched
 export function scheduleEncoded(core: CoreBinding, encoded: EncodedGraph, options: ScheduleOptions = {}): ScheduleResult {
   const method = options.method ?? 'ours';
   const workLimit = options.workLimit ?? 0;
-  if (!(Number.isInteger(workLimit) && workLimit >= 0)) fail(`workLimit = ${String(workLimit)}: must be an integer >= 0`);
+  if (!(Number.isInteger(workLimit) && workLimit >= 0)) fail(`workLimit = ${shown(workLimit)}: must be an integer >= 0`);
   const { order, stats, baselinePeaks: peaks, baselineSeconds: seconds } = callGraphSchedule(core, {
     ...encoded.graph, method: methodCode(method), timeLimitS: timeLimit(options), workLimit,
   });

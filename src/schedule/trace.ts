@@ -3,7 +3,7 @@ import {
   LIFECYCLE_ISSUE_NAMES, TRACE_EVENT_CODE, callVerifyTrace,
 } from '../abi/c-api.generated.js';
 import type { CoreBinding } from '../abi/core-binding.js';
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, shown } from '../errors.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import { encodeOrder } from './schedule.js';
@@ -46,11 +46,11 @@ export function verifyTrace(core: CoreBinding, graph: GraphDocument, order: read
   const traceSteps = new Int32Array(trace.length);
   const traceTensors = new Int32Array(trace.length);
   const traceKinds = new Int32Array(trace.length);
-  trace.forEach((e, k) => {
+  Array.from(trace).forEach((e, k) => {
     const tensor = encoded.tensorIndex.get(e?.tensor);
-    if (tensor === undefined) fail(`trace[${k}].tensor = ${JSON.stringify(e?.tensor)}: unknown tensor`);
-    if (e.event !== 'alloc' && e.event !== 'free') fail(`trace[${k}].event = ${JSON.stringify(e.event)}: expected "alloc" or "free"`);
-    if (!Number.isInteger(e.step)) fail(`trace[${k}].step = ${String(e.step)}: must be an integer step`);
+    if (tensor === undefined) fail(`trace[${k}].tensor = ${shown(e?.tensor)}: unknown tensor`);
+    if (e.event !== 'alloc' && e.event !== 'free') fail(`trace[${k}].event = ${shown(e.event)}: expected "alloc" or "free"`);
+    if (!Number.isInteger(e.step)) fail(`trace[${k}].step = ${shown(e.step)}: must be an integer step`);
     traceSteps[k] = e.step;
     traceTensors[k] = tensor;
     traceKinds[k] = TRACE_EVENT_CODE[e.event as TraceEvent['event']];

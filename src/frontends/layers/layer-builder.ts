@@ -89,7 +89,8 @@ export class LayerSpecBuilder {
 
   /** The checked spec; throws a TensorplanError naming the first problem. */
   build(): LayerSpec {
-    return parseLayerSpec(structuredClone(this.spec), this.spec.name ?? 'layer spec');
+    // Checked before it is copied (issue #14): what the schema refuses is named, and the copy cannot fail.
+    return structuredClone(parseLayerSpec(this.spec, typeof this.spec.name === 'string' ? this.spec.name : 'layer spec'));
   }
 
   private add(entry: LayerEntry): this {

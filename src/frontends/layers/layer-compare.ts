@@ -1,10 +1,10 @@
-import { TensorplanError, guarded } from '../../errors.js';
+import { TensorplanError, guarded, optionsObject, shown } from '../../errors.js';
 import type { GraphDocument } from '../../graph/graph-document.js';
 import type { PlanOptions } from '../../plan/make-plan.js';
 import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph } from './layer-graph.js';
 import type { LayerPlanSummary } from './layer-summary.js';
-import type { LayerSpec } from './layer-spec.js';
+import { type LayerSpec, parseLayerSpec } from './layer-spec.js';
 
 /**
  * What {@link compareLayerSpecs} needs to plan a spec: a session (`await init()`) is one. Front ends
@@ -56,8 +56,10 @@ export function applyAlternative(spec: LayerSpec, alternative: string): LayerSpe
 }
 
 function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpec {
+  parseLayerSpec(spec, 'spec');
+  if (typeof alternative !== 'string') bad(`alternative = ${shown(alternative)}: must be a key=value string`);
   const at = alternative.indexOf('=');
-  if (at <= 0) bad(`alternative ${JSON.stringify(alternative)}: expected key=value`);
+  if (at <= 0) bad(`alternative ${shown(alternative)}: expected key=value`);
   const key = alternative.slice(0, at).trim();
   const value = alternative.slice(at + 1).trim();
   const next = structuredClone(spec) as LayerSpec;
@@ -67,7 +69,7 @@ function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpe
         const roles: Record<string, string> = {};
         for (const part of value.split(',')) {
           const [role, recipe] = part.split(':');
-          if (!['inputs', 'weights', 'gradients'].includes(role)) bad(`recipe=${value}: role ${JSON.stringify(role)} is not inputs, weights or gradients`);
+          if (!['inputs', 'weights', 'gradients'].includes(role)) bad(`recipe=${value}: role ${shown(role)} is not inputs, weights or gradients`);
           roles[role] = recipe;
         }
         next.recipe = roles as LayerSpec['recipe'];
@@ -120,7 +122,7 @@ function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpe
       let target = next as unknown as Record<string, unknown>;
       for (const part of path.slice(0, -1)) {
         const child = target[part];
-        if (child === null || typeof child !== 'object') bad(`alternative ${JSON.stringify(alternative)}: ${JSON.stringify(part)} is not an object in the spec`);
+        if (child === null || typeof child !== 'object') bad(`alternative ${shown(alternative)}: ${shown(part)} is not an object in the spec`);
         target = child as Record<string, unknown>;
       }
       target[path[path.length - 1]] = parsed;
@@ -135,6 +137,25 @@ function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpe
  */
 export function compareLayerSpecs(tp: LayerPlanner, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {},
   base?: LayerPlanSummary): LayerComparison {
+  return guarded('compareLayerSpecs', [spec, alternatives, options, base], () => {
+    // Issue #14: the planner and the lists are checked here, by name; the spec by applyAlternative and tp.layerGraph.
+    if (tp === null || typeof tp !== 'object' || typeof tp.layerGraph !== 'function' || typeof tp.plan !== 'function' || typeof tp.layerPlanSummary !== 'function') {
+      bad(`tp = ${shown(tp)}: must be a session (await init())`);
+    }
+    if (!Array.isArray(alternatives)) bad(`alternatives = ${shown(alternatives)}: must be an array of key=value strings`);
+    alternatives.forEach((a, i) => {
+      if (typeof a !== 'string') bad(`alternatives[${i}] = ${shown(a)}: must be a key=value string`);
+    });
+    optionsObject(options, 'options');
+    if (base !== undefined && (base === null || typeof base !== 'object' || typeof base.peakBytes !== 'number' || typeof base.arenaBytes !== 'number'
+      || typeof base.persistentBytes !== 'number' || typeof base.totalBytes !== 'number')) {
+      bad(`base = ${shown(base)}: must be a layer plan summary (tp.layerPlanSummary)`);
+    }
+    return compareChecked(tp, spec, alternatives, options, base);
+  });
+}
+
+function compareChecked(tp: LayerPlanner, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions, base?: LayerPlanSummary): LayerComparison {
   const planOne = (s: LayerSpec) => {
     const lg = tp.layerGraph(s);
     return tp.layerPlanSummary(lg, tp.plan(lg.graph, options));

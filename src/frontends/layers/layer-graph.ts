@@ -881,7 +881,8 @@ function layerForward(g: Gen, entry: LayerEntry, x: Act): { y: Act; bwd: Bwd } {
  * with weights, master weights and optimizer state persistent.
  */
 export function layerGraph(core: CoreBinding, input: LayerSpec | unknown): LayerGraph {
-  const spec = parseLayerSpec(input, (input as LayerSpec)?.name ?? 'layer spec');
+  const name = (input as LayerSpec | null)?.name;
+  const spec = parseLayerSpec(input, typeof name === 'string' ? name : 'layer spec');
   const g = new Gen(core, spec);
   const m = spec.model;
   const rows = g.sp ? g.tokens / g.tp : g.tokens;

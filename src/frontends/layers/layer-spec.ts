@@ -1,4 +1,5 @@
 import { TensorplanError, guarded } from '../../errors.js';
+import { checkJsonData, checkSource } from '../../json-data.js';
 import { describeSchemaError, schemaErrors } from '../../graph/parse-graph.js';
 import { LAYER_SPEC_SCHEMA_V1 } from './layer-schema.js';
 import { checkLayerSpecLimits } from './layer-limits.js';
@@ -166,6 +167,7 @@ export function parseLayerSpec(input: unknown, source = 'layer spec'): LayerSpec
 }
 
 function parseLayerSpecChecked(input: unknown, source: string): LayerSpec {
+  checkJsonData(input, checkSource(source));
   const errors = schemaErrors(LAYER_SPEC_SCHEMA_V1, input);
   if (errors.length > 0) fail(source, describeSchemaError(input, errors));
   const spec = input as LayerSpec;

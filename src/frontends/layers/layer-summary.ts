@@ -1,4 +1,7 @@
 import type { CoreBinding } from '../../abi/core-binding.js';
+import { TensorplanError, shown } from '../../errors.js';
+import { parseGraph } from '../../graph/parse-graph.js';
+import { parsePlan } from '../../plan/parse-plan.js';
 import { bulkLayout } from '../../formats/bulk-layout.js';
 import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph, LayerTensorRole } from './layer-graph.js';
@@ -57,6 +60,11 @@ function roundedSum(core: CoreBinding, lg: LayerGraph, names: string[]): number 
 
 /** Summarises a plan of a layer graph: peak, arena, persistent bytes, and what is live at the peak by layer and role. */
 export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDocument): LayerPlanSummary {
+  // Issue #14: what is read below is checked first, and named when it is wrong.
+  if (lg === null || typeof lg !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `layers = ${shown(lg)}: must be what tp.layerGraph returned`);
+  parseGraph(lg.graph, 'layers.graph');
+  if (lg.tensors === null || typeof lg.tensors !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `layers.tensors = ${shown(lg.tensors)}: must be an object by tensor name`);
+  parsePlan(plan);
   const s = plan.statistics;
   const persistentNames: Record<'weight' | 'masterWeight' | 'optimizerState', string[]> = { weight: [], masterWeight: [], optimizerState: [] };
   for (const name of lg.graph.persistent ?? []) {
@@ -75,8 +83,9 @@ export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDo
   let counted = 0;
   for (const c of s.peakContributors) {
     const info = lg.tensors[c.storage];
-    const layer = info?.layer ?? 'model';
-    const role = info ? `${info.saved ? 'saved ' : ''}${info.role}` : 'other';
+    // Labels only: a tensor whose info is not what tp.layerGraph wrote counts as "other" of "model".
+    const layer = typeof info?.layer === 'string' ? info.layer : 'model';
+    const role = typeof info?.role === 'string' ? `${info.saved === true ? 'saved ' : ''}${info.role}` : 'other';
     const key = `${layer}\u0000${role}`;
     const entry = entries.get(key) ?? { layer, role, bytes: 0, storages: 0 };
     entry.bytes += c.bytes;

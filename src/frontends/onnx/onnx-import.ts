@@ -3,11 +3,12 @@
 // become views, and (optionally) element-wise ops whose input dies there run in place.
 import type { CoreBinding } from '../../abi/core-binding.js';
 import type { DType } from '../../formats/dtype.js';
-import { TensorplanError, guarded } from '../../errors.js';
+import { TensorplanError, guarded, isDetached, optionsObject, shown } from '../../errors.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../../graph/graph-document.js';
 import { parseGraph } from '../../graph/parse-graph.js';
 import { graphInPlace } from './in-place-rule.js';
 import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js';
+import { signatureMismatch } from './onnx-signatures.js';
 import type { Value } from './onnx-infer.js';
 import { ONNX_DTYPES, decodeOnnxModel } from './onnx-model.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
@@ -216,9 +217,14 @@ class Importer {
       if (!v) this.fail(`${this.label(node)} reads "${n}", which no earlier node, initializer or graph input provides`);
       return v;
     });
+    const opset = this.opset(node);
+    if (node.domain === '' || node.domain === 'ai.onnx') {
+      const mismatch = signatureMismatch(node.opType, opset, node.attributes.keys(), node.inputs);
+      if (mismatch) this.fail(`${this.label(node)} at opset ${opset}: ${mismatch}`);
+    }
     let outs: Value[];
     try {
-      outs = inferNode({ node, inputs: values, opset: this.opset(node) });
+      outs = inferNode({ node, inputs: values, opset });
     } catch (error) {
       if (!(error instanceof InferenceGap)) throw error;
       outs = node.outputs.map((o, k) => {
@@ -314,13 +320,38 @@ class Importer {
   }
 }
 
+/** Checks every field of the import options (issue #14: named, not a TypeError deep in the importer). */
+function checkImportOptions(options: OnnxImportOptions): OnnxImportOptions {
+  const bad = (field: string, value: unknown, rule: string): never => {
+    throw new TensorplanError('INVALID_ARGUMENT', `options.${field} = ${shown(value)}: must be ${rule}`);
+  };
+  for (const field of ['name', 'source'] as const) {
+    if (options[field] !== undefined && typeof options[field] !== 'string') bad(field, options[field], 'a string');
+  }
+  if (options.inPlace !== undefined && typeof options.inPlace !== 'boolean') bad('inPlace', options.inPlace, 'true or false');
+  const record = (field: 'inputShapes' | 'dims' | 'bindings', value: unknown, list: boolean) => {
+    if (value === undefined) return;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) bad(field, value, 'an object by name');
+    for (const [name, item] of Object.entries(value as object)) {
+      const items: unknown[] = list ? (Array.isArray(item) ? item : bad(`${field}.${name}`, item, 'an array of dimensions')) : [item];
+      items.forEach((d, i) => {
+        if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) bad(`${field}.${name}${list ? `[${i}]` : ''}`, d, 'an integer >= 0');
+      });
+    }
+  };
+  record('inputShapes', options.inputShapes, true);
+  record('dims', options.dims, false);
+  record('bindings', options.bindings, true);
+  return options;
+}
+
 /**
  * Reads an ONNX model (the bytes of a .onnx file) into a graph document. `inPlace` needs the core,
  * which decides the in-place writes: use `tp.importOnnx` (a session) for it; here it is an
  * INVALID_ARGUMENT error.
  */
-export function importOnnx(bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
-  return guarded('importOnnx', [bytes, options], () => importOnnxChecked(bytes, options));
+export function importOnnx(bytes: Uint8Array, options?: OnnxImportOptions): OnnxImportResult {
+  return guarded('importOnnx', [bytes, options], () => importOnnxChecked(bytes, optionsObject(options, 'options')));
 }
 
 function importOnnxChecked(bytes: Uint8Array, options: OnnxImportOptions): OnnxImportResult {
@@ -331,7 +362,11 @@ function importOnnxChecked(bytes: Uint8Array, options: OnnxImportOptions): OnnxI
 }
 
 /** {@link importOnnx} with a core, which `inPlace` needs (`tp.importOnnx` calls this). */
-export function importOnnxWith(core: CoreBinding | undefined, bytes: Uint8Array, options: OnnxImportOptions = {}): OnnxImportResult {
+export function importOnnxWith(core: CoreBinding | undefined, bytes: Uint8Array, given?: OnnxImportOptions): OnnxImportResult {
+  const options = checkImportOptions(optionsObject(given, 'options'));
+  if (!(bytes instanceof Uint8Array) || isDetached(bytes)) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: bytes = ${shown(bytes)}: must be the bytes of an .onnx file (a Uint8Array${bytes instanceof Uint8Array ? ' whose buffer is not detached' : ''})`);
+  }
   if (options.inPlace && !core) {
     throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs a core: use tp.importOnnx(bytes, options)`);
   }

@@ -342,7 +342,7 @@ const RULES: Record<string, Rule> = {
     if (c.opset < 10) {
       return [sliceShape(c, x, attrInts(c, 'starts') ?? gap('starts are missing'), attrInts(c, 'ends') ?? gap('ends are missing'), attrInts(c, 'axes'), undefined)];
     }
-    return [sliceShape(c, x, constInput(c, 1, 'starts')!, constInput(c, 2, 'ends')!, constInput(c, 3, 'axes'), constInput(c, 4, 'steps'))];
+    return [sliceShape(c, x, constInput(c, 1, 'starts') ?? gap('starts are missing'), constInput(c, 2, 'ends') ?? gap('ends are missing'), constInput(c, 3, 'axes'), constInput(c, 4, 'steps'))];
   },
   Resize: (c) => {
     const x = input(c, 0);
@@ -418,7 +418,7 @@ const RULES: Record<string, Rule> = {
     return [{ shape: [...shape], elemType, data: numel(shape) <= 4096 ? new Array(numel(shape)).fill(fill) : undefined }];
   },
   Range: (c) => {
-    const [s, l, d] = [0, 1, 2].map((k) => constInput(c, k, ['start', 'limit', 'delta'][k])![0]);
+    const [s, l, d] = [0, 1, 2].map((k) => (constInput(c, k, ['start', 'limit', 'delta'][k]) ?? gap(`input ${k} is missing`))[0]);
     const n = Math.max(0, Math.ceil((l - s) / d));
     return [{ shape: [n], elemType: input(c, 0).elemType, data: n <= 4096 ? Array.from({ length: n }, (_, i) => s + i * d) : undefined }];
   },
@@ -436,7 +436,7 @@ const RULES: Record<string, Rule> = {
   ArgMax: (c) => argReduce(c), ArgMin: (c) => argReduce(c),
   TopK: (c) => {
     const x = input(c, 0);
-    const k = c.opset >= 10 ? constInput(c, 1, 'K')![0] : attrInt(c, 'k', 0);
+    const k = c.opset >= 10 ? (constInput(c, 1, 'K') ?? gap('K is missing'))[0] : attrInt(c, 'k', 0);
     const axis = normAxis(attrInt(c, 'axis', -1), x.shape.length, c);
     const shape = [...x.shape]; shape[axis] = k;
     return [{ shape, elemType: x.elemType }, { shape, elemType: DT.INT64 }];
