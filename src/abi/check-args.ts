@@ -1,4 +1,4 @@
-import { TensorplanError } from '../errors.js';
+import { TensorplanError, isDetached } from '../errors.js';
 
 // The type backstop of every C ABI call (issue #14): the generated
 // encode<Op>Args of c-api.generated.ts checks each argument against its C
@@ -65,7 +65,7 @@ export function checkArg(operation: string, name: string, kind: ParamKind, value
     const cls = ARRAY_CLASSES[kind];
     if (!(value instanceof cls)) fail(operation, name, value, `a ${cls.name} or null`);
     // A detached buffer reads as length 0 and would be passed as an empty array.
-    if ((value.buffer as ArrayBuffer & { detached?: boolean }).detached === true) fail(operation, name, value, 'a typed array whose buffer is not detached');
+    if (isDetached(value)) fail(operation, name, value, 'a typed array whose buffer is not detached');
   }
 }
 

@@ -49,6 +49,12 @@ const WRONG_TYPED: [string, (core: Core) => unknown][] = [
     amaxHistory: new Float64Array([1]), amaxHistoryCount: 1, historyLen: 1, scale: new Float64Array([1]), count: 1, algo: 0,
     fp8Max: 448n as unknown as number, margin: 0,
   })],
+  ['a detached typed array', (core) => {
+    // Node 20 has no ArrayBuffer.prototype.detached: the check must not depend on it.
+    const source = new Uint8Array(4);
+    structuredClone(source.buffer, { transfer: [source.buffer] });
+    return callSwizzleScales(core, { source, sourceLength: 4, srcRows: 2, srcCols: 2, transpose: 0, validRows: 2, validCols: 2, inverse: 0 });
+  }],
   ['a count beyond its array', (core) => callSplitQuantizeLayout(core, {
     shapeOffsets: new Int32Array([0, 2]), dims: new Float64Array([32]), dimsCount: 2, count: 1, format: new Int32Array([2, 3, 0, 0, 0, 3]), columnwise: 0,
   })],
