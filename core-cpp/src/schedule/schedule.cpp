@@ -172,7 +172,7 @@ void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, De
 }  // namespace
 
 Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, ScheduleResult* out) {
-  const auto call_start = std::chrono::steady_clock::now();
+  const auto call_start = options.started == Deadline::Clock::time_point{} ? Deadline::Clock::now() : options.started;
   const int32_t method = options.method;
   if (method < kScheduleGiven || method > kScheduleOurs) {
     return Status::invalid("method = " + std::to_string(method) + ": unknown schedule method (0..9)");

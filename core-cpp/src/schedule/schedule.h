@@ -46,6 +46,9 @@ struct ScheduleOptions {
   int64_t work_limit = 0;
   int64_t exact_max_states = 1000000;  // about 100 MB at most: fits the WASM heap
   uint64_t seed = 1;
+  // Where time_limit_s counts from: the ABI sets it before decoding the
+  // graph, which is part of the call's cost; unset, schedule_graph's start.
+  Deadline::Clock::time_point started{};
 };
 
 struct ScheduleResult {
