@@ -13,7 +13,8 @@ import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
  * heuristics of PyTorch Inductor and XLA; `'ours'` starts from the best of
  * them, proves the optimum by exact search on small graphs and improves
  * large ones by local search within the time limit. It is never worse than
- * any baseline.
+ * any baseline it ran (under a time limit too small for all of them, the
+ * ones cut are missing from `baselines`; `'given'` always runs).
  */
 export type ScheduleMethod =
   | 'given'
