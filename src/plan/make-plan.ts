@@ -79,11 +79,12 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   const encoded = encodeGraph(core, graph);
   const doc = encoded.doc;
   // A thorough plan's limit covers the whole call. Building and validating
-  // the plan document after placement walks the graph as encoding it did,
-  // and costs about as much (less, measured on 10^5 ops): that much is kept
-  // back from the searches, which share the rest, 40% for the order.
+  // the plan document after placement walks the graph as encoding it did;
+  // measured on 10^5 ops it costs 0.65-1.2 times as much: 1.25 times the
+  // encoding time is kept back from the searches, which share the rest, 40%
+  // for the order (whose limit covers the core's own decoding of the graph).
   const encodedSeconds = (performance.now() - start) / 1000;
-  const searchSeconds = Math.max(budget - 2 * encodedSeconds, 0.1 * budget);
+  const searchSeconds = Math.max(budget - 2.25 * encodedSeconds, 0.1 * budget);
   // Fast plans bound the search by work, not time, so every machine and both
   // backends return the same plan; thorough plans spend wall-clock time.
   const scheduled = scheduleEncoded(core, encoded, {
@@ -94,8 +95,11 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   progress('place', 1);
   const order = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
   // Placement gets what the order left of the searches' share (the order
-  // may overrun its own part); never 0, which the core reads as no limit.
-  const placeSeconds = Math.max(searchSeconds + encodedSeconds - (performance.now() - start) / 1000, 0.01 * budget);
+  // may overrun its own part), less what the core spends before its
+  // placement clock starts (decoding the graph again and computing the
+  // lifetimes: 0.25-0.7 times the encoding time at 10^5 ops); never 0, which
+  // the core reads as no limit.
+  const placeSeconds = Math.max(searchSeconds + 0.25 * encodedSeconds - (performance.now() - start) / 1000, 0.01 * budget);
   const {
     storageOffset: offsets, storageBirth: births, storageDeath: deaths, storageBytes: bytes, storageRoot: roots,
     storageProducer: producers, storageLastOp: lastOps, workspaceOffset: workspaceOffsets, workspaceBytes, liveBytes,

@@ -148,6 +148,26 @@ describe.each(BACKENDS)('graph planning on %s', (backend) => {
     ), { numRuns: 40 });
   });
 
+  it('a time limit below the cost of reading the graph still gives a valid order no worse than given', () => {
+    // 5000 ops read one input: decoding them alone takes far longer than
+    // 0.1 ms, so every baseline after given is cut or never starts.
+    const n = 5000;
+    const graph = graphOf({
+      tensors: [{ name: 'x', bytes: 256 }, ...Array.from({ length: n }, (_, i) => ({ name: `t${i}`, bytes: 64 + (i % 7) * 32 }))],
+      ops: Array.from({ length: n }, (_, i) => ({ name: `o${i}`, op: 'f', inputs: ['x'], outputs: [`t${i}`] })),
+      inputs: ['x'],
+      outputs: Array.from({ length: n }, (_, i) => `t${i}`),
+    });
+    const s = tp.schedule(graph, { timeLimitSeconds: 1e-4 });
+    expect(new Set(s.order).size).toBe(n);
+    expect(tp.liveness(graph, s.order).peakBytes).toBe(s.peakBytes);
+    expect(s.baselines.given).toBeDefined();
+    expect(s.peakBytes).toBeLessThanOrEqual(s.baselines.given!.peakBytes);
+    expect(Object.keys(s.baselines).length).toBeLessThan(7);
+    // Without a limit (0: baselines only) every baseline runs.
+    expect(Object.keys(tp.schedule(graph, { timeLimitSeconds: 0 }).baselines)).toHaveLength(7);
+  });
+
   it('a trace built from the liveness verifies clean, and dropping any event is reported (property)', () => {
     fc.assert(fc.property(
       fc.array(fc.integer({ min: 1, max: 1 << 16 }), { minLength: 1, maxLength: 12 }),

@@ -15,6 +15,7 @@ extern "C" tp_status tp_graph_schedule(const int32_t* graph_i32, int32_t graph_i
   using namespace tp;
   PlanningGraph pg;
   ScheduleOptions options;
+  options.started = Deadline::Clock::now();  // the time limit covers decoding the graph
   ScheduleResult schedule;
   Status status = decode_planning_graph(TP_GRAPH_ARGS, &pg);
   if (status.is_ok()) status = check_method_and_limit(method, time_limit_s, &options);

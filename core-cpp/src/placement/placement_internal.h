@@ -80,6 +80,12 @@ struct SearchBudget {
   double deadline_seconds = 0;  // on the steady clock; <= 0: none
   int64_t nodes = 0;            // nodes explored so far (all searches)
   bool timed_out = false;
+  // > 0: a skyline dive stops selecting after this many steps (pops and key
+  // refreshes) and drops the rest in order, as at a deadline; counted work,
+  // not time, so the result is the same on every machine. dive_cut records it.
+  int64_t dive_step_limit = 0;
+  bool dive_cut = false;
+  int64_t dive_steps = 0;  // steps of the dives that ran with this budget
   bool expired();               // checks the clock (sparingly) and records timeouts
   // Whether the deadline passes within `seconds` from now (a step that
   // long would overrun it); records a timeout when it does.

@@ -249,7 +249,14 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
     // most keys stale, so the loop is checked against the deadline.
     int64_t steps = 0;
     while (!queue.empty()) {
-      if (budget != nullptr && (++steps & 1023) == 0 && budget->expired()) break;
+      if (budget != nullptr) {
+        ++steps;
+        if ((steps & 1023) == 0 && budget->expired()) break;
+        if (budget->dive_step_limit > 0 && steps > budget->dive_step_limit) {
+          budget->dive_cut = true;
+          break;
+        }
+      }
       const DiveQueue::Entry entry = queue.top();
       const PlaceBuffer& buf = buffers[static_cast<size_t>(entry.buffer)];
       const int32_t lo = first[static_cast<size_t>(entry.buffer)], hi = end[static_cast<size_t>(entry.buffer)];
@@ -263,6 +270,7 @@ std::vector<int64_t> skyline_in_order(const std::vector<PlaceBuffer>& buffers, c
       placed[static_cast<size_t>(entry.buffer)] = 1;
       skyline.raise(lo, hi, lowest + buf.size);
     }
+    if (budget != nullptr) budget->dive_steps += steps;
     if (!queue.empty()) {
       drop_rest_in_order(buffers, order, axis, &skyline, &offsets, &placed);
       break;

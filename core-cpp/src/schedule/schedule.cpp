@@ -21,15 +21,15 @@ const char* schedule_method_name(int32_t method) {
   }
 }
 
-std::vector<int32_t> run_baseline(const PlanningGraph& pg, int32_t method) {
+std::vector<int32_t> run_baseline(const PlanningGraph& pg, int32_t method, const Deadline& deadline) {
   switch (method) {
     case kScheduleGiven: return schedule_given(pg);
-    case kScheduleInductorLpmf: return schedule_inductor_lpmf(pg);
-    case kScheduleInductorBfs: return schedule_inductor_bfs(pg);
-    case kScheduleInductorDfs: return schedule_inductor_dfs(pg);
-    case kScheduleXlaList: return schedule_xla_list(pg);
-    case kScheduleXlaDfs: return schedule_xla_dfs(pg);
-    case kScheduleXlaPostOrder: return schedule_xla_post_order(pg);
+    case kScheduleInductorLpmf: return schedule_inductor_lpmf(pg, deadline);
+    case kScheduleInductorBfs: return schedule_inductor_bfs(pg, deadline);
+    case kScheduleInductorDfs: return schedule_inductor_dfs(pg, deadline);
+    case kScheduleXlaList: return schedule_xla_list(pg, deadline);
+    case kScheduleXlaDfs: return schedule_xla_dfs(pg, deadline);
+    case kScheduleXlaPostOrder: return schedule_xla_post_order(pg, deadline);
     default: return {};
   }
 }
@@ -73,13 +73,17 @@ std::vector<int32_t> baselines_for(int32_t method) {
 // Runs the baselines in `wanted`, recording each one's peak and time; the
 // lowest peak (ties to the earlier baseline) becomes the result's order.
 // With keep_orders, every baseline's order is kept in `orders` (the search's
-// starting points).
+// starting points). Only `ours` passes a deadline, and its list starts with
+// `given`, which always runs in full: a later baseline that the deadline
+// cuts, or that would start after it, is dropped (its peak stays -1).
 Status run_baselines(const PlanningGraph& pg, const std::vector<int32_t>& wanted, bool keep_orders,
-                     ScheduleResult* result, std::vector<std::vector<int32_t>>* orders) {
+                     const Deadline& deadline, ScheduleResult* result, std::vector<std::vector<int32_t>>* orders) {
   bool have = false;
   for (int32_t m : wanted) {
+    if (have && deadline.clock_passed()) break;
     const auto start = std::chrono::steady_clock::now();
-    std::vector<int32_t> order = run_baseline(pg, m);
+    std::vector<int32_t> order = run_baseline(pg, m, have ? deadline : Deadline::none());
+    if (have && order.empty() && pg.op_count() > 0) break;  // cut by the deadline
     const int64_t peak = schedule_peak(pg, order);
     result->baseline_seconds[m] = seconds_since(start);
     result->baseline_peaks[m] = peak;
@@ -104,9 +108,11 @@ void improve_from_best_baselines(const PlanningGraph& pg, const ScheduleOptions&
                                  const std::vector<std::vector<int32_t>>& orders, const Deadline& deadline,
                                  ScheduleResult* result) {
   std::vector<std::pair<int64_t, int32_t>> ranked;
-  for (int32_t m = 0; m < kBaselineCount; ++m) ranked.push_back({result->baseline_peaks[m], m});
+  for (int32_t m = 0; m < kBaselineCount; ++m) {
+    if (!orders[m].empty()) ranked.push_back({result->baseline_peaks[m], m});  // a cut baseline has no order
+  }
   std::sort(ranked.begin(), ranked.end());
-  const int32_t starts = 3;
+  const int32_t starts = std::min<int32_t>(3, static_cast<int32_t>(ranked.size()));
   for (int32_t k = 0; k < starts; ++k) {
     if (deadline.passed()) break;
     const Deadline share = (k == 0 || k + 1 == starts) ? deadline : deadline.share(0.5);
@@ -120,23 +126,31 @@ void improve_from_best_baselines(const PlanningGraph& pg, const ScheduleOptions&
   }
 }
 
+// When the search must stop. With a work limit, after that many units
+// (deterministic). Otherwise the time limit counts from `call_start` and
+// covers what follows the search too (checking the order, its peak and the
+// bound at its peaks, about one more pass of `given` and of the bound just
+// computed: `pass_seconds`): twice that is kept back, at most half the limit.
+Deadline search_deadline(const ScheduleOptions& options, Deadline::Clock::time_point call_start, double pass_seconds,
+                         int64_t* work_done) {
+  if (options.work_limit > 0) return Deadline::after_work(work_done, options.work_limit);
+  const double reserve = std::min(2 * pass_seconds, 0.5 * options.time_limit_s);
+  return Deadline::after(call_start, options.time_limit_s - reserve);
+}
+
 // tensorplan's search from the best baseline: nothing when a lower bound
 // already meets its peak; the exact search on small graphs (after a quick
-// descent); local descent from several baselines otherwise. The deadline
-// counts work units when a work limit is set (deterministic), else seconds.
-void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options,
+// descent); local descent from several baselines otherwise.
+void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, Deadline::Clock::time_point call_start,
                      const std::vector<std::vector<int32_t>>& orders, ScheduleResult* result) {
   const auto start = std::chrono::steady_clock::now();
   // No search when the best baseline already meets a lower bound.
   result->lower_bound = std::max(result->lower_bound, bound_at_peaks(pg, result->order));
+  const double pass_seconds = seconds_since(start) + std::max(0.0, result->baseline_seconds[kScheduleGiven]);
   const bool settled = result->peak <= result->lower_bound;
   int64_t work_done = 0;
   const bool searching = options.work_limit > 0 || options.time_limit_s > 0;
-  const Deadline deadline =
-      options.work_limit > 0
-          ? Deadline::after_work(&work_done, options.work_limit)
-          : Deadline::at(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                     std::chrono::duration<double>(options.time_limit_s)));
+  const Deadline deadline = search_deadline(options, call_start, pass_seconds, &work_done);
   if (settled) {
     result->proved_optimal = true;
   } else if (pg.op_count() <= kExactMaxOps && searching) {
@@ -158,6 +172,7 @@ void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options,
 }  // namespace
 
 Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, ScheduleResult* out) {
+  const auto call_start = options.started == Deadline::Clock::time_point{} ? Deadline::Clock::now() : options.started;
   const int32_t method = options.method;
   if (method < kScheduleGiven || method > kScheduleOurs) {
     return Status::invalid("method = " + std::to_string(method) + ": unknown schedule method (0..9)");
@@ -172,9 +187,13 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
 
   const bool ours = method == kScheduleOurs;
   std::vector<std::vector<int32_t>> orders(kBaselineCount);
-  TP_RETURN_IF_ERROR(run_baselines(pg, baselines_for(method), ours, &result, &orders));
+  // Only `ours` has a time limit; its baselines may use half of it (given,
+  // first, always runs in full), the search what is left.
+  const bool timed = ours && options.work_limit <= 0 && options.time_limit_s > 0;
+  const Deadline baseline_deadline = timed ? Deadline::after(call_start, 0.5 * options.time_limit_s) : Deadline::none();
+  TP_RETURN_IF_ERROR(run_baselines(pg, baselines_for(method), ours, baseline_deadline, &result, &orders));
   if (ours) {
-    search_schedule(pg, options, orders, &result);
+    search_schedule(pg, options, call_start, orders, &result);
   } else {
     result.proved_optimal = result.peak <= result.lower_bound;
   }
@@ -182,7 +201,9 @@ Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, S
   Status check = check_schedule(pg, result.order);
   if (!check.is_ok()) return Status::internal("scheduler produced an invalid order: " + check.message());
   result.peak = schedule_peak(pg, result.order);
-  if (!result.proved_optimal) {
+  // The search already bounded the order it started from: when it found no
+  // better one, that bound stands (it costs 32 graph walks on large graphs).
+  if (!result.proved_optimal && !(ours && result.order == orders[result.chosen_baseline])) {
     result.lower_bound = std::max(result.lower_bound, bound_at_peaks(pg, result.order));
     result.proved_optimal = result.peak <= result.lower_bound;
   }

@@ -5,7 +5,9 @@
 // kScheduleOurs: the best baseline order (never worse than any baseline),
 // then exact best-first search when the graph is small enough (proved optimal
 // if it finishes in time), else move-based local search until the time limit
-// or a local optimum. The order returned is always valid.
+// or a local optimum. The order returned is always valid, and never worse
+// than `given`, which always runs; the time limit covers the whole call, so
+// the other baselines are cut (and dropped) when they would run past it.
 #ifndef TENSORPLAN_SCHEDULE_H
 #define TENSORPLAN_SCHEDULE_H
 
@@ -15,6 +17,7 @@
 #include "tensorplan/c_api.h"
 #include "graph/planning_graph.h"
 #include "base/status.h"
+#include "schedule/deadline.h"
 
 namespace tp {
 
@@ -33,13 +36,19 @@ const char* schedule_method_name(int32_t method);
 
 struct ScheduleOptions {
   int32_t method = kScheduleOurs;
-  double time_limit_s = 1.0;        // ours: total budget for search; <= 0 means baselines only
+  // ours: seconds the whole of schedule_graph may take (baselines, search and
+  // the final checks, which are kept back from the search); <= 0 means the
+  // baselines only, unbounded (they are O((V + E) log V)).
+  double time_limit_s = 1.0;
   // ours: > 0 bounds the search by this many work units instead of wall time,
   // so the result is the same on every machine and backend (time_limit_s is
   // then ignored).
   int64_t work_limit = 0;
   int64_t exact_max_states = 1000000;  // about 100 MB at most: fits the WASM heap
   uint64_t seed = 1;
+  // Where time_limit_s counts from: the ABI sets it before decoding the
+  // graph, which is part of the call's cost; unset, schedule_graph's start.
+  Deadline::Clock::time_point started{};
 };
 
 struct ScheduleResult {
@@ -57,8 +66,9 @@ struct ScheduleResult {
 
 Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, ScheduleResult* out);
 
-// Order of one baseline method code (0..6); empty for other codes.
-std::vector<int32_t> run_baseline(const PlanningGraph& pg, int32_t method);
+// Order of one baseline method code (0..6); empty for other codes, and when
+// `deadline` cuts the baseline (given never is).
+std::vector<int32_t> run_baseline(const PlanningGraph& pg, int32_t method, const Deadline& deadline = Deadline::none());
 
 }  // namespace tp
 

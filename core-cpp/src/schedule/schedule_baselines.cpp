@@ -11,8 +11,12 @@
 namespace tp {
 namespace {
 
+// Whether a baseline that has emitted `steps` ops should stop: the clock is
+// read every 16 steps (a step of a list scheduler can scan its ready set).
+bool cut(const Deadline& deadline, size_t steps) { return (steps & 15) == 0 && deadline.clock_passed(); }
+
 // Kahn's algorithm taking the smallest index first.
-std::vector<int32_t> lowest_index_topological(const PlanningGraph& pg) {
+std::vector<int32_t> lowest_index_topological(const PlanningGraph& pg, const Deadline& deadline) {
   const int32_t n = pg.op_count();
   std::vector<int32_t> missing(n), order;
   std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>> ready;
@@ -22,6 +26,7 @@ std::vector<int32_t> lowest_index_topological(const PlanningGraph& pg) {
   }
   order.reserve(n);
   while (!ready.empty()) {
+    if (cut(deadline, order.size())) return {};
     const int32_t v = ready.top();
     ready.pop();
     order.push_back(v);
@@ -52,7 +57,7 @@ std::vector<int64_t> size_with_reads(const PlanningGraph& pg) {
 // its first element; keys are refreshed when the simulation says an op's
 // figures changed. Used by the list schedulers.
 template <typename Key, typename MakeKey>
-std::vector<int32_t> greedy_by_key(const PlanningGraph& pg, MakeKey make_key) {
+std::vector<int32_t> greedy_by_key(const PlanningGraph& pg, const Deadline& deadline, MakeKey make_key) {
   const int32_t n = pg.op_count();
   ScheduleState state(pg);
   std::set<Key> ready;
@@ -64,6 +69,7 @@ std::vector<int32_t> greedy_by_key(const PlanningGraph& pg, MakeKey make_key) {
     ready.insert(key_of[v]);
   }
   while (!ready.empty()) {
+    if (cut(deadline, order.size())) return {};
     const int32_t v = std::get<std::tuple_size<Key>::value - 1>(*ready.begin());
     ready.erase(ready.begin());
     newly.clear();
@@ -93,13 +99,13 @@ std::vector<int32_t> schedule_given(const PlanningGraph& pg) {
       if (pg.preds[k] > v) in_order = false;
     }
   }
-  if (!in_order) return lowest_index_topological(pg);
+  if (!in_order) return lowest_index_topological(pg, Deadline::none());
   std::vector<int32_t> order(n);
   for (int32_t v = 0; v < n; ++v) order[v] = v;
   return order;
 }
 
-std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg) {
+std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg, const Deadline& deadline) {
   const int32_t n = pg.op_count();
   ScheduleState state(pg);
   // size: what the op allocates (storages + workspace); net = size - freed,
@@ -121,6 +127,7 @@ std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg) {
   std::vector<int32_t> newly, changed, order;
   order.reserve(n);
   while (!by_size.empty()) {
+    if (cut(deadline, order.size())) return {};
     const int64_t gap = state.peak() - state.live();
     int32_t pick = -1;
     if (std::get<0>(*by_size.begin()) > gap) {
@@ -149,7 +156,7 @@ std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg) {
   return order;
 }
 
-std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg) {
+std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg, const Deadline& deadline) {
   const int32_t n = pg.op_count();
   std::vector<int32_t> missing(n), order;
   using Entry = std::pair<int32_t, int32_t>;  // (step of last predecessor, index)
@@ -160,6 +167,7 @@ std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg) {
   }
   order.reserve(n);
   while (!ready.empty()) {
+    if (cut(deadline, order.size())) return {};
     const int32_t v = ready.top().second;
     ready.pop();
     const int32_t step = static_cast<int32_t>(order.size());
@@ -173,8 +181,9 @@ std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg) {
 
 // Iterative post-order DFS: visit(v) = visit each of children(v) in order,
 // then emit v. `roots` are visited in order. Recursion would overflow the
-// stack on 10^5-op chains (and the WASM stack is small).
-static std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& roots,
+// stack on 10^5-op chains (and the WASM stack is small). Empty when the
+// deadline cuts it.
+static std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& roots, const Deadline& deadline,
                                        const std::function<void(int32_t, std::vector<int32_t>*)>& children) {
   std::vector<uint8_t> seen(n, 0);
   std::vector<int32_t> order;
@@ -199,6 +208,7 @@ static std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& ro
         stack.push_back({w, {}, 0});
         children(w, &stack.back().kids);
       } else {
+        if (cut(deadline, order.size())) return {};
         order.push_back(top.op);
         stack.pop_back();
       }
@@ -207,33 +217,35 @@ static std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& ro
   return order;
 }
 
-std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg) {
+std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg, const Deadline& deadline) {
   const int32_t n = pg.op_count();
   const std::vector<int64_t> size = size_with_reads(pg);
   auto smaller = [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] < size[b] : a < b; };
   std::vector<int32_t> roots(n);
   for (int32_t v = 0; v < n; ++v) roots[v] = v;
   std::stable_sort(roots.begin(), roots.end(), smaller);
-  return post_order(n, roots, [&](int32_t v, std::vector<int32_t>* kids) {
+  return post_order(n, roots, deadline, [&](int32_t v, std::vector<int32_t>* kids) {
     kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
     std::stable_sort(kids->begin(), kids->end(), smaller);
   });
 }
 
-std::vector<int32_t> schedule_xla_list(const PlanningGraph& pg) {
+std::vector<int32_t> schedule_xla_list(const PlanningGraph& pg, const Deadline& deadline) {
   using Key = std::tuple<int64_t, int32_t, int32_t>;  // (defined - freed, -user count, index)
-  return greedy_by_key<Key>(pg, [&pg](const ScheduleState& state, int32_t v) {
+  return greedy_by_key<Key>(pg, deadline, [&pg](const ScheduleState& state, int32_t v) {
     const int32_t users = pg.succ_offsets[v + 1] - pg.succ_offsets[v];
     return Key(state.new_bytes(v) - state.freed_bytes(v), -users, v);
   });
 }
 
-std::vector<int32_t> schedule_xla_dfs(const PlanningGraph& pg) {
+std::vector<int32_t> schedule_xla_dfs(const PlanningGraph& pg, const Deadline& deadline) {
   const int32_t n = pg.op_count();
   // Accumulated over all predecessors in topological order; diamonds count
   // twice, as in XLA, so doubles keep large graphs from overflowing.
   std::vector<double> extra_users(n, 0), total_size(n, 0);
-  for (int32_t v : lowest_index_topological(pg)) {
+  const std::vector<int32_t> topological = lowest_index_topological(pg, deadline);
+  if (topological.size() != static_cast<size_t>(n)) return {};
+  for (int32_t v : topological) {
     const int32_t users = pg.succ_offsets[v + 1] - pg.succ_offsets[v];
     extra_users[v] = users > 0 ? users - 1 : 0;
     for (int32_t t : pg.graph.ops[v].outputs) {
@@ -255,19 +267,19 @@ std::vector<int32_t> schedule_xla_dfs(const PlanningGraph& pg) {
     if (pg.succ_offsets[v + 1] == pg.succ_offsets[v]) sinks.push_back(v);
   }
   std::stable_sort(sinks.begin(), sinks.end(), first);
-  return post_order(n, sinks, [&](int32_t v, std::vector<int32_t>* kids) {
+  return post_order(n, sinks, deadline, [&](int32_t v, std::vector<int32_t>* kids) {
     kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
     std::stable_sort(kids->begin(), kids->end(), first);
   });
 }
 
-std::vector<int32_t> schedule_xla_post_order(const PlanningGraph& pg) {
+std::vector<int32_t> schedule_xla_post_order(const PlanningGraph& pg, const Deadline& deadline) {
   const int32_t n = pg.op_count();
   std::vector<int32_t> sinks;
   for (int32_t v = 0; v < n; ++v) {
     if (pg.succ_offsets[v + 1] == pg.succ_offsets[v]) sinks.push_back(v);
   }
-  return post_order(n, sinks, [&](int32_t v, std::vector<int32_t>* kids) {
+  return post_order(n, sinks, deadline, [&](int32_t v, std::vector<int32_t>* kids) {
     kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
   });
 }

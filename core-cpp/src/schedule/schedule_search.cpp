@@ -348,7 +348,11 @@ void try_single_moves(const std::vector<int32_t>& candidates, int32_t p, MoveEva
         best->j = j;
       }
     }
+    // The work count (what a work-bounded search sees) stays one unit per 8
+    // candidates; a timed one also reads the clock after every candidate,
+    // whose moves can each recompute a window as wide as the graph.
     if ((++checked & 7) == 0 && deadline.passed()) break;
+    if (deadline.clock_passed()) break;
   }
 }
 

@@ -6,53 +6,13 @@
 #ifndef TENSORPLAN_SCHEDULE_SEARCH_H
 #define TENSORPLAN_SCHEDULE_SEARCH_H
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
 #include "graph/planning_graph.h"
+#include "schedule/deadline.h"
 
 namespace tp {
-
-// When a search stops: at a wall-clock instant, after a number of work
-// units, or whichever comes first. Each call of passed() costs one unit.
-// A search bounded by work alone is deterministic: the same graph gives the
-// same order on every machine and on both backends, which plan()'s fast mode
-// relies on. Copies share one work counter, so a search that hands its
-// deadline to helpers is charged for all of their work.
-class Deadline {
- public:
-  using Clock = std::chrono::steady_clock;
-
-  // Wall clock only.
-  static Deadline at(Clock::time_point when) { return Deadline(true, when, nullptr, 0); }
-  // Work only: `counter` outlives every search that uses the deadline.
-  static Deadline after_work(int64_t* counter, int64_t units) { return Deadline(false, Clock::time_point(), counter, *counter + units); }
-
-  bool passed() const {
-    if (counter_ != nullptr && ++*counter_ >= work_limit_) return true;
-    return timed_ && Clock::now() >= when_;
-  }
-
-  // A deadline at `fraction` of what is left of this one (time and work alike).
-  Deadline share(double fraction) const {
-    Deadline part = *this;
-    if (timed_) {
-      const Clock::time_point now = Clock::now();
-      part.when_ = now + std::chrono::duration_cast<Clock::duration>((when_ - now) * fraction);
-    }
-    if (counter_ != nullptr) part.work_limit_ = *counter_ + static_cast<int64_t>(static_cast<double>(work_limit_ - *counter_) * fraction);
-    return part;
-  }
-
- private:
-  Deadline(bool timed, Clock::time_point when, int64_t* counter, int64_t work_limit)
-      : timed_(timed), when_(when), counter_(counter), work_limit_(work_limit) {}
-  bool timed_;
-  Clock::time_point when_;
-  int64_t* counter_;
-  int64_t work_limit_;
-};
 
 // No schedule can have a lower peak: every op needs all storages it touches
 // plus its workspace at once, on top of the storages that are alive at every
