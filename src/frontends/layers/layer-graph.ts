@@ -196,6 +196,26 @@ class Gen {
     return full;
   }
 
+  /**
+   * Keeps tensors alive until an op that already exists (its short name under
+   * the current prefix) by adding them to its inputs: TE's autograd ctx holds
+   * its saved tensors until the node's backward returns, whether or not the
+   * last op of that backward reads them.
+   */
+  holdUntil(opName: string, tensors: string[]): void {
+    if (tensors.length === 0) return;
+    const full = this.prefix + opName;
+    const op = this.b.ops.find((o) => o.name === full);
+    if (!op) invalid(`${full}: no such op to hold saved tensors until`);
+    for (const t of tensors) {
+      if (op.inputs.includes(t)) continue;
+      op.inputs.push(t);
+      const list = this.reads.get(t) ?? [];
+      list.push(this.ops[full]);
+      this.reads.set(t, list);
+    }
+  }
+
   view(name: string, base: string, module: string, role: LayerTensorRole, size: TensorSize, offset = 0): string {
     const full = this.t(name, size, module, role);
     this.b.view(full, base, offset);
@@ -226,14 +246,14 @@ class Gen {
     }
   }
 
-  private readonly primary = new Map<string, { fprop: string[]; dgrad: string[] }>();
+  private readonly primary = new Map<string, WeightOperands>();
 
   /**
    * The operands a GEMM reads for a weight: the weight itself (no weight
    * recipe), a quantized copy cast every step (`perStep`, default), or the
    * persistent quantized weight itself (`primary`, TE fp8_model_params).
    */
-  gemmWeight(module: string, shape: number[]): { fprop: string[]; dgrad: string[] } {
+  gemmWeight(module: string, shape: number[]): WeightOperands {
     const recipe = this.roles.weights;
     if (recipe !== 'none' && this.spec.quantizedWeights === 'primary') {
       const base = `${this.layer}.${module}.weight`;
@@ -253,16 +273,21 @@ class Gen {
         });
         this.optimizerState(base, module, shape);
         const q: QT = { buffers, shape };
-        const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise') };
+        const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
         this.primary.set(base, operands);
         return operands;
       }
     }
     const weight = this.param(module, shape);
     const wq = this.quantized(`${module}.weight_q`, shape, recipe, ['rowwise', 'columnwise'], module, 'quantizedWeight');
-    if (!wq) return { fprop: [weight], dgrad: [weight] };
+    if (!wq) return { fprop: [weight], dgrad: [weight], held: [] };
     this.op(`${module}.weight_cast`, 'quantize', [weight], all(wq));
-    return { fprop: use(wq, 'rowwise'), dgrad: use(wq, 'columnwise') };
+    // TE saves the per-step copy whole, both usages, until the module's backward
+    // returns (TransformerEngine d0067d0da6, module/linear.py _linear_forward_impl:
+    // set_usage(rowwise=True, columnwise=is_grad_enabled), update_usage(rowwise_usage=True)
+    // drops nothing, wt_save = weightmat goes to prepare_for_saving). The caller holds
+    // `held` until the op that ends the module's autograd node.
+    return { fprop: use(wq, 'rowwise'), dgrad: use(wq, 'columnwise'), held: all(wq) };
   }
 
   /** A weight gradient, a graph output; `unit` groups those that are bulk-allocated together. */
@@ -354,6 +379,9 @@ class Gen {
   }
 }
 
+/** A GEMM's weight operands, and the per-step quantized copy to hold until the module's backward ends. */
+interface WeightOperands { fprop: string[]; dgrad: string[]; held: string[] }
+
 function use(q: QT, usage: Usage): string[] {
   return q.buffers.filter((b) => b.usages.includes(usage)).map((b) => b.tensor);
 }
@@ -376,10 +404,22 @@ interface LinearArgs {
   bias?: boolean;
   /** Weight-gradient allocation unit (bulk/packed grouping). */
   unit: string;
+  /**
+   * The saved quantized input keeps every usage it was made with, until wgrad
+   * (TE LayerNormMLP has no update_usage(rowwise_usage=False)); the columnwise
+   * usage is built in backward when the input has none (FP8 per-tensor act_out).
+   */
+  keepInput?: boolean;
+  /**
+   * The Linear is its own autograd node (TE Linear): what it holds dies after
+   * its wgrad. Otherwise (inside LayerNormLinear, LayerNormMLP) the caller
+   * holds `held` until the op that ends its node.
+   */
+  ownNode?: boolean;
 }
 
 /** TE Linear (FORMATS.md §6): input and weight casts, all-gather/reduce-scatter for SP, saved usages. */
-function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
+function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
   const { module, x, out } = a;
   const inF = x.cols;
   const m = `${module}`;
@@ -390,6 +430,8 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
   // Input: quantized row+col (rowwise for fprop, columnwise saved for wgrad).
   let fpropIn: string[];
   let savedIn: string[];
+  // Buffers of the saved input that wgrad does not read but the module keeps (keepInput).
+  let keptIn: string[] = [];
   let savedQ: QT | undefined;
   let xq = x.q;
   if (!xq && g.roles.inputs !== 'none') {
@@ -399,6 +441,7 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
   if (xq) {
     savedQ = xq;
     savedIn = use(xq, 'columnwise');
+    if (a.keepInput) keptIn = all(xq).filter((t) => !savedIn.includes(t));
     if (gatherInput) {
       const gq = g.quantized(`${m}.input_gathered`, [rowsFull, inF], g.roles.inputs, ['rowwise'], module, 'communication');
       if (!gq) invalid(`${m}: gathered input not quantizable`);
@@ -422,7 +465,9 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
   }
 
   // Weight: rowwise for fprop, columnwise for dgrad.
-  const { fprop: fpropW, dgrad: dgradW } = g.gemmWeight(module, [out, inF]);
+  const { fprop: fpropW, dgrad: dgradW, held: heldW } = g.gemmWeight(module, [out, inF]);
+  // With SP the wgrad reads a re-gathered copy; the rank-local saved input stays in ctx until the node ends.
+  const held = gatherInput ? [...heldW, ...keptIn] : heldW;
 
   let y = g.hp(`${m}.out`, rowsFull, out, module, 'activation');
   // High precision without bias is op set v1's matmul (y = x · Wᵀ); the rest stays a TE GEMM.
@@ -462,6 +507,25 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
     let dx = g.hp(`${m}.grad_in`, rowsFull, inF, module, 'gradient');
     if (!dq && hpWeight) g.op(`${m}.dgrad`, 'matmul', [...dgradIn, ...dgradW], [dx]);
     else g.op(`${m}.dgrad`, 'gemm', [...dgradIn, ...dgradW], [dx]);
+    // A saved input without columnwise usage gets it now (TE layernorm_mlp.py
+    // _LayerNormMLP.backward: act_out.update_usage(columnwise_usage=True)): a new
+    // transpose on Hopper, nothing new where one buffer serves both usages.
+    if (savedQ && savedIn.length === 0) {
+      if (gatherInput) invalid(`${m}: a gathered input needs its columnwise usage from forward`);
+      const byName = new Map(savedQ.buffers.map((buf) => [buf.name, buf.tensor]));
+      const spec = g.spec2(g.format([x.rows, inF], g.roles.inputs, ['columnwise'], false));
+      const fresh: string[] = [];
+      savedIn = spec.buffers.map((buf) => {
+        const have = byName.get(buf.name);
+        if (have) return have;
+        const t = g.t(`${m}.input.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'quantizedActivation', false,
+          { buffer: buf.name, recipe: g.roles.inputs });
+        fresh.push(t);
+        return t;
+      });
+      if (fresh.length > 0) g.op(`${m}.input_columnwise`, 'transpose', all(savedQ), fresh);
+      keptIn = keptIn.filter((t) => !savedIn.includes(t));
+    }
     // wgrad needs the full input: with SP it is gathered again in backward.
     let wIn = savedIn;
     if (gatherInput) {
@@ -481,6 +545,10 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
     if (bias) outs.push(g.wgrad(`${module}.bias`, [out], a.unit, false));
     if (!bias && !dq && !savedQ) g.op(`${m}.wgrad`, 'matmul', [...wgradIn, ...wIn], outs, 0, { transposeA: true });
     else g.op(`${m}.wgrad`, 'gemm', [...wgradIn, ...wIn], outs);
+    // The kept input is freed after wgrad (TE clear_tensor_data(ln_out_total) / (act_out)).
+    if (!gatherInput) g.holdUntil(`${m}.wgrad`, keptIn);
+    // TE Linear's node ends with its wgrad (module/linear.py _linear_backward).
+    if (a.ownNode ?? true) g.holdUntil(`${m}.wgrad`, held);
     let dxRows = rowsFull;
     if (a.parallel === 'column' && g.tp > 1) {
       if (g.sp) {
@@ -497,7 +565,7 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd } {
     }
     return { name: dx, rows: dxRows, cols: inF };
   };
-  return { y: { name: y, rows: yRows, cols: out }, bwd };
+  return { y: { name: y, rows: yRows, cols: out }, bwd, held };
 }
 
 /** LayerNorm / RMSNorm; with a quantized recipe the kernel writes the quantized output directly (fused cast). */
@@ -533,12 +601,13 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
 }
 
 /** MLP activation; with quantized inputs the kernel writes FC2's quantized input (fused act+cast). */
-function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast: boolean): { y: Act; bwd: Bwd } {
+function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast: boolean,
+  usages: Usage[] = ['rowwise', 'columnwise']): { y: Act; bwd: Bwd } {
   if (!x.name) invalid(`${module}: activation input must be high precision`);
   const gated = kind === 'swiglu' || kind === 'geglu';
   const outCols = gated ? x.cols / 2 : x.cols;
   const saved = g.view(`${module}.saved_input`, x.name, module, 'activation', { shape: [x.rows, x.cols], dtype: g.dtype });
-  const q = fusedCast ? g.quantized(`${module}.out`, [x.rows, outCols], g.roles.inputs, ['rowwise', 'columnwise'], module, 'quantizedActivation') : undefined;
+  const q = fusedCast ? g.quantized(`${module}.out`, [x.rows, outCols], g.roles.inputs, usages, module, 'quantizedActivation') : undefined;
   let y: Act;
   if (q) {
     g.op(`${module}.fwd`, kind, [x.name], all(q));
@@ -650,23 +719,61 @@ function attentionBlock(g: Gen, x: Act, normalization: Normalization, settings: 
   const hl = m.heads / g.tp;
   const kvl = Math.max(1, (m.kvHeads ?? m.heads) / g.tp);
   const ln = norm(g, 'ln1', x, normalization, true);
-  const qkv = linear(g, { module: 'qkv', x: ln.y, out: (hl + 2 * kvl) * g.d, parallel: 'column', unit: 'dense' });
+  // TE TransformerLayer: LayerNormLinear (ln1 + qkv), attention, Linear (proj).
+  const qkv = linear(g, { module: 'qkv', x: ln.y, out: (hl + 2 * kvl) * g.d, parallel: 'column', unit: 'dense', ownNode: false });
   const core = coreAttention(g, 'attn', qkv.y, settings);
   const proj = linear(g, { module: 'proj', x: core.y, out: m.hidden, parallel: 'row', unit: 'dense' });
   return {
     y: proj.y,
-    bwd: (dy) => ln.bwd(qkv.bwd(core.bwd(proj.bwd(dy)))),
+    bwd: (dy) => layerNormLinearBackward(g, 'ln1', ln, qkv, core.bwd(proj.bwd(dy))),
   };
 }
 
+/**
+ * TE LayerNormLinear's backward: one autograd node, so the Linear's held
+ * tensors (its per-step quantized weight) live until the norm backward ends
+ * (TransformerEngine d0067d0da6, module/layernorm_linear.py
+ * _LayerNormLinear.backward: wt_save is restored from ctx and released when
+ * the node returns, after tex.layernorm_bwd / rmsnorm_bwd).
+ */
+function layerNormLinearBackward(g: Gen, lnModule: string, ln: { bwd: Bwd }, lin: { bwd: Bwd; held: string[] }, dy: Act): Act {
+  const dx = ln.bwd(lin.bwd(dy));
+  g.holdUntil(`${lnModule}.bwd`, lin.held);
+  return dx;
+}
+
+/**
+ * TE LayerNormMLP (TransformerEngine d0067d0da6, module/layernorm_mlp.py), one
+ * autograd node:
+ * - ln_out is quantized rowwise and columnwise (_LayerNormMLP._forward:
+ *   fc1_input_quantizer.set_usage(rowwise=True, columnwise=backwards_needs_fc1_input))
+ *   and no update_usage(rowwise_usage=False) follows: both usages are saved and
+ *   freed after FC1 wgrad (_LayerNormMLP.backward: clear_tensor_data(ln_out_total)).
+ * - act_out keeps every usage it was made with until FC2 wgrad
+ *   (_LayerNormMLP.backward: clear_tensor_data(act_out)); its columnwise usage is
+ *   made in forward for MXFP8, NVFP4 and block FP8 only (LayerNormMLP._get_quantizers:
+ *   fc2_input_quantizer.set_usage(columnwise=isinstance(..., (MXFP8Quantizer,
+ *   Float8BlockQuantizer, NVFP4Quantizer, ...)))); FP8 per-tensor saves it rowwise
+ *   and builds the columnwise usage in backward (act_out.update_usage(columnwise_usage=True)).
+ * - The per-step FC1 and FC2 weight copies (fc1_wt_save, fc2_wt_save, both usages)
+ *   stay in ctx until the node ends, after the norm backward.
+ */
 function mlpBlock(g: Gen, x: Act, normalization: Normalization, act: Activation, ffn: number): { y: Act; bwd: Bwd } {
   const gated = act === 'swiglu' || act === 'geglu';
   const ffnL = ffn / g.tp;
   const ln = norm(g, 'ln2', x, normalization, true);
-  const fc1 = linear(g, { module: 'fc1', x: ln.y, out: gated ? 2 * ffnL : ffnL, parallel: 'column', unit: 'dense' });
-  const a = activation(g, 'act', fc1.y, act, true);
-  const fc2 = linear(g, { module: 'fc2', x: a.y, out: x.cols, parallel: 'row', unit: 'dense' });
-  return { y: fc2.y, bwd: (dy) => ln.bwd(fc1.bwd(a.bwd(fc2.bwd(dy)))) };
+  const fc1 = linear(g, { module: 'fc1', x: ln.y, out: gated ? 2 * ffnL : ffnL, parallel: 'column', unit: 'dense', keepInput: true, ownNode: false });
+  const perTensor = g.roles.inputs === 'fp8_delayed' || g.roles.inputs === 'fp8_current';
+  const a = activation(g, 'act', fc1.y, act, true, perTensor ? ['rowwise'] : ['rowwise', 'columnwise']);
+  const fc2 = linear(g, { module: 'fc2', x: a.y, out: x.cols, parallel: 'row', unit: 'dense', keepInput: true, ownNode: false });
+  return {
+    y: fc2.y,
+    bwd: (dy) => {
+      const dx = ln.bwd(fc1.bwd(a.bwd(fc2.bwd(dy))));
+      g.holdUntil('ln2.bwd', [...fc1.held, ...fc2.held]);
+      return dx;
+    },
+  };
 }
 
 function splitEven(total: number, parts: number, multiple: number): number[] {
@@ -727,10 +834,12 @@ function groupedLinear(g: Gen, module: string, x: Act, splits: number[], out: nu
   }
   const fpropW: string[] = [];
   const dgradW: string[] = [];
+  const heldW: string[] = [];
   splits.forEach((_, e) => {
     const w = g.gemmWeight(`${module}.e${e}`, [out, inF]);
     fpropW.push(...w.fprop);
     dgradW.push(...w.dgrad);
+    heldW.push(...w.held);
   });
   const y = g.hp(`${module}.out`, x.rows, out, module, 'activation');
   g.op(`${module}.fprop`, 'grouped_gemm', [...fpropIn, ...fpropW], [y]);
@@ -748,6 +857,10 @@ function groupedLinear(g: Gen, module: string, x: Act, splits: number[], out: nu
     g.op(`${module}.dgrad`, 'grouped_gemm', [...dIn, ...dgradW], [dx]);
     const wgrads = splits.map((_, e) => g.wgrad(`${module}.e${e}`, [out, inF], `${unit}.${module}`));
     g.op(`${module}.wgrad`, 'grouped_gemm', [...wIn, ...savedIn], wgrads);
+    // TE grouped_linear.py _GroupedLinear.forward saves *weights_fp8 (both usages,
+    // weight_quantizer.set_usage(rowwise=True, columnwise=columnwise_usage)) with
+    // prepare_for_saving; they are released when its backward returns, after wgrad.
+    g.holdUntil(`${module}.wgrad`, heldW);
     return { name: dx, rows: x.rows, cols: inF };
   };
   return { y: { name: y, rows: x.rows, cols: out }, bwd };
@@ -840,8 +953,8 @@ function layerForward(g: Gen, entry: LayerEntry, x: Act): { y: Act; bwd: Bwd } {
     case 'layernormLinear': {
       const ln = norm(g, 'ln', x, normKind, true);
       const out = entry.parallel === 'column' ? entry.outFeatures / g.tp : entry.outFeatures;
-      const lin = linear(g, { module: 'linear', x: ln.y, out, parallel: entry.parallel ?? 'none', bias: entry.bias, unit: 'dense' });
-      return { y: lin.y, bwd: (dy) => ln.bwd(lin.bwd(dy)) };
+      const lin = linear(g, { module: 'linear', x: ln.y, out, parallel: entry.parallel ?? 'none', bias: entry.bias, unit: 'dense', ownNode: false });
+      return { y: lin.y, bwd: (dy) => layerNormLinearBackward(g, 'ln', ln, lin, dy) };
     }
     case 'layernormMLP':
       return mlpBlock(g, x, normKind, entry.activation ?? 'gelu', entry.ffn ?? m.ffn);
