@@ -29,7 +29,7 @@ export const OPERATIONS = {
   },
   tp_tensor_spec_buffers: {
     params: ['dims', 'rank', 'format'],
-    fields: [['names', 'U8'], ['nameOffsets', 'I32'], ['shapeOffsets', 'I32'], ['dims', 'F64'], ['dtypes', 'I32'], ['elements', 'I32'], ['bytes', 'F64'], ['alignments', 'F64'], ['roles', 'I32'], ['usages', 'I32'], ['altShapeOffsets', 'I32'], ['altDims', 'F64'], ['totals', 'F64'], ['storageClass', 'U8'], ['tensorClass', 'U8'], ['quantizerClass', 'U8'], ['quantizable', 'U8'], ['quantizableReason', 'U8']],
+    fields: [['names', 'U8'], ['nameOffsets', 'I32'], ['shapeOffsets', 'I32'], ['dims', 'F64'], ['dtypes', 'I32'], ['elements', 'I32'], ['bytes', 'F64'], ['alignments', 'F64'], ['roles', 'I32'], ['usages', 'I32'], ['altShapeOffsets', 'I32'], ['altDims', 'F64'], ['totals', 'F64'], ['storageClass', 'U8'], ['tensorClass', 'U8'], ['quantizerClass', 'U8'], ['quantizable', 'U8'], ['quantizableReason', 'U8'], ['quantizeRefusal', 'U8']],
     arrays: [
       ['dims', 'dims', 'F64', 'rank', (args: TensorSpecBuffersArgs) => args.rank, false],
       ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: TensorSpecBuffersArgs) => 6, false],
@@ -76,7 +76,7 @@ export const OPERATIONS = {
   },
   tp_grouped_layout: {
     params: ['memberDims', 'count', 'format'],
-    fields: [['info', 'I32'], ['logical', 'F64'], ['tensorOffsets', 'F64'], ['names', 'U8'], ['nameOffsets', 'I32'], ['dtypes', 'I32'], ['elements', 'I32'], ['elementCounts', 'F64'], ['bytes', 'F64'], ['cppElementCounts', 'F64'], ['cppBytes', 'F64'], ['memberOffsetCsr', 'I32'], ['memberOffsets', 'F64'], ['totals', 'F64']],
+    fields: [['info', 'I32'], ['logical', 'F64'], ['tensorOffsets', 'F64'], ['names', 'U8'], ['nameOffsets', 'I32'], ['dtypes', 'I32'], ['elements', 'I32'], ['elementCounts', 'F64'], ['bytes', 'F64'], ['cppElementCounts', 'F64'], ['cppBytes', 'F64'], ['memberOffsetCsr', 'I32'], ['memberOffsets', 'F64'], ['totals', 'F64'], ['cppUnavailable', 'U8']],
     arrays: [
       ['memberDims', 'member_dims', 'F64', '2 * count', (args: GroupedLayoutArgs) => 2 * args.count, false],
       ['format', 'format', 'I32', 'TP_FORMAT_FIELDS', (_args: GroupedLayoutArgs) => 6, false],
@@ -406,7 +406,7 @@ export interface TensorSpecBuffersResult {
   usages: Int32Array;
   /** [count+1] CSR into alt_dims (empty = none) */
   altShapeOffsets: Int32Array;
-  /** second shape TE also produces (NVFP4 C++ path) */
+  /** TE's Python inner_tensor_specs shape where it differs from the C++ allocation (NVFP4) */
   altDims: Float64Array;
   /** [1] sum of bytes */
   totals: Float64Array;
@@ -420,11 +420,13 @@ export interface TensorSpecBuffersResult {
   quantizable: Uint8Array;
   /** UTF-8 rule that fails ("" when quantizable) */
   quantizableReason: Uint8Array;
+  /** UTF-8 why TE's quantize refuses this output, e.g. per-tensor FP8 columnwise-only on hopper ("" when it accepts) */
+  quantizeRefusal: Uint8Array;
 }
 /** Decodes the arrays of `tp_tensor_spec_buffers` into named fields (count and types checked). */
 export function decodeTensorSpecBuffers(arrays: readonly CoreArray[]): TensorSpecBuffersResult {
   checkFields('tp_tensor_spec_buffers', OPERATIONS.tp_tensor_spec_buffers.fields, arrays);
-  return { names: arrays[0] as Uint8Array, nameOffsets: arrays[1] as Int32Array, shapeOffsets: arrays[2] as Int32Array, dims: arrays[3] as Float64Array, dtypes: arrays[4] as Int32Array, elements: arrays[5] as Int32Array, bytes: arrays[6] as Float64Array, alignments: arrays[7] as Float64Array, roles: arrays[8] as Int32Array, usages: arrays[9] as Int32Array, altShapeOffsets: arrays[10] as Int32Array, altDims: arrays[11] as Float64Array, totals: arrays[12] as Float64Array, storageClass: arrays[13] as Uint8Array, tensorClass: arrays[14] as Uint8Array, quantizerClass: arrays[15] as Uint8Array, quantizable: arrays[16] as Uint8Array, quantizableReason: arrays[17] as Uint8Array };
+  return { names: arrays[0] as Uint8Array, nameOffsets: arrays[1] as Int32Array, shapeOffsets: arrays[2] as Int32Array, dims: arrays[3] as Float64Array, dtypes: arrays[4] as Int32Array, elements: arrays[5] as Int32Array, bytes: arrays[6] as Float64Array, alignments: arrays[7] as Float64Array, roles: arrays[8] as Int32Array, usages: arrays[9] as Int32Array, altShapeOffsets: arrays[10] as Int32Array, altDims: arrays[11] as Float64Array, totals: arrays[12] as Float64Array, storageClass: arrays[13] as Uint8Array, tensorClass: arrays[14] as Uint8Array, quantizerClass: arrays[15] as Uint8Array, quantizable: arrays[16] as Uint8Array, quantizableReason: arrays[17] as Uint8Array, quantizeRefusal: arrays[18] as Uint8Array };
 }
 /** The arguments of `tp_tensor_spec_buffers` in its parameter order, as the backends take them. */
 export function encodeTensorSpecBuffersArgs(args: TensorSpecBuffersArgs): CoreArg[] {
@@ -640,11 +642,13 @@ export interface GroupedLayoutResult {
   memberOffsets: Float64Array;
   /** [2] {bytes, cpp bytes} */
   totals: Float64Array;
+  /** UTF-8 why TE's C++ create_grouped_tensor refuses the group ("" when it sizes it; cpp sizes are then 0) */
+  cppUnavailable: Uint8Array;
 }
 /** Decodes the arrays of `tp_grouped_layout` into named fields (count and types checked). */
 export function decodeGroupedLayout(arrays: readonly CoreArray[]): GroupedLayoutResult {
   checkFields('tp_grouped_layout', OPERATIONS.tp_grouped_layout.fields, arrays);
-  return { info: arrays[0] as Int32Array, logical: arrays[1] as Float64Array, tensorOffsets: arrays[2] as Float64Array, names: arrays[3] as Uint8Array, nameOffsets: arrays[4] as Int32Array, dtypes: arrays[5] as Int32Array, elements: arrays[6] as Int32Array, elementCounts: arrays[7] as Float64Array, bytes: arrays[8] as Float64Array, cppElementCounts: arrays[9] as Float64Array, cppBytes: arrays[10] as Float64Array, memberOffsetCsr: arrays[11] as Int32Array, memberOffsets: arrays[12] as Float64Array, totals: arrays[13] as Float64Array };
+  return { info: arrays[0] as Int32Array, logical: arrays[1] as Float64Array, tensorOffsets: arrays[2] as Float64Array, names: arrays[3] as Uint8Array, nameOffsets: arrays[4] as Int32Array, dtypes: arrays[5] as Int32Array, elements: arrays[6] as Int32Array, elementCounts: arrays[7] as Float64Array, bytes: arrays[8] as Float64Array, cppElementCounts: arrays[9] as Float64Array, cppBytes: arrays[10] as Float64Array, memberOffsetCsr: arrays[11] as Int32Array, memberOffsets: arrays[12] as Float64Array, totals: arrays[13] as Float64Array, cppUnavailable: arrays[14] as Uint8Array };
 }
 /** The arguments of `tp_grouped_layout` in its parameter order, as the backends take them. */
 export function encodeGroupedLayoutArgs(args: GroupedLayoutArgs): CoreArg[] {

@@ -54,9 +54,12 @@ async function describeGrouped(options: DescribeOptions, format: Omit<TensorForm
   console.log(`${format.recipe} grouped tensor of ${members.length} members (${layout.kind}), logical shape [${layout.logicalShape.join(', ')}], backend ${tp.backend}`);
   if (layout.hasTensorOffsets) console.log(`tensor_offsets (elements): [${layout.tensorOffsets.join(', ')}]`);
   const table = new Table({ head: ['buffer', 'dtype', 'bytes (per-member, Python)', 'bytes (total shape, C++)', 'member offsets (elements)'] });
-  for (const b of layout.buffers) table.push([b.name, b.dtype, b.bytes, b.cppBytes, b.memberOffsets.length > 0 ? b.memberOffsets.join(', ') : '']);
+  const cpp = (bytes: number) => (layout.cppAvailable ? bytes : 'unavailable');
+  for (const b of layout.buffers) table.push([b.name, b.dtype, b.bytes, cpp(b.cppBytes), b.memberOffsets.length > 0 ? b.memberOffsets.join(', ') : '']);
   console.log(table.toString());
-  console.log(`total: ${formatBytes(layout.totalBytes)} per-member sizing (make_grouped_tensor), ${formatBytes(layout.cppTotalBytes)} total-shape sizing (create_grouped_tensor)`);
+  const cppTotal = layout.cppAvailable ? formatBytes(layout.cppTotalBytes) : 'unavailable';
+  console.log(`total: ${formatBytes(layout.totalBytes)} per-member sizing (make_grouped_tensor), ${cppTotal} total-shape sizing (create_grouped_tensor)`);
+  if (!layout.cppAvailable) console.log(`note: TE's C++ path refuses this group: ${layout.cppUnavailableReason}`);
   return 0;
 }
 
@@ -98,6 +101,8 @@ export async function describeCommand(options: DescribeOptions): Promise<number>
   console.log(`${format.recipe} [${format.shape.join(', ')}] ${format.dtype}, ${usages.join('+')}, ${format.arch}: ${spec.tensorClass}, backend ${tp.backend}`);
   console.log(table.toString());
   console.log(`total: ${formatBytes(spec.totalBytes)}`);
-  if (!spec.quantizable) console.log(`note: TE keeps this tensor in high precision: ${spec.quantizableReason}`);
+  // TE consults is_quantizable for quantized all-gather (distributed.py), not in its modules.
+  if (!spec.quantizable) console.log(`note: TE's is_quantizable is false (all-gather stays in high precision): ${spec.quantizableReason}`);
+  if (spec.quantizeRefusal !== '') console.log(`note: TE's quantize refuses this output: ${spec.quantizeRefusal}`);
   return 0;
 }

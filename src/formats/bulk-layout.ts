@@ -10,7 +10,10 @@ export interface BulkTensor {
   /** Dimensions; `[]` is a scalar. */
   shape: readonly number[];
   dtype: DType;
-  /** Byte alignment, a power of two; defaults to the element size (as TE does). */
+  /**
+   * Byte alignment, any integer >= 1 (TE rounds offsets up to a multiple, not
+   * only to powers of two); defaults to the element size (as TE does).
+   */
   alignment?: number;
 }
 
@@ -62,7 +65,7 @@ export function bulkLayout(core: CoreBinding, tensors: readonly BulkTensor[]): B
     shapeOffsets[i + 1] = dims.length;
     if (tensor.alignment !== undefined) {
       if (typeof tensor.alignment !== 'number' || tensor.alignment <= 0) {
-        throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].alignment = ${shown(tensor.alignment)}: must be a power of two >= 1`);
+        throw new TensorplanError('INVALID_ARGUMENT', `tensors[${i}].alignment = ${shown(tensor.alignment)}: must be an integer >= 1`);
       }
       alignments[i] = tensor.alignment;
     }

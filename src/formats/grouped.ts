@@ -3,7 +3,7 @@ import { GROUPED_KIND_NAMES, callGroupedLayout, callSplitQuantizeLayout } from '
 import type { CoreBinding } from '../abi/core-binding.js';
 import { shown } from '../errors.js';
 import { type DType, DTYPES } from './dtype.js';
-import { type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes } from './tensor-format.js';
+import { type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes, text } from './tensor-format.js';
 
 /** One entry of a split-quantize bulk layout (FORMATS.md §1). */
 export interface SplitQuantizeEntry {
@@ -35,7 +35,11 @@ export interface GroupedBuffer {
   /** Length in element-format units, per-member sizing (Python path). */
   elements: number;
   bytes: number;
-  /** Length and bytes as TE's C++ create_grouped_tensor sizes them (total shape). */
+  /**
+   * Length and bytes as TE's C++ create_grouped_tensor sizes them (total shape);
+   * 0 where the C++ path refuses the group (`cppAvailable` false) or does not
+   * allocate this buffer.
+   */
   cppElements: number;
   cppBytes: number;
   /** Start of each member in elements (N+1 entries); empty for shape descriptors. */
@@ -51,7 +55,15 @@ export interface GroupedLayout {
   hasTensorOffsets: boolean;
   buffers: GroupedBuffer[];
   totalBytes: number;
+  /** Sum of `cppBytes`; 0 where `cppAvailable` is false. */
   cppTotalBytes: number;
+  /**
+   * False where TE's C++ create_grouped_tensor refuses the group (FP8 current
+   * scaling or NVFP4 with both dims varying, a logical shape its get_scale_shape
+   * rejects); `cppUnavailableReason` names the TE check.
+   */
+  cppAvailable: boolean;
+  cppUnavailableReason: string;
 }
 
 const GROUPED_KINDS = GROUPED_KIND_NAMES;
@@ -110,5 +122,7 @@ export function groupedLayout(core: CoreBinding, members: readonly (readonly num
     })),
     totalBytes: r.totals[0],
     cppTotalBytes: r.totals[1],
+    cppAvailable: r.cppUnavailable.length === 0,
+    cppUnavailableReason: text(r.cppUnavailable),
   };
 }

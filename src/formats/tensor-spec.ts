@@ -25,7 +25,11 @@ export interface InnerBuffer {
   role: 'data' | 'scale' | 'amax';
   /** The usages this buffer serves. */
   usages: ('rowwise' | 'columnwise')[];
-  /** A second shape TE's C++ path produces for the same bytes (NVFP4), if any. */
+  /**
+   * The shape TE's Python `inner_tensor_specs` gives where it differs from the
+   * C++ allocation that `shape` and `bytes` follow (NVFP4 `_columnwise_data` of
+   * rank >= 3, row-scaled `_amax_columnwise`); its byte count may differ.
+   */
   altShape?: number[];
 }
 
@@ -47,6 +51,12 @@ export interface TensorSpecBuffers {
   quantizable: boolean;
   /** The rule that fails when not quantizable, else `''`. */
   quantizableReason: string;
+  /**
+   * Why TE's quantize refuses an output of this format, else `''`: per-tensor
+   * FP8 columnwise-only on Hopper (TE `check_per_tensor_fp8_quantize_output`).
+   * `quantize` throws with this message.
+   */
+  quantizeRefusal: string;
 }
 
 /** A buffer handed to an unflatten, to be checked against a format. */
@@ -80,6 +90,7 @@ export function tensorSpecBuffers(core: CoreBinding, format: TensorFormat): Tens
   return {
     buffers, totalBytes: r.totals[0], storageClass: text(r.storageClass), tensorClass: text(r.tensorClass),
     quantizerClass: text(r.quantizerClass), quantizable: r.quantizable[0] === 1, quantizableReason: text(r.quantizableReason),
+    quantizeRefusal: text(r.quantizeRefusal),
   };
 }
 

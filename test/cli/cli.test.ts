@@ -53,8 +53,8 @@ describe('tensorplan CLI', () => {
   it('bad input exits 2 with a message naming the problem', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tp-cli-'));
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ tensors: [{ shape: [4], dtype: 'fp32', alignment: 3 }] }));
-    expect(run('bulk', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('tensors[0].alignment = 3') });
+    writeFileSync(bad, JSON.stringify({ tensors: [{ shape: [4], dtype: 'fp32', alignment: 0 }] }));
+    expect(run('bulk', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('tensors[0].alignment = 0: must be an integer >= 1') });
     expect(run('bulk', join(dir, 'missing.json'))).toMatchObject({ code: 2, stderr: expect.stringContaining('ENOENT') });
     writeFileSync(bad, '{ not json');
     expect(run('bulk', bad)).toMatchObject({ code: 2, stderr: expect.stringContaining('not valid JSON') });

@@ -58,6 +58,22 @@ describe.each(BACKENDS)('bulkLayout on %s', (backend) => {
     expect(layout.allocationBytes).toBe(518);
   });
 
+  // Issue #15 rule 11. TE d0067d0da6, pytorch/csrc/extensions/allocate.cpp bulk_allocate
+  // rounds each offset up with pytorch/csrc/common.cpp roundup (ceil(v / a) * a): any
+  // alignment >= 1 works, not only powers of two.
+  it('TE bulk_allocate: alignments that are not powers of two round up to a multiple', () => {
+    const layout = tp.bulkLayout([
+      { shape: [5], dtype: 'uint8' },
+      { shape: [4], dtype: 'uint8', alignment: 12 },
+      { shape: [7], dtype: 'uint8', alignment: 48 },
+    ]);
+    expect(layout.entries.map((e) => e.offset)).toEqual([0, 12, 48]);
+    expect(layout.entries.map((e) => e.alignment)).toEqual([1, 12, 48]);
+    expect(layout.usedBytes).toBe(55);
+    expect(layout.baseAlignment).toBe(48);
+    expect(layout.allocationBytes).toBe(55 + 48);
+  });
+
   it('an empty list allocates nothing', () => {
     expect(tp.bulkLayout([])).toEqual({ entries: [], usedBytes: 0, baseAlignment: 1, allocationBytes: 0 });
   });
@@ -72,7 +88,8 @@ describe.each(BACKENDS)('bulkLayout on %s', (backend) => {
   it.each([
     [[{ shape: [2.5], dtype: 'fp32' }], 'INVALID_ARGUMENT', 'tensors[0].shape[0] = 2.5: must be an integer'],
     [[{ shape: [4], dtype: 'fp32' }, { shape: [-1], dtype: 'fp32' }], 'INVALID_ARGUMENT', 'tensors[1].shape[0] = -1: must be >= 0'],
-    [[{ shape: [4], dtype: 'fp32', alignment: 12 }], 'INVALID_ARGUMENT', 'tensors[0].alignment = 12: must be a power of two >= 1'],
+    [[{ shape: [4], dtype: 'fp32', alignment: 0 }], 'INVALID_ARGUMENT', 'tensors[0].alignment = 0: must be an integer >= 1'],
+    [[{ shape: [4], dtype: 'fp32', alignment: 2.5 }], 'INVALID_ARGUMENT', 'tensors[0].alignment = 2.5: must be an integer'],
     [[{ shape: [4], dtype: 'float' }], 'INVALID_ARGUMENT', 'tensors[0].dtype = "float": expected one of'],
     [[{ shape: [2 ** 40, 2 ** 20], dtype: 'fp32' }], 'OUT_OF_RANGE', 'exceeds 2^53'],
     [[{ shape: [2 ** 54], dtype: 'uint8' }], 'OUT_OF_RANGE', 'tensors[0].shape[0] = 18014398509481984: exceeds 2^53'],
@@ -109,7 +126,9 @@ describe.each(BACKENDS)('bulkLayout on %s', (backend) => {
     const tensor = fc.record({
       shape: fc.array(fc.integer({ min: 0, max: 64 }), { maxLength: 3 }),
       dtype: fc.constantFrom(...DTYPES),
-      alignment: fc.option(fc.integer({ min: 0, max: 9 }).map((k) => 2 ** k), { nil: undefined }),
+      // Powers of two and any other integer >= 1 (TE's roundup takes both).
+      alignment: fc.option(fc.oneof(fc.integer({ min: 0, max: 9 }).map((k) => 2 ** k), fc.integer({ min: 1, max: 300 })),
+        { nil: undefined }),
     });
     fc.assert(
       fc.property(fc.array(tensor, { maxLength: 30 }), (tensors) => {

@@ -355,7 +355,8 @@ TP_API tp_status tp_code_table(int32_t table, tp_result** out);
  *   dims[dims_count]          dimension sizes (exact integers >= 0);
  *                             dims_count must be shape_offsets[count]
  *   dtypes[count]             dtype codes (TP_DTYPE_LIST)
- *   alignments[count]         bytes, power of two, or 0 for the default
+ *   alignments[count]         bytes, any integer >= 1 (TE rounds up to a
+ *                             multiple), or 0 for the default
  *                             (the dtype's element size); NULL = all default
  */
 #define TP_RESULT_FIELDS_tp_bulk_layout(X) \
@@ -401,13 +402,14 @@ TP_API tp_status tp_bulk_layout(const int32_t* shape_offsets /*[count + 1] last 
   X(I32, roles)             /* [count] TP_BUFFER_ROLE_LIST */ \
   X(I32, usages)            /* [count] TP_USAGE_LIST bits the buffer serves (3 for FP8 _data/_scale_inv shared by both) */ \
   X(I32, alt_shape_offsets) /* [count+1] CSR into alt_dims (empty = none) */ \
-  X(F64, alt_dims)          /* second shape TE also produces (NVFP4 C++ path) */ \
+  X(F64, alt_dims)          /* TE's Python inner_tensor_specs shape where it differs from the C++ allocation (NVFP4) */ \
   X(F64, totals)            /* [1] sum of bytes */ \
   X(U8, storage_class)      /* TE storage class (internal quantizer), e.g. "MXFP8TensorStorage"; "torch.Tensor" for none */ \
   X(U8, tensor_class)       /* TE tensor subclass, e.g. "MXFP8Tensor" */ \
   X(U8, quantizer_class)    /* e.g. "MXFP8Quantizer" ("" for none) */ \
   X(U8, quantizable)        /* [1] 1 if TE's is_quantizable accepts the shape (block FP8 allocates any shape but quantizes only M, K multiples of 128), else 0 */ \
-  X(U8, quantizable_reason) /* UTF-8 rule that fails ("" when quantizable) */
+  X(U8, quantizable_reason) /* UTF-8 rule that fails ("" when quantizable) */ \
+  X(U8, quantize_refusal)   /* UTF-8 why TE's quantize refuses this output, e.g. per-tensor FP8 columnwise-only on hopper ("" when it accepts) */
 TP_API tp_status tp_tensor_spec_buffers(const double* dims /*[rank]*/, int32_t rank, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
                                         tp_result** out);
 
@@ -472,7 +474,8 @@ TP_API tp_status tp_split_quantize_layout(const int32_t* shape_offsets /*[count 
   X(F64, cpp_bytes)          /* [b] C++ total-shape sizing */ \
   X(I32, member_offset_csr)  /* [b+1] */ \
   X(F64, member_offsets)     /* N+1 per buffer, elements */ \
-  X(F64, totals)             /* [2] {bytes, cpp bytes} */
+  X(F64, totals)             /* [2] {bytes, cpp bytes} */ \
+  X(U8, cpp_unavailable)     /* UTF-8 why TE's C++ create_grouped_tensor refuses the group ("" when it sizes it; cpp sizes are then 0) */
 TP_API tp_status tp_grouped_layout(const double* member_dims /*[2 * count]*/, int32_t count, const int32_t* format /*[TP_FORMAT_FIELDS]*/,
                                    tp_result** out);
 

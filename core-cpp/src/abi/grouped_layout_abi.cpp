@@ -35,7 +35,8 @@ extern "C" tp_status tp_grouped_layout(const double* member_dims, int32_t count,
     }
     shapes.push_back(shape);
   }
-  if (status.is_ok()) status = grouped_layout(shapes, spec.dtype, spec.recipe, spec.rowwise, spec.columnwise, spec.options, &layout);
+  if (status.is_ok()) status = grouped_layout(shapes, spec.dtype, spec.recipe, spec.rowwise, spec.columnwise, spec.arch, spec.options,
+                                                &layout);
   ResultBuilder result(TP_RESULT_SPEC(tp_grouped_layout));
   if (status.is_ok()) {
     result.add(std::vector<int32_t>{static_cast<int32_t>(layout.kind), layout.has_tensor_offsets ? 1 : 0});
@@ -67,6 +68,7 @@ extern "C" tp_status tp_grouped_layout(const double* member_dims, int32_t count,
     result.add(member_csr);
     result.add(member_offsets);
     result.add(std::vector<double>{static_cast<double>(layout.total_bytes), static_cast<double>(layout.cpp_total_bytes)});
+    result.add_text(layout.cpp_unavailable_reason);
   }
   return finish_call(status, &result, out);
 }

@@ -113,6 +113,7 @@ extern "C" tp_status tp_tensor_spec_buffers(const double* dims, int32_t rank, co
     const Status quantizable = te_is_quantizable(spec);
     result.add(std::vector<uint8_t>{static_cast<uint8_t>(quantizable.is_ok() ? 1 : 0)});
     result.add_text(quantizable.message());
+    result.add_text(te_quantize_refusal(spec).message());
   }
   return finish_call(status, &result, out);
 }

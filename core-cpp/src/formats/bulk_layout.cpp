@@ -24,9 +24,12 @@ Status bulk_layout(const std::vector<BulkRequest>& requests, BulkLayout* out) {
   for (size_t i = 0; i < requests.size(); ++i) {
     const BulkRequest& request = requests[i];
     // Messages are built only on failure: this loop runs for 10^5 tensors.
-    if (!is_power_of_two(request.alignment)) {
+    // Any positive integer: TE rounds up to a multiple (pytorch/csrc/common.cpp
+    // roundup, called by extensions/allocate.cpp bulk_allocate, TE d0067d0da6),
+    // so 12 or 48 are as valid as 16. Zero would divide by zero there.
+    if (request.alignment < 1) {
       return Status::invalid("tensors[" + std::to_string(i) + "].alignment = " + std::to_string(request.alignment) +
-                             ": must be a power of two >= 1");
+                             ": must be an integer >= 1");
     }
     BulkEntry& entry = layout.entries[i];
     entry.bytes = request.bytes;

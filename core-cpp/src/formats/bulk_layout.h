@@ -14,7 +14,7 @@ namespace tp {
 // One tensor to place, described by byte size and alignment.
 struct BulkRequest {
   int64_t bytes = 0;
-  int64_t alignment = 1;  // power of two, >= 1
+  int64_t alignment = 1;  // any integer >= 1 (TE rounds up to a multiple)
 };
 
 struct BulkEntry {
@@ -33,6 +33,10 @@ struct BulkLayout {
 
 // Walks the requests in order: offset = roundup(cursor, alignment), cursor =
 // offset + bytes. A zero-byte entry still advances the cursor to its alignment.
+// Alignments need not be powers of two: TE's roundup is ceil(v / a) * a. The
+// base pointer is rounded up to the largest alignment only, so with mixed
+// non-power-of-two alignments an offset is aligned relative to the base, not
+// necessarily as an address (TE behaves the same).
 Status bulk_layout(const std::vector<BulkRequest>& requests, BulkLayout* out);
 
 // Byte size of a dense tensor of `shape` and `dtype` (FP4 packs two per byte,

@@ -46,25 +46,39 @@ struct MemberShapes {
   int64_t sum_first = 0, sum_last = 0, total = 0;
 };
 
-// Checks each member on its own (2-D, quantizable under the recipe) and
+// The format's own rules (dtype, options), checked on a shape every recipe
+// accepts, and the grouped row-scaled NVFP4 rule of TE's Python
+// make_grouped_tensor and C++ NVFP4Quantizer::create_grouped_tensor.
+Status check_group_format(DType dtype, Recipe recipe, bool rowwise, bool columnwise, const FormatOptions& options) {
+  TensorSpec probe;
+  probe.shape = {128, 128};
+  probe.dtype = dtype;
+  probe.recipe = recipe;
+  probe.rowwise = rowwise;
+  probe.columnwise = columnwise;
+  probe.options = options;
+  TP_RETURN_IF_ERROR(validate_tensor_spec(probe));
+  if (recipe == Recipe::kNvfp4 && options.nvfp4_row_scaled && columnwise) {
+    return Status::invalid("nvfp4 row-scaled grouped tensors do not support columnwise usage (TE make_grouped_tensor "
+                           "raises ValueError)");
+  }
+  return Status::ok();
+}
+
+// Checks each member as TE's Python make_grouped_tensor does (2-D; no
+// per-member block divisibility: its get_scale_shape pads any shape) and
 // gathers their element counts and which dimensions vary.
-Status check_members(const std::vector<std::vector<int64_t>>& shapes, DType dtype, Recipe recipe, bool rowwise,
-                     bool columnwise, const FormatOptions& options, MemberShapes* members) {
+Status check_members(const std::vector<std::vector<int64_t>>& shapes, MemberShapes* members) {
   for (size_t i = 0; i < shapes.size(); ++i) {
     const std::string field = "shapes[" + std::to_string(i) + "]";
     if (shapes[i].size() != 2) {
       return Status::invalid(field + " = " + shape_to_string(shapes[i]) + ": grouped members must be 2-D");
     }
-    // Each member must be quantizable on its own (e.g. MXFP8 M % 32 == 0).
-    TensorSpec member;
-    member.shape = shapes[i];
-    member.dtype = dtype;
-    member.recipe = recipe;
-    member.rowwise = rowwise;
-    member.columnwise = columnwise;
-    member.options = options;
-    Status status = validate_tensor_spec(member);
-    if (!status.is_ok()) return Status(status.code(), field + ": " + status.message());
+    for (size_t d = 0; d < 2; ++d) {
+      if (shapes[i][d] < 0) {
+        return Status::invalid(field + " = " + shape_to_string(shapes[i]) + ": dims must be >= 0");
+      }
+    }
     const int64_t m = shapes[i][0], k = shapes[i][1];
     if (m != shapes[0][0]) members->same_first = false;
     if (k != shapes[0][1]) members->same_last = false;
@@ -126,8 +140,10 @@ Status add_block_scale_buffers(const std::vector<std::vector<int64_t>>& shapes, 
     }
     GroupedBuffer buffer = per_member_buffer(col ? "columnwise_scale_inv" : "scale_inv", scale_dtype,
                                              scale_element, member_scales);
-    if (both_vary && !is_fp8_block(recipe)) {
+    if (both_vary && recipe == Recipe::kMxfp8) {
       set_cpp_elements(&buffer, members.total / block);
+    } else if (both_vary && recipe == Recipe::kNvfp4) {
+      set_cpp_elements(&buffer, 0);  // TE's C++ refuses (cpp_unavailable)
     } else {
       TP_RETURN_IF_ERROR(scale_shape(recipe, rows, cols, col, &shape));
       int64_t cpp = product(shape);
@@ -141,7 +157,8 @@ Status add_block_scale_buffers(const std::vector<std::vector<int64_t>>& shapes, 
 
 // The per-member FP32 scalars: NVFP4 amaxes, FP8 per-tensor scales and amaxes.
 void add_per_member_scalars(const std::vector<std::vector<int64_t>>& shapes, Recipe recipe, bool rowwise,
-                            bool columnwise, const FormatOptions& options, std::vector<GroupedBuffer>* buffers) {
+                            bool columnwise, bool non_tn, const FormatOptions& options, int64_t logical_rows,
+                            std::vector<GroupedBuffer>* buffers) {
   const size_t n = shapes.size();
   const DType f32 = DType::kFloat32;
   const std::vector<int64_t> per_tensor(n, 1);
@@ -152,6 +169,8 @@ void add_per_member_scalars(const std::vector<std::vector<int64_t>>& shapes, Rec
         for (size_t i = 0; i < n; ++i) amax_counts[i] = shapes[i][0];
       }
       buffers->push_back(per_member_buffer("amax", f32, f32, amax_counts));
+      // C++ create_grouped_tensor sizes row-scaled amaxes by logical_first_dim.
+      if (options.nvfp4_row_scaled) set_cpp_elements(&buffers->back(), logical_rows);
     }
     if (columnwise) buffers->push_back(per_member_buffer("columnwise_amax", f32, f32, per_tensor));
   }
@@ -161,8 +180,12 @@ void add_per_member_scalars(const std::vector<std::vector<int64_t>>& shapes, Rec
     buffers->push_back(per_member_buffer("amax", f32, f32, per_tensor));
   }
   if (recipe == Recipe::kFp8Current) {
-    // One scale_inv per member, shared by rowwise and columnwise data.
-    buffers->push_back(per_member_buffer("scale_inv", f32, f32, per_tensor));
+    // One scale_inv per member, shared by rowwise and columnwise data; TE names
+    // it columnwise_scale_inv when only columnwise data exists (Hopper).
+    const bool with_rowwise_data = rowwise || non_tn;
+    if (with_rowwise_data || columnwise) {
+      buffers->push_back(per_member_buffer(with_rowwise_data ? "scale_inv" : "columnwise_scale_inv", f32, f32, per_tensor));
+    }
     buffers->push_back(per_member_buffer("amax", f32, f32, per_tensor));
     buffers->push_back(per_member_buffer("scale", f32, f32, per_tensor));
   }
@@ -183,32 +206,78 @@ void add_shape_descriptors(size_t n, const MemberShapes& members, GroupedLayout*
   if (layout->has_tensor_offsets) shape_buffer("tensor_offsets", static_cast<int64_t>(n + 1));
 }
 
+// Why TE's C++ *Quantizer::create_grouped_tensor refuses the group, or ""
+// (pytorch/csrc/quantizer.cpp, TE d0067d0da6).
+std::string cpp_refusal(Recipe recipe, bool rowwise, bool columnwise, const GroupedLayout& layout) {
+  const bool both_vary = layout.kind == GroupedShapeKind::kVaryingBoth;
+  const std::string logical = "[" + std::to_string(layout.logical_rows) + ", " + std::to_string(layout.logical_cols) + "]";
+  if (recipe == Recipe::kFp8Current && both_vary) {
+    return "Float8CurrentScalingQuantizer::create_grouped_tensor refuses varying both first and last dims";
+  }
+  if (recipe == Recipe::kNvfp4) {
+    const int64_t total = layout.tensor_offsets.back();
+    if (total % 2 != 0) return "NVFP4Quantizer::create_grouped_tensor needs an even element count, got " + std::to_string(total);
+    if ((rowwise || columnwise) && (layout.logical_rows % 16 != 0 || layout.logical_cols % 16 != 0)) {
+      return std::string("NVFP4Quantizer::get_scale_shape needs the logical shape ") + logical + " in multiples of 16" +
+             (both_vary ? " (both dims vary: the logical shape is [1, total])" : "");
+    }
+  }
+  if (recipe == Recipe::kMxfp8 && !both_vary && (rowwise || columnwise) &&
+      (layout.logical_rows % 32 != 0 || layout.logical_cols % 32 != 0)) {
+    return "MXFP8Quantizer::get_scale_shape needs the logical shape " + logical + " in multiples of 32";
+  }
+  return "";
+}
+
 }  // namespace
 
 Status grouped_layout(const std::vector<std::vector<int64_t>>& shapes, DType dtype, Recipe recipe,
-                      bool rowwise, bool columnwise, const FormatOptions& options, GroupedLayout* out) {
+                      bool rowwise, bool columnwise, Arch arch, const FormatOptions& options, GroupedLayout* out) {
   const size_t n = shapes.size();
   if (n == 0) return Status::invalid("shapes: a grouped tensor needs at least one member");
+  TP_RETURN_IF_ERROR(check_group_format(dtype, recipe, rowwise, columnwise, options));
   MemberShapes members;
-  TP_RETURN_IF_ERROR(check_members(shapes, dtype, recipe, rowwise, columnwise, options, &members));
+  TP_RETURN_IF_ERROR(check_members(shapes, &members));
   GroupedLayout layout;
   set_logical_shape(shapes, members, &layout);
+  // TE's Python make_grouped_tensor asserts logical_last_dim > 0.
+  if (layout.logical_cols == 0) {
+    return Status::invalid("shapes: the grouped tensor's logical last dim is 0; TE's make_grouped_tensor needs it > 0");
+  }
 
   // Data: one element per logical element in both sizings.
   DType data_dtype = DType::kUInt8, data_element = options.fp8_dtype;
   if (recipe == Recipe::kNone) data_dtype = data_element = dtype;
   if (recipe == Recipe::kNvfp4) data_element = DType::kFloat4E2M1;
-  if (rowwise) layout.buffers.push_back(per_member_buffer("rowwise_data", data_dtype, data_element, members.numels));
-  if (columnwise) {
-    layout.buffers.push_back(per_member_buffer("columnwise_data", data_dtype, data_element, members.numels));
+  // FP8 current scaling where the GPU runs non-TN FP8 GEMMs (Blackwell): one
+  // data buffer serves both usages, in TE's Python make_grouped_tensor and C++
+  // Float8CurrentScalingQuantizer::create_grouped_tensor alike.
+  const bool non_tn = recipe == Recipe::kFp8Current && arch == Arch::kBlackwell;
+  bool with_rowwise = rowwise || non_tn;
+  bool with_columnwise = columnwise && !non_tn;
+  // Unquantized groups: TE's Python path allocates `data` only, whatever the
+  // usages; the C++ NoneQuantizer::create_grouped_tensor follows the usages.
+  const bool plain = recipe == Recipe::kNone;
+  if (plain) with_rowwise = true, with_columnwise = columnwise;
+  if (with_rowwise) {
+    layout.buffers.push_back(per_member_buffer("rowwise_data", data_dtype, data_element, members.numels));
+    if (plain && !rowwise) set_cpp_elements(&layout.buffers.back(), 0);
+  }
+  if (with_columnwise) {
+    layout.buffers.push_back(per_member_buffer("columnwise_data", data_dtype, data_element,
+                                               plain ? std::vector<int64_t>(n, 0) : members.numels));
+    if (plain) set_cpp_elements(&layout.buffers.back(), members.total);
   }
   if (recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4 || is_fp8_block(recipe)) {
     TP_RETURN_IF_ERROR(add_block_scale_buffers(shapes, recipe, rowwise, columnwise, members, &layout));
   }
-  add_per_member_scalars(shapes, recipe, rowwise, columnwise, options, &layout.buffers);
+  add_per_member_scalars(shapes, recipe, rowwise, columnwise, non_tn, options, layout.logical_rows, &layout.buffers);
   add_shape_descriptors(n, members, &layout);
 
-  for (const GroupedBuffer& buffer : layout.buffers) {
+  layout.cpp_unavailable_reason = cpp_refusal(recipe, rowwise, columnwise, layout);
+  layout.cpp_available = layout.cpp_unavailable_reason.empty();
+  for (GroupedBuffer& buffer : layout.buffers) {
+    if (!layout.cpp_available) set_cpp_elements(&buffer, 0);
     layout.total_bytes += buffer.bytes;
     layout.cpp_total_bytes += buffer.cpp_bytes;
   }

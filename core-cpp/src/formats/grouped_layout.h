@@ -13,6 +13,13 @@
 //    columnwise scales. Grouped MXFP8 kernels find member t's scales at
 //    data_offset_t / 32.
 // The two agree when every member's first dim is a multiple of 128.
+// Where TE's C++ create_grouped_tensor refuses the group (FP8 current scaling
+// or NVFP4 with both dims varying, a logical shape its get_scale_shape
+// rejects), the C++ sizing is unavailable: cpp_available is false, the reason
+// names the TE function, and the cpp sizes are 0. A buffer only one path
+// allocates (unquantized columnwise data: C++ only) is 0 in the other sizing.
+// Members are accepted as TE's Python make_grouped_tensor accepts them: 2-D,
+// dims >= 0, logical last dim > 0, with no per-member block divisibility.
 #ifndef TENSORPLAN_GROUPED_LAYOUT_H
 #define TENSORPLAN_GROUPED_LAYOUT_H
 
@@ -56,11 +63,14 @@ struct GroupedLayout {
   std::vector<GroupedBuffer> buffers;   // in GroupedTensorStorage field order
   int64_t total_bytes = 0;              // sum over buffers, per-member sizing
   int64_t cpp_total_bytes = 0;          // sum over buffers, total-shape sizing
+  bool cpp_available = true;            // false where TE's C++ create_grouped_tensor refuses
+  std::string cpp_unavailable_reason;   // why, naming the TE check ("" when available)
 };
 
-// `shapes[i]` = {M_i, K_i}. Members must each be quantizable by `recipe`.
+// `shapes[i]` = {M_i, K_i}. `arch` selects FP8 current scaling's non-TN rule
+// (Blackwell: one data buffer serves both usages).
 Status grouped_layout(const std::vector<std::vector<int64_t>>& shapes, DType dtype, Recipe recipe,
-                      bool rowwise, bool columnwise, const FormatOptions& options, GroupedLayout* out);
+                      bool rowwise, bool columnwise, Arch arch, const FormatOptions& options, GroupedLayout* out);
 
 }  // namespace tp
 

@@ -83,6 +83,12 @@ Status validate_tensor_spec(const TensorSpec& spec) {
   }
   const int64_t m = leading_rows(spec.shape);
   const int64_t k = last_dim(spec.shape);
+  // TE's MXFP8 and block FP8 get_scale_shape compute M as numel / K
+  // (MXFP8Quantizer::get_scale_shape, Float8BlockQuantizer::get_scale_shape
+  // in pytorch/csrc/quantizer.cpp, TE d0067d0da6): K = 0 divides by zero there.
+  if ((spec.recipe == Recipe::kMxfp8 || is_fp8_block(spec.recipe)) && k == 0) {
+    return shape_rule_error(spec, "K > 0 (K = last dim; TE's get_scale_shape divides the element count by K)", "K = 0");
+  }
   switch (spec.recipe) {
     case Recipe::kMxfp8:
       if (m % 32 != 0) {
@@ -111,6 +117,12 @@ Status validate_tensor_spec(const TensorSpec& spec) {
 
 Status te_is_quantizable(const TensorSpec& spec) {
   TP_RETURN_IF_ERROR(validate_tensor_spec(spec));
+  // NVFP4Quantizer.is_quantizable returns False first thing for row-scaled
+  // quantizers (pytorch/tensor/nvfp4_tensor.py, TE d0067d0da6).
+  if (spec.recipe == Recipe::kNvfp4 && spec.options.nvfp4_row_scaled) {
+    return Status::invalid("nvfp4 row-scaled (row_scaled_nvfp4) tensors are never quantizable by TE "
+                           "(NVFP4Quantizer.is_quantizable returns False for them)");
+  }
   if (!is_fp8_block(spec.recipe)) return Status::ok();
   const int64_t m = leading_rows(spec.shape);
   const int64_t k = last_dim(spec.shape);
@@ -123,6 +135,25 @@ Status te_is_quantizable(const TensorSpec& spec) {
                             "K = " + std::to_string(k));
   }
   return Status::ok();
+}
+
+Status te_quantize_refusal(const TensorSpec& spec) {
+  TP_RETURN_IF_ERROR(validate_tensor_spec(spec));
+  // Per-tensor FP8 on Hopper (no non-TN FP8 GEMM) keeps columnwise data as
+  // `_transpose` only; TE's cast-transpose kernel needs the rowwise `_data`
+  // too, so TE refuses with NotImplementedError before quantizing
+  // (check_per_tensor_fp8_quantize_output, called by Float8Quantizer::quantize
+  // and Float8CurrentScalingQuantizer::quantize_impl after their numel == 0
+  // early return; pytorch/csrc/quantizer.cpp, TE d0067d0da6). On Blackwell
+  // `_data` serves both usages, so the output always has rowwise data.
+  if (!is_fp8_per_tensor(spec.recipe) || spec.arch != Arch::kHopper || spec.rowwise || !spec.columnwise) {
+    return Status::ok();
+  }
+  if (leading_rows(spec.shape) == 0 || last_dim(spec.shape) == 0) return Status::ok();
+  return Status::unsupported(std::string(recipe_name(spec.recipe)) + " cannot quantize into a columnwise-only output of shape " +
+                             shape_to_string(spec.shape) +
+                             " on hopper: TE's cast-transpose kernel also needs the rowwise _data "
+                             "(check_per_tensor_fp8_quantize_output raises NotImplementedError); add rowwise usage");
 }
 
 Status scale_shape(Recipe recipe, int64_t m, int64_t k, bool columnwise, std::vector<int64_t>* out) {
@@ -222,17 +253,25 @@ Status nvfp4_buffers(const TensorSpec& spec, int64_t m, int64_t k, std::vector<B
     amaxes.push_back(buffer);
   }
   if (spec.columnwise) {
-    // Python spec: (K, d0, ..., d(n-2)/2); C++ create_tensor: [K, M/2].
-    std::vector<int64_t> data_shape = last_dim_first(shape);
-    if (data_shape.size() == 1) data_shape.push_back(1);  // 1-D: M = 1 (odd: rejected by M % 16)
-    data_shape.back() /= 2;
-    TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", data_shape, u8, fp4, BufferRole::kData, true, &buffer));
-    if (shape.size() != 2) buffer.alt_shape = {k, m / 2};
+    // What TE allocates is C++ NVFP4Quantizer::create_tensor's 2-D transpose
+    // [K, M/2] (pytorch/csrc/quantizer.cpp, TE d0067d0da6), so shape and bytes
+    // follow it. The Python inner_tensor_specs keeps the rank,
+    // (K, d0, ..., d(n-2)/2), which halves the wrong dim: [8192, 1, 4096]
+    // would give (4096, 8192, 0), 0 B, where TE allocates 16,777,216 B. That
+    // shape is kept as alt_shape.
+    TP_RETURN_IF_ERROR(make_buffer("_columnwise_data", {k, m / 2}, u8, fp4, BufferRole::kData, true, &buffer));
+    if (shape.size() != 2) {
+      buffer.alt_shape = last_dim_first(shape);
+      buffer.alt_shape.back() /= 2;
+    }
     buffers->push_back(buffer);
     TP_RETURN_IF_ERROR(make_buffer("_columnwise_scale_inv", col_scale, u8, e4m3, BufferRole::kScale, true, &buffer));
     buffers->push_back(buffer);
-    TP_RETURN_IF_ERROR(make_buffer("_amax_columnwise", {1}, f32, f32, BufferRole::kAmax, true, &buffer));
-    if (spec.options.nvfp4_row_scaled) buffer.alt_shape = {k};
+    // Row-scaled: C++ create_tensor allocates one amax per column, {K}; the
+    // Python spec says (1,) (TE d0067d0da6, quantizer.cpp / nvfp4_tensor.py).
+    const int64_t amax_count = spec.options.nvfp4_row_scaled ? k : 1;
+    TP_RETURN_IF_ERROR(make_buffer("_amax_columnwise", {amax_count}, f32, f32, BufferRole::kAmax, true, &buffer));
+    if (spec.options.nvfp4_row_scaled) buffer.alt_shape = {1};
     amaxes.push_back(buffer);
   }
   // Flatten order puts both amaxes last.

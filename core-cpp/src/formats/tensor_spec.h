@@ -50,9 +50,10 @@ struct BufferSpec {
   int64_t alignment = 1;
   BufferRole role = BufferRole::kData;
   bool columnwise = false;        // belongs to the columnwise usage
-  // A second shape TE also produces for the same bytes (NVFP4: C++
-  // create_tensor gives `_columnwise_data` as [K, M/2] where the Python spec
-  // keeps the rank; row-scaled `_amax_columnwise` is (K,) in C++). Empty if none.
+  // The shape TE's Python inner_tensor_specs gives where it differs from the
+  // C++ allocation that `shape` and `bytes` follow (NVFP4: `_columnwise_data`
+  // keeps the rank in Python, [K, M/2] in C++; row-scaled `_amax_columnwise`
+  // is (1,) in Python, (K,) in C++). Empty if none. Its bytes may differ.
   std::vector<int64_t> alt_shape;
 };
 
@@ -72,6 +73,11 @@ Status validate_tensor_spec(const TensorSpec& spec);
 // only for block FP8, which allocates any shape but wants M % 128 == 0 and
 // K % 128 == 0. Returns ok, or an error that names the rule.
 Status te_is_quantizable(const TensorSpec& spec);
+
+// Whether TE's quantize accepts an output of this spec: ok, or the reason it
+// refuses. Per-tensor FP8 columnwise-only outputs on Hopper are refused by
+// check_per_tensor_fp8_quantize_output (TE d0067d0da6, quantizer.cpp).
+Status te_quantize_refusal(const TensorSpec& spec);
 
 // TE's get_scale_shape for a 2-D view (M, K) of the recipe's block formats,
 // rowwise or columnwise (§2.2-2.4). Not defined for per-tensor recipes.

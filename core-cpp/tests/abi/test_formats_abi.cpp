@@ -35,9 +35,10 @@ TEST(FormatsAbi, TensorSpecBuffersMxfp8) {
   const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE, TP_ARCH_HOPPER, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_OK) << tp_last_error();
-  EXPECT_EQ(tp_result_count(result), 18);
+  EXPECT_EQ(tp_result_count(result), 19);
   EXPECT_EQ(array_of<uint8_t>(result, 16), std::vector<uint8_t>{1});
   EXPECT_EQ(tp_result_length(result, 17), 0);
+  EXPECT_EQ(tp_result_length(result, 18), 0);  // quantize_refusal: TE quantizes into it
   EXPECT_EQ(names_of(result, 0, 1), (std::vector<std::string>{"_rowwise_data", "_rowwise_scale_inv", "_columnwise_data",
                                                               "_columnwise_scale_inv"}));
   EXPECT_EQ(array_of<int32_t>(result, 2), (std::vector<int32_t>{0, 2, 4, 6, 8}));
@@ -141,6 +142,21 @@ TEST(FormatsAbi, GroupedLayoutMxfp8Example) {
   const std::vector<int32_t> csr = array_of<int32_t>(result, 11);
   const std::vector<double> offsets = array_of<double>(result, 12);
   EXPECT_EQ(std::vector<double>(offsets.begin() + csr[2], offsets.begin() + csr[3]), (std::vector<double>{0, 2048, 6144, 12288}));
+  EXPECT_EQ(tp_result_length(result, 14), 0);  // cpp_unavailable: TE's C++ sizes it
+  tp_result_free(result);
+}
+
+// Issue #15 rule 10 through the ABI: FP8 current scaling with both dims
+// varying, which TE's C++ Float8CurrentScalingQuantizer::create_grouped_tensor
+// refuses (TE d0067d0da6, pytorch/csrc/quantizer.cpp).
+TEST(FormatsAbi, GroupedLayoutReportsTheCppRefusal) {
+  const double member_dims[] = {128, 128, 256, 256};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_FP8_CURRENT, 3, TP_ARCH_HOPPER, 0, 3};
+  tp_result* result = nullptr;
+  ASSERT_EQ(tp_grouped_layout(member_dims, 2, format, &result), TP_OK) << tp_last_error();
+  const std::vector<uint8_t> reason = array_of<uint8_t>(result, 14);
+  EXPECT_NE(std::string(reason.begin(), reason.end()).find("create_grouped_tensor"), std::string::npos);
+  EXPECT_EQ(array_of<double>(result, 13)[1], 0);  // no C++ total
   tp_result_free(result);
 }
 

@@ -13,9 +13,10 @@ using tp::GroupedLayout;
 using tp::Recipe;
 
 GroupedLayout layout_of(const std::vector<std::vector<int64_t>>& shapes, Recipe recipe, bool row = true,
-                        bool col = true, tp::FormatOptions options = tp::FormatOptions()) {
+                        bool col = true, tp::FormatOptions options = tp::FormatOptions(),
+                        tp::Arch arch = tp::Arch::kHopper) {
   GroupedLayout layout;
-  tp::Status status = tp::grouped_layout(shapes, tp::DType::kBFloat16, recipe, row, col, options, &layout);
+  tp::Status status = tp::grouped_layout(shapes, tp::DType::kBFloat16, recipe, row, col, arch, options, &layout);
   EXPECT_TRUE(status.is_ok()) << status.message();
   return layout;
 }
@@ -129,14 +130,110 @@ TEST(GroupedLayout, CppTotalShapeSizingDiffersWhenFirstDimsAreNot128Aligned) {
 
 TEST(GroupedLayout, RejectsBadMembers) {
   GroupedLayout layout;
-  tp::Status status = tp::grouped_layout({{32, 32}, {33, 32}}, tp::DType::kBFloat16, Recipe::kMxfp8, true, true,
-                                         tp::FormatOptions(), &layout);
-  EXPECT_NE(status.message().find("shapes[1]: mxfp8 cannot quantize shape [33, 32]"), std::string::npos)
-      << status.message();
-  status = tp::grouped_layout({{32, 32, 2}}, tp::DType::kBFloat16, Recipe::kNone, true, true, tp::FormatOptions(), &layout);
+  const tp::Arch hopper = tp::Arch::kHopper;
+  tp::Status status =
+      tp::grouped_layout({{32, 32, 2}}, tp::DType::kBFloat16, Recipe::kNone, true, true, hopper, tp::FormatOptions(), &layout);
   EXPECT_EQ(status.message(), "shapes[0] = [32, 32, 2]: grouped members must be 2-D");
-  status = tp::grouped_layout({}, tp::DType::kBFloat16, Recipe::kNone, true, true, tp::FormatOptions(), &layout);
+  status = tp::grouped_layout({}, tp::DType::kBFloat16, Recipe::kNone, true, true, hopper, tp::FormatOptions(), &layout);
   EXPECT_FALSE(status.is_ok());
+  // TE's Python make_grouped_tensor asserts logical_last_dim > 0.
+  status = tp::grouped_layout({{32, 0}, {64, 0}}, tp::DType::kBFloat16, Recipe::kMxfp8, true, true, hopper,
+                              tp::FormatOptions(), &layout);
+  EXPECT_NE(status.message().find("logical last dim is 0"), std::string::npos) << status.message();
+  // Format rules still apply: a quantized group of int32 data.
+  status = tp::grouped_layout({{32, 32}}, tp::DType::kInt32, Recipe::kMxfp8, true, true, hopper, tp::FormatOptions(), &layout);
+  EXPECT_NE(status.message().find("dtype = int32"), std::string::npos) << status.message();
+}
+
+// Issue #15 rule 10. TE d0067d0da6, pytorch/tensor/storage/grouped_tensor_storage.py
+// GroupedTensorStorage.make_grouped_tensor has no per-member divisibility check
+// (MXFP8 get_scale_shape floors and pads any shape), so a member TE accepts is
+// accepted; the C++ MXFP8Quantizer::create_grouped_tensor sizes from
+// get_scale_shape of the logical shape, which NVTE_CHECKs multiples of 32.
+TEST(GroupedLayout, TeMakeGroupedTensorAcceptsMembersWithoutBlockDivisibility) {
+  GroupedLayout layout = layout_of({{32, 32}, {33, 32}}, Recipe::kMxfp8);
+  EXPECT_EQ(find(layout, "rowwise_data")->bytes, 65 * 32);
+  // Python get_scale_shape: rowwise (roundup(M, 128), roundup(K // 32, 4)) per member.
+  EXPECT_EQ(find(layout, "scale_inv")->elements, 2 * 128 * 4);
+  EXPECT_FALSE(layout.cpp_available);
+  EXPECT_NE(layout.cpp_unavailable_reason.find("MXFP8Quantizer::get_scale_shape"), std::string::npos);
+  EXPECT_EQ(layout.cpp_total_bytes, 0);
+  EXPECT_TRUE(layout_of({{32, 32}, {64, 32}}, Recipe::kMxfp8).cpp_available);
+}
+
+// Issue #15 rule 10. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// Float8CurrentScalingQuantizer::create_grouped_tensor and the Python
+// make_grouped_tensor: with non-TN FP8 GEMMs (Blackwell) one rowwise data buffer
+// serves both usages, no columnwise data; the shared scale_inv stays.
+TEST(GroupedLayout, TeFp8CurrentScalingOnBlackwellKeepsOneDataBuffer) {
+  const std::vector<std::vector<int64_t>> shapes{{16, 16}, {32, 16}};
+  GroupedLayout blackwell = layout_of(shapes, Recipe::kFp8Current, true, true, tp::FormatOptions(), tp::Arch::kBlackwell);
+  EXPECT_EQ(names(blackwell), (std::vector<std::string>{"rowwise_data", "scale_inv", "amax", "scale", "first_dims",
+                                                        "tensor_offsets"}));
+  GroupedLayout col_only = layout_of(shapes, Recipe::kFp8Current, false, true, tp::FormatOptions(), tp::Arch::kBlackwell);
+  EXPECT_EQ(names(col_only), names(blackwell));
+  GroupedLayout hopper_col = layout_of(shapes, Recipe::kFp8Current, false, true);
+  EXPECT_EQ(names(hopper_col), (std::vector<std::string>{"columnwise_data", "columnwise_scale_inv", "amax", "scale",
+                                                         "first_dims", "tensor_offsets"}));
+  // Delayed scaling has no non-TN rule for grouped tensors in TE.
+  GroupedLayout delayed = layout_of({{16, 16}, {16, 16}}, Recipe::kFp8Delayed, true, true, tp::FormatOptions(),
+                                    tp::Arch::kBlackwell);
+  EXPECT_NE(find(delayed, "columnwise_data"), nullptr);
+}
+
+// Issue #15 rule 10. TE d0067d0da6, grouped_tensor_storage.py make_grouped_tensor:
+// quantizer None means rowwise_usage True, columnwise_usage False, so only `data`
+// is allocated; the C++ NoneQuantizer::create_grouped_tensor (quantizer.cpp)
+// follows the usages.
+TEST(GroupedLayout, TeUnquantizedGroupsAllocateDataOnlyInThePythonPath) {
+  GroupedLayout both = layout_of({{64, 32}, {64, 32}}, Recipe::kNone, true, true);
+  EXPECT_EQ(find(both, "rowwise_data")->bytes, 2 * 64 * 32 * 2);
+  EXPECT_EQ(find(both, "columnwise_data")->bytes, 0);
+  EXPECT_EQ(find(both, "columnwise_data")->cpp_bytes, 2 * 64 * 32 * 2);
+  EXPECT_EQ(both.total_bytes, 2 * 64 * 32 * 2);
+  EXPECT_EQ(both.cpp_total_bytes, 2 * 2 * 64 * 32 * 2);
+  GroupedLayout col = layout_of({{64, 32}, {64, 32}}, Recipe::kNone, false, true);
+  EXPECT_EQ(find(col, "rowwise_data")->bytes, 2 * 64 * 32 * 2);
+  EXPECT_EQ(find(col, "rowwise_data")->cpp_bytes, 0);
+}
+
+// Issue #15 rule 10. TE d0067d0da6, pytorch/csrc/quantizer.cpp:
+// Float8CurrentScalingQuantizer::create_grouped_tensor NVTE_CHECKs that first
+// and last dims do not both vary; NVFP4Quantizer::create_grouped_tensor calls
+// get_scale_shape on the logical shape [1, total], whose first dim fails % 16.
+TEST(GroupedLayout, TeCppSizingIsUnavailableWhereCreateGroupedTensorRefuses) {
+  const std::vector<std::vector<int64_t>> both{{128, 128}, {256, 256}};
+  GroupedLayout current = layout_of(both, Recipe::kFp8Current);
+  EXPECT_FALSE(current.cpp_available);
+  EXPECT_NE(current.cpp_unavailable_reason.find("Float8CurrentScalingQuantizer::create_grouped_tensor"), std::string::npos);
+  EXPECT_GT(current.total_bytes, 0);  // the Python path sizes it
+  EXPECT_EQ(current.cpp_total_bytes, 0);
+  GroupedLayout nvfp4 = layout_of(both, Recipe::kNvfp4);
+  EXPECT_FALSE(nvfp4.cpp_available);
+  EXPECT_NE(nvfp4.cpp_unavailable_reason.find("NVFP4Quantizer::get_scale_shape"), std::string::npos);
+  for (const GroupedBuffer& buffer : nvfp4.buffers) EXPECT_EQ(buffer.cpp_bytes, 0) << buffer.name;
+  // MXFP8 and block FP8 size it (numel / 32; logical [1, total]); so does delayed scaling.
+  EXPECT_TRUE(layout_of(both, Recipe::kMxfp8).cpp_available);
+  EXPECT_TRUE(layout_of(both, Recipe::kFp8Block1D).cpp_available);
+  EXPECT_TRUE(layout_of(both, Recipe::kFp8Delayed).cpp_available);
+  // One dim varying: both sizings exist.
+  EXPECT_TRUE(layout_of({{128, 128}, {256, 128}}, Recipe::kFp8Current).cpp_available);
+  EXPECT_TRUE(layout_of({{128, 128}, {256, 128}}, Recipe::kNvfp4).cpp_available);
+}
+
+// Issue #15 rule 10. TE d0067d0da6: Python make_grouped_tensor and C++
+// NVFP4Quantizer::create_grouped_tensor both refuse row-scaled NVFP4 groups with
+// columnwise usage; C++ sizes row-scaled amaxes by logical_first_dim.
+TEST(GroupedLayout, TeNvfp4RowScaledGroupsAreRowwiseOnly) {
+  tp::FormatOptions options;
+  options.nvfp4_row_scaled = true;
+  GroupedLayout layout;
+  const tp::Status status = tp::grouped_layout({{16, 32}}, tp::DType::kBFloat16, Recipe::kNvfp4, true, true,
+                                               tp::Arch::kBlackwell, options, &layout);
+  EXPECT_NE(status.message().find("do not support columnwise usage"), std::string::npos) << status.message();
+  GroupedLayout last = layout_of({{16, 32}, {16, 64}}, Recipe::kNvfp4, true, false, options);
+  EXPECT_EQ(find(last, "amax")->elements, 32);     // Python: sum of member rows
+  EXPECT_EQ(find(last, "amax")->cpp_elements, 16);  // C++: logical_first_dim
 }
 
 TEST(GroupedLayout, RandomGroupsSumCorrectlyAndAgreeWhenFirstDimsAre128Multiples) {

@@ -155,14 +155,87 @@ TEST(TensorSpecNvfp4, RowScaledAmaxPerRowAndNeedsRowwise) {
   spec.options.nvfp4_row_scaled = true;
   std::vector<BufferSpec> buffers = buffers_of(spec);
   ASSERT_EQ(buffers.size(), 6u);
-  EXPECT_EQ(buffers[2].shape, (std::vector<int64_t>{64, 2, 8}));   // Python spec keeps the rank
-  EXPECT_EQ(buffers[2].alt_shape, (std::vector<int64_t>{64, 16}));  // C++ [K, M/2]
+  EXPECT_EQ(buffers[2].shape, (std::vector<int64_t>{64, 16}));        // C++ [K, M/2]
+  EXPECT_EQ(buffers[2].alt_shape, (std::vector<int64_t>{64, 2, 8}));  // Python spec keeps the rank
   EXPECT_EQ(buffers[4].shape, (std::vector<int64_t>{32}));
-  EXPECT_EQ(buffers[5].shape, (std::vector<int64_t>{1}));
-  EXPECT_EQ(buffers[5].alt_shape, (std::vector<int64_t>{64}));
+  // Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+  // NVFP4Quantizer::create_tensor: amax_columnwise = at::empty({flat_last_dim})
+  // when row_scaled_nvfp4, so {K} fp32, 4K bytes; the Python spec's (1,) is the alt shape.
+  EXPECT_EQ(buffers[5].shape, (std::vector<int64_t>{64}));
+  EXPECT_EQ(buffers[5].bytes, 64 * 4);
+  EXPECT_EQ(buffers[5].alt_shape, (std::vector<int64_t>{1}));
   spec.rowwise = false;
   tp::Status status = tp::tensor_spec_buffers(spec, &buffers);
   EXPECT_NE(status.message().find("row-scaled"), std::string::npos) << status.message();
+}
+
+// Issue #15 rule 8. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// NVFP4Quantizer::create_tensor allocates the columnwise data as the 2-D
+// transpose [flat_last_dim, flat_first_dim / 2]; pytorch/tensor/nvfp4_tensor.py
+// NVFP4Quantizer.inner_tensor_specs would give (K, d0, ..., d(n-2) / 2).
+TEST(TensorSpecNvfp4, TeCreateTensorColumnwiseDataIsKByHalfMForRank3OddMiddleDim) {
+  std::vector<BufferSpec> buffers = buffers_of(make_spec({8192, 1, 4096}, Recipe::kNvfp4));
+  ASSERT_EQ(buffers.size(), 6u);
+  EXPECT_EQ(buffers[2].name, "_columnwise_data");
+  EXPECT_EQ(buffers[2].shape, (std::vector<int64_t>{4096, 4096}));
+  EXPECT_EQ(buffers[2].bytes, 16777216);  // the Python shape (4096, 8192, 0) would say 0 B
+  EXPECT_EQ(buffers[2].alt_shape, (std::vector<int64_t>{4096, 8192, 0}));
+  // Rank 2: the two agree, no alt shape.
+  EXPECT_TRUE(buffers_of(make_spec({64, 32}, Recipe::kNvfp4))[2].alt_shape.empty());
+  // Every rank >= 2 gives the same bytes as its 2-D view (M, K).
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{16, 3, 32}, {2, 1, 8, 48}, {48, 1, 1, 16}}) {
+    const int64_t m = tp::leading_rows(shape), k = tp::last_dim(shape);
+    EXPECT_EQ(total_bytes(buffers_of(make_spec(shape, Recipe::kNvfp4))), total_bytes(buffers_of(make_spec({m, k}, Recipe::kNvfp4))))
+        << tp::shape_to_string(shape);
+  }
+}
+
+// Issue #15 rule 9. TE d0067d0da6, pytorch/tensor/nvfp4_tensor.py
+// NVFP4Quantizer.is_quantizable: returns False when row_scaled_nvfp4.
+TEST(TensorSpecNvfp4, TeIsQuantizableIsFalseForRowScaled) {
+  TensorSpec spec = make_spec({128, 128}, Recipe::kNvfp4);
+  EXPECT_TRUE(tp::te_is_quantizable(spec).is_ok());
+  spec.options.nvfp4_row_scaled = true;
+  EXPECT_NE(tp::te_is_quantizable(spec).message().find("row-scaled"), std::string::npos);
+  EXPECT_NE(tp::te_is_quantizable(spec).message().find("is_quantizable"), std::string::npos);
+}
+
+// Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// MXFP8Quantizer::get_scale_shape and Float8BlockQuantizer::get_scale_shape
+// compute M = numel / K: K = 0 divides by zero there, so it is an error here.
+TEST(TensorSpec, TeGetScaleShapeDividesByKSoKZeroIsAnErrorForMxfp8AndBlockFp8) {
+  for (Recipe recipe : {Recipe::kMxfp8, Recipe::kFp8Block1D, Recipe::kFp8Block2D}) {
+    std::vector<BufferSpec> buffers;
+    const tp::Status status = tp::tensor_spec_buffers(make_spec({64, 0}, recipe), &buffers);
+    EXPECT_EQ(status.code(), TP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(status.message(), std::string(tp::recipe_name(recipe)) +
+                                    " cannot quantize shape [64, 0]: needs K > 0 (K = last dim; TE's get_scale_shape "
+                                    "divides the element count by K), got K = 0");
+  }
+  // M = 0 is fine (no division by M), and so is K = 0 where TE does not divide.
+  EXPECT_TRUE(tp::validate_tensor_spec(make_spec({0, 64}, Recipe::kFp8Block1D)).is_ok());
+  EXPECT_TRUE(tp::validate_tensor_spec(make_spec({64, 0}, Recipe::kFp8Current)).is_ok());
+  EXPECT_TRUE(tp::validate_tensor_spec(make_spec({64, 0}, Recipe::kNvfp4)).is_ok());
+}
+
+// Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// check_per_tensor_fp8_quantize_output (called by Float8Quantizer::quantize and
+// Float8CurrentScalingQuantizer::quantize_impl after their numel == 0 return):
+// NotImplementedError when the output has columnwise data but no rowwise data.
+TEST(TensorSpecFp8PerTensor, TeRefusesColumnwiseOnlyQuantizeOutputOnHopper) {
+  for (Recipe recipe : {Recipe::kFp8Delayed, Recipe::kFp8Current}) {
+    const tp::Status refused = tp::te_quantize_refusal(make_spec({128, 64}, recipe, false, true, Arch::kHopper));
+    EXPECT_EQ(refused.code(), TP_ERR_UNSUPPORTED);
+    EXPECT_NE(refused.message().find("columnwise-only"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("[128, 64]"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("check_per_tensor_fp8_quantize_output"), std::string::npos);
+    // Blackwell keeps _data for both usages; rowwise output; an empty input.
+    EXPECT_TRUE(tp::te_quantize_refusal(make_spec({128, 64}, recipe, false, true, Arch::kBlackwell)).is_ok());
+    EXPECT_TRUE(tp::te_quantize_refusal(make_spec({128, 64}, recipe, true, true, Arch::kHopper)).is_ok());
+    EXPECT_TRUE(tp::te_quantize_refusal(make_spec({0, 64}, recipe, false, true, Arch::kHopper)).is_ok());
+  }
+  // Other recipes are not concerned.
+  EXPECT_TRUE(tp::te_quantize_refusal(make_spec({128, 64}, Recipe::kMxfp8, false, true)).is_ok());
 }
 
 TEST(TensorSpecNvfp4, Rejects1000x4096) {
@@ -324,11 +397,18 @@ TEST(TensorSpecCheckBuffers, NamesTheFirstMismatch) {
   EXPECT_EQ(tp::check_buffers(spec, given).message(), "buffers[4] \"_rowwise_data\": given twice");
 }
 
-TEST(TensorSpecCheckBuffers, AcceptsTheCppNvfp4ColumnwiseShape) {
+TEST(TensorSpecCheckBuffers, AcceptsThePythonNvfp4ColumnwiseShapeWithTheAllocatedBytes) {
   TensorSpec spec = make_spec({2, 16, 64}, Recipe::kNvfp4);
   std::vector<tp::GivenBuffer> given = given_from(buffers_of(spec));
-  given[2].shape = {64, 16};
+  EXPECT_EQ(given[2].shape, (std::vector<int64_t>{64, 16}));
+  given[2].shape = {64, 2, 8};  // Python inner_tensor_specs, same bytes
   EXPECT_TRUE(tp::check_buffers(spec, given).is_ok());
+  // Where the Python shape holds fewer bytes than TE allocates, the bytes decide.
+  TensorSpec odd = make_spec({32, 1, 64}, Recipe::kNvfp4);
+  given = given_from(buffers_of(odd));
+  given[2].shape = {64, 32, 0};
+  given[2].bytes = 0;
+  EXPECT_EQ(tp::check_buffers(odd, given).message(), "buffers[2] \"_columnwise_data\".bytes = 0: expected 1024");
 }
 
 TEST(TensorSpec, RandomShapesGiveConsistentBytes) {

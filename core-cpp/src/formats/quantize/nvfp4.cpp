@@ -155,8 +155,9 @@ Status quantize_nvfp4(const TensorSpec& spec, const RawMatrix& x, QuantizeTarget
   TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, false, &row_shape));
   TP_RETURN_IF_ERROR(scale_shape(spec.recipe, m, k, true, &col_shape));
   if (options.nvfp4_row_scaled && spec.columnwise) {
-    return Status::unsupported("nvfp4 row-scaled columnwise quantization is not in the reference (TE's columnwise "
-                               "amax layout for row-scaled tensors is unverified); use rowwise usage only");
+    return Status::unsupported("nvfp4 row-scaled columnwise quantization is not in the reference (its buffers, "
+                               "with one columnwise amax per column, are described; the numerics are not); use "
+                               "rowwise usage only");
   }
   if (spec.columnwise && options.nvfp4_hadamard && spec.dtype != DType::kBFloat16) {
     return Status::invalid(std::string("nvfp4 Hadamard transform needs bf16 input, dtype is ") + dtype_name(spec.dtype));

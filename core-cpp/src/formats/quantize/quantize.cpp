@@ -103,6 +103,7 @@ Status quantize_into(const TensorSpec& spec, const uint8_t* input, int64_t input
                      const std::vector<uint8_t*>& out, std::vector<float>* amax) {
   std::vector<BufferSpec> buffers;
   TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &buffers));
+  TP_RETURN_IF_ERROR(te_quantize_refusal(spec));  // outputs TE's quantize refuses
   if (out.size() != buffers.size()) {
     return Status::internal("quantize: " + std::to_string(out.size()) + " destinations for the spec's " +
                             std::to_string(buffers.size()) + " buffers");
@@ -143,6 +144,7 @@ Status quantize(const TensorSpec& spec, const uint8_t* input, int64_t input_byte
                 QuantizeOutput* out) {
   QuantizeOutput result;
   TP_RETURN_IF_ERROR(tensor_spec_buffers(spec, &result.buffers));
+  TP_RETURN_IF_ERROR(te_quantize_refusal(spec));  // before allocating the output
   const int64_t m = spec.shape.empty() ? 1 : leading_rows(spec.shape);
   TP_RETURN_IF_ERROR(check_input(spec.dtype, input, input_bytes, m * last_dim(spec.shape)));
   // One allocation for every buffer, named after them: the shape sets its size.

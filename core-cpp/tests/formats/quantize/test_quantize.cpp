@@ -294,6 +294,42 @@ TEST(QuantizeVectors, Nvfp4ColumnwiseIsTheTransposeQuantizedAlongRows) {
   EXPECT_EQ(bytes_of(col, "_columnwise_scale_inv"), bytes_of(row_of_t, "_rowwise_scale_inv"));
 }
 
+// Issue #15 rule 8. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// NVFP4Quantizer::create_tensor sizes the columnwise data from the 2-D view
+// (M, K), so TE quantizes [32, 1, 32] (M = 32) like [32, 32]; the Python
+// spec's rank-keeping shape (32, 32, 0) used to make quantize refuse it.
+TEST(QuantizeVectors, Nvfp4Rank3WithOddMiddleDimQuantizesLikeIts2dView) {
+  std::mt19937_64 rng(15);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(32 * 32);
+  for (float& v : x) v = normal(rng);
+  tp::QuantizeOutput three = quantize(make_spec({32, 1, 32}, Recipe::kNvfp4), x);
+  tp::QuantizeOutput two = quantize(make_spec({32, 32}, Recipe::kNvfp4), x);
+  ASSERT_EQ(three.buffers.size(), two.buffers.size());
+  for (const tp::BufferSpec& buffer : two.buffers) {
+    EXPECT_EQ(bytes_of(three, buffer.name), bytes_of(two, buffer.name)) << buffer.name;
+  }
+  EXPECT_EQ(bytes_of(three, "_columnwise_data").size(), 32u * 16u);
+}
+
+// Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// check_per_tensor_fp8_quantize_output: a columnwise-only per-tensor FP8 output
+// (on Hopper: `_transpose` without `_data`) is NotImplementedError in TE.
+TEST(QuantizeErrors, Fp8PerTensorColumnwiseOnlyOnHopperIsRefusedAsTeDoes) {
+  const std::vector<float> x(16 * 16, 1.5f);
+  const std::vector<uint8_t> input = raw(x);
+  for (Recipe recipe : {Recipe::kFp8Delayed, Recipe::kFp8Current}) {
+    TensorSpec spec = make_spec({16, 16}, recipe, DType::kFloat32, false, true);
+    tp::QuantizeOutput out;
+    const tp::QuantizeParams params;
+    const tp::Status status = tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), params, &out);
+    EXPECT_EQ(status.code(), TP_ERR_UNSUPPORTED);
+    EXPECT_NE(status.message().find("columnwise-only"), std::string::npos) << status.message();
+    spec.arch = tp::Arch::kBlackwell;  // one _data serves both usages there
+    EXPECT_TRUE(tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), params, &out).is_ok());
+  }
+}
+
 TEST(QuantizeVectors, Nvfp4HadamardIsOrthogonalAndRoundTrips) {
   for (bool no_signs : {false, true}) {
     const std::vector<float> h = tp::nvfp4_hadamard_matrix(no_signs);
@@ -401,10 +437,18 @@ TEST(QuantizeProperties, RoundTripErrorWithinFormatBound) {
       std::vector<uint8_t> input = raw(x, dtype);
       std::vector<float> xin;
       ASSERT_TRUE(tp::decode_input(dtype, input.data(), static_cast<int64_t>(input.size()), m * k, &xin).is_ok());
+      // TE refuses a columnwise-only per-tensor FP8 output on Hopper
+      // (check_per_tensor_fp8_quantize_output): quantize both usages, then
+      // dequantize the columnwise-only spec from its `_transpose`.
+      const bool via_both = tp::is_fp8_per_tensor(recipe) && usage == 1;
+      TensorSpec quantized = spec;
+      if (via_both) quantized.rowwise = true;
       tp::QuantizeOutput out;
-      ASSERT_TRUE(tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), {}, &out).is_ok());
+      ASSERT_TRUE(tp::quantize(quantized, input.data(), static_cast<int64_t>(input.size()), {}, &out).is_ok());
+      std::vector<tp::ByteSpan> spans = out.spans();
+      if (via_both) spans.erase(spans.begin());  // drop _data: _transpose, _scale_inv remain
       tp::HostBuffer back_bytes;
-      ASSERT_TRUE(tp::dequantize(spec, out.spans(), &back_bytes).is_ok());
+      ASSERT_TRUE(tp::dequantize(spec, spans, &back_bytes).is_ok());
       std::vector<float> back;
       ASSERT_TRUE(tp::decode_input(dtype, back_bytes.data(), back_bytes.size(), m * k, &back).is_ok());
       // E4M3: 3 mantissa bits -> relative error <= 2^-4; below the normal
