@@ -12,6 +12,7 @@ import type {
 } from './layer-spec.js';
 import { parseLayerSpec } from './layer-spec.js';
 import { dtypeFacts, recipeFacts } from './core-facts.js';
+import { layerArch } from './layer-arch.js';
 
 /** What a tensor of a layer graph is, for attribution. */
 export type LayerTensorRole =
@@ -157,7 +158,7 @@ class Gen {
     this.wgradDtype = spec.weightGradientDtype ?? this.dtype;
     this.tp = spec.parallel?.tp ?? 1;
     this.sp = (spec.parallel?.sequenceParallel ?? false) && this.tp > 1;
-    this.arch = spec.arch ?? 'hopper';
+    this.arch = layerArch(spec);
     this.master = spec.optimizer?.masterWeights ?? this.dtype !== 'fp32';
     this.states = spec.optimizer?.statesPerParameter ?? 2;
     this.tokens = spec.model.sequence * spec.model.microBatch;

@@ -1,0 +1,83 @@
+// Rules of issue #15 where TransformerEngine refuses or changes a configuration,
+// each checked against TE main at d0067d0da6cb01811b8072a7d304f0e00344ce2b
+// (the file and function are cited per test).
+import { describe, expect, it } from 'vitest';
+import { LayerSpecBuilder, TensorplanError, compareLayerSpecs, parseLayerSpec } from '../../../dist/index.mjs';
+import type { LayerGraph, LayerSpec } from '../../../dist/index.mjs';
+import { BACKENDS, session } from '../../support/backends';
+
+/** x [128, 128] bf16 into a Linear with W [256, 128]. */
+const linear = (extra: Partial<LayerSpec>): LayerSpec => ({
+  format: 'tensorplan.layers', version: 1, name: 'one linear',
+  model: { hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 },
+  layers: [{ kind: 'linear', outFeatures: 256 }], ...extra,
+});
+
+const buffersOf = (lg: LayerGraph, prefix: string) =>
+  lg.graph.tensors.filter((t) => t.name.startsWith(prefix)).map((t) => lg.tensors[t.name].buffer);
+
+function errorOf(f: () => unknown): TensorplanError {
+  try {
+    f();
+  } catch (error) {
+    return error as TensorplanError;
+  }
+  throw new Error('expected an error');
+}
+
+// Rule 7. TE d0067d0da6, transformer_engine/pytorch/quantization.py:
+// _compute_mxfp8_support and _compute_nvfp4_support return false below compute
+// capability 10.0, and FP8GlobalStateManager.autocast_enter asserts them for
+// MXFP8BlockScaling and NVFP4BlockScaling. Hopper is SM 9.0.
+describe('rule 7: MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mxfp8_support, _compute_nvfp4_support)', () => {
+  const refused: [LayerSpec['recipe'], string, string][] = [
+    ['mxfp8', 'recipe = mxfp8', '_compute_mxfp8_support'],
+    ['nvfp4', 'recipe = nvfp4', '_compute_nvfp4_support'],
+    [{ inputs: 'fp8_current', weights: 'nvfp4' }, 'recipe.weights = nvfp4', '_compute_nvfp4_support'],
+    [{ gradients: 'mxfp8' }, 'recipe.gradients = mxfp8', '_compute_mxfp8_support'],
+  ];
+
+  it.each(refused)('%j on hopper is an error naming the rule and its TE source', (recipe, field, rule) => {
+    const error = errorOf(() => parseLayerSpec(linear({ recipe, arch: 'hopper' }), 'spec.json'));
+    expect(error).toBeInstanceOf(TensorplanError);
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain('spec.json: arch = hopper');
+    expect(error.message).toContain(`${field} needs compute capability 10.0`);
+    expect(error.message).toContain(`transformer_engine/pytorch/quantization.py ${rule}`);
+    expect(error.message).toContain('d0067d0da6');
+    // The builder checks the same way as a file.
+    const builder = new LayerSpecBuilder({ hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 })
+      .recipe(recipe!).arch('hopper').linear({ outFeatures: 256 });
+    expect(() => builder.build()).toThrow(rule);
+  });
+
+  it.each(['mxfp8', 'nvfp4'] as const)('%s is accepted on blackwell', (recipe) => {
+    expect(parseLayerSpec(linear({ recipe, arch: 'blackwell' })).arch).toBe('blackwell');
+  });
+
+  it('recipes TE runs on Hopper stay accepted there (FP8 per-tensor, block FP8: quantization.py check_fp8_support, _compute_fp8_block_scaling_support)', () => {
+    for (const recipe of ['bf16', 'fp8_delayed', 'fp8_current', 'fp8_block'] as const) {
+      expect(() => parseLayerSpec(linear({ recipe, arch: 'hopper' }))).not.toThrow();
+    }
+  });
+
+  describe.each(BACKENDS)('the default arch follows the recipe (%s)', (backend) => {
+    const tp = session(backend);
+
+    it('no arch with an MXFP8 or NVFP4 role plans for Blackwell; without one, for Hopper', () => {
+      // The FP8 per-tensor input shows the arch: a _transpose on Hopper only (FORMATS.md §2.1).
+      const mixed = tp.layerGraph(linear({ recipe: { inputs: 'fp8_current', weights: 'mxfp8' } }));
+      expect(buffersOf(mixed, 'L0.linear.input.')).toEqual(['_data', '_scale_inv']);
+      const fp8 = tp.layerGraph(linear({ recipe: 'fp8_current' }));
+      expect(buffersOf(fp8, 'L0.linear.input.')).toEqual(['_data', '_transpose', '_scale_inv']);
+      expect(() => tp.layerGraph(linear({ recipe: 'nvfp4' }))).not.toThrow();
+    });
+
+    it('tp.layerGraph and --compare arch=hopper refuse an MXFP8 spec', () => {
+      expect(() => tp.layerGraph(linear({ recipe: 'mxfp8', arch: 'hopper' }))).toThrow(/_compute_mxfp8_support/);
+      expect(() => compareLayerSpecs(tp, linear({ recipe: 'mxfp8' }), ['arch=hopper'])).toThrow(/arch = hopper: recipe = mxfp8/);
+      const cmp = compareLayerSpecs(tp, linear({ recipe: 'bf16' }), ['recipe=mxfp8', 'arch=blackwell']);
+      expect(cmp.rows.map((r) => r.label)).toEqual(['base', 'recipe=mxfp8', 'arch=blackwell']);
+    });
+  });
+});
