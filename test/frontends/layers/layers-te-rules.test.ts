@@ -81,3 +81,50 @@ describe('rule 7: MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mx
     });
   });
 });
+
+// Rule 6. TE d0067d0da6, transformer_engine/pytorch/utils.py assert_dim_for_fp8_exec,
+// called with any quantized recipe by module/linear.py _linear_forward_impl (inputmat,
+// weight), module/layernorm_linear.py _LayerNormLinear.forward and
+// module/layernorm_mlp.py _LayerNormMLP._forward (inputmat, fc1_weight, fc2_weight):
+// prod(shape[:-1]) % 8 and shape[-1] % 16 must be 0.
+describe.each(BACKENDS)('rule 6: TE assert_dim_for_fp8_exec (utils.py) and unconditional quantization (%s)', (backend) => {
+  const tp = session(backend);
+
+  it.each(['fp8_current', 'fp8_block', 'nvfp4'] as const)('%s: a GEMM input with rows % 8 != 0 is an error naming the tensor and the rule', (recipe) => {
+    const spec = linear({ recipe, model: { hidden: 128, ffn: 256, heads: 2, sequence: 60, microBatch: 1 } });
+    const error = errorOf(() => tp.layerGraph(spec));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain('L0.linear.input [60, 128]');
+    expect(error.message).toContain('(60) must be divisible by 8');
+    expect(error.message).toContain('transformer_engine/pytorch/utils.py assert_dim_for_fp8_exec');
+    // The same shapes in high precision are fine: TE checks only under a quantized recipe.
+    expect(() => tp.layerGraph({ ...spec, recipe: 'bf16' })).not.toThrow();
+  });
+
+  it('a weight whose leading dim is off 8 or last dim off 16 is an error naming the weight', () => {
+    const rows = linear({ recipe: 'fp8_block', layers: [{ kind: 'linear', outFeatures: 100 }] });
+    expect(() => tp.layerGraph(rows)).toThrow(/L0\.linear\.weight \[100, 128\].*\(100\) must be divisible by 8/);
+    // LayerNormMLP's FC2 weight [hidden, ffn]: ffn 264 is a multiple of 8, not of 16.
+    const fc2 = linear({ recipe: 'fp8_current', model: { hidden: 128, ffn: 264, heads: 2, sequence: 64, microBatch: 2 }, layers: [{ kind: 'layernormMLP' }] });
+    expect(() => tp.layerGraph(fc2)).toThrow(/L0\.fc2\.weight \[128, 264\].*last dim \(264\) by 16/);
+    expect(() => tp.layerGraph({ ...fc2, recipe: 'bf16' })).not.toThrow();
+  });
+
+  it('block FP8 with SP: a local shape is_quantizable rejects is gathered in high precision and quantized (distributed.py _all_gather_fp8_blockwise)', () => {
+    // 128 tokens over TP=2: local [64, 128] is off 128 rows (not quantizable for all-gather); gathered [128, 128] is.
+    const lg = tp.layerGraph(linear({
+      recipe: 'fp8_block', model: { hidden: 128, ffn: 256, heads: 2, sequence: 128, microBatch: 1 },
+      parallel: { tp: 2, sequenceParallel: true }, layers: [{ kind: 'linear', outFeatures: 256, parallel: 'column' }],
+    }));
+    const op = (name: string) => lg.graph.ops.find((o) => o.name === name)!;
+    // The local input is quantized (both usages) all the same.
+    expect(buffersOf(lg, 'L0.linear.input.')).toEqual(['_rowwise_data', '_rowwise_scale_inv', '_columnwise_data', '_columnwise_scale_inv']);
+    expect(op('L0.linear.input_all_gather_dequantize').inputs).toEqual(['L0.linear.input.rowwise_data', 'L0.linear.input.rowwise_scale_inv']);
+    expect(op('L0.linear.input_all_gather').inputs).toEqual(['L0.linear.input_gathered_local_hp']);
+    expect(lg.graph.tensors.find((t) => t.name === 'L0.linear.input_gathered_hp')).toMatchObject({ shape: [128, 128], dtype: 'bf16' });
+    expect(op('L0.linear.input_all_gather_cast').outputs).toEqual(['L0.linear.input_gathered.rowwise_data', 'L0.linear.input_gathered.rowwise_scale_inv']);
+    expect(op('L0.linear.input_regather').inputs).toEqual(['L0.linear.input_regathered_local_hp']);
+    const plan = tp.plan(lg.graph);
+    expect(tp.validate(plan)).toEqual([]);
+  });
+});
