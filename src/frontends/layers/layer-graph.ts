@@ -253,11 +253,13 @@ class Gen {
 
   /**
    * The operands a GEMM reads for a weight: the weight itself (no weight
-   * recipe), a quantized copy cast every step (`perStep`, default), or the
+   * recipe), a quantized copy cast every step (`perStep`, default), a
+   * quantized workspace cached across micro-batches (`cached`), or the
    * persistent quantized weight itself (`primary`, TE fp8_model_params).
    */
   gemmWeight(module: string, shape: number[]): WeightOperands {
     const recipe = this.roles.weights;
+    if (recipe !== 'none' && this.spec.quantizedWeights === 'cached') return this.cachedWeight(module, shape, recipe);
     if (recipe !== 'none' && this.spec.quantizedWeights === 'primary') {
       const base = `${this.layer}.${module}.weight`;
       const cached = this.primary.get(base);
@@ -290,6 +292,42 @@ class Gen {
     // drops nothing, wt_save = weightmat goes to prepare_for_saving). The caller holds
     // `held` until the op that ends the module's autograd node.
     return { fprop: use(wq, 'rowwise'), dgrad: use(wq, 'columnwise'), held: all(wq) };
+  }
+
+  /**
+   * The weight workspace TE caches when `is_first_microbatch` is given
+   * (TransformerEngine d0067d0da6, transformer_engine/pytorch/module/linear.py
+   * `Linear.forward`: `cache_name = "weight"` unless is_first_microbatch is None,
+   * the workspace kept in `self._fp8_workspaces`; layernorm_linear.py,
+   * layernorm_mlp.py (`cache_name_fc1`, `cache_name_fc2`) and grouped_linear.py
+   * do the same). module/base.py `quantize_weight` with `cache=True` makes it a
+   * plain tensor that outlives the step (`quantizer.internal = False`), with the
+   * usages the quantizer has in training: rowwise and columnwise
+   * (linear.py `_linear_forward_impl`: columnwise = is_grad_enabled). It is
+   * persistent; the first micro-batch refreshes it in place (the cast op here),
+   * later ones reuse it, and backward reads it without a per-step copy.
+   */
+  private cachedWeight(module: string, shape: number[], recipe: Recipe): WeightOperands {
+    const base = `${this.layer}.${module}.weight_cache`;
+    const cached = this.primary.get(base);
+    if (cached) return cached;
+    const weight = this.param(module, shape);
+    let spec;
+    try {
+      spec = this.spec2(this.format(shape, recipe, ['rowwise', 'columnwise'], false));
+    } catch (error) {
+      invalid(`${base}: ${(error as Error).message}`);
+    }
+    const buffers = spec.buffers.map((buf) => {
+      const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'quantizedWeight', true, { buffer: buf.name, recipe });
+      this.b.persistent(name);
+      return { tensor: name, name: buf.name, usages: buf.usages };
+    });
+    const q: QT = { buffers, shape, quantizable: spec.quantizable };
+    this.op(`${module}.weight_cache_update`, 'quantize', [weight], all(q));
+    const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
+    this.primary.set(base, operands);
+    return operands;
   }
 
   /** A weight gradient, a graph output; `unit` groups those that are bulk-allocated together. */

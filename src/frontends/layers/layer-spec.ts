@@ -148,10 +148,13 @@ export interface LayerSpec {
   weightGradients?: 'separate' | 'bulk' | 'packed';
   /**
    * Quantized weights: a copy cast from the high-precision weight every step
-   * and kept for backward (`'perStep'`, default), or the persistent weight is
-   * itself quantized (`'primary'`, TE `fp8_model_params`; no per-step copy).
+   * and kept for backward (`'perStep'`, default); a quantized workspace per
+   * weight cached across micro-batches, persistent, both usages (`'cached'`:
+   * TE with `is_first_microbatch` given, as Megatron-LM's TE wrappers pass it);
+   * or the persistent weight is itself quantized (`'primary'`, TE
+   * `fp8_model_params`; no per-step copy).
    */
-  quantizedWeights?: 'perStep' | 'primary';
+  quantizedWeights?: 'perStep' | 'cached' | 'primary';
   /** Dtype of weight gradients (default: the model dtype). */
   weightGradientDtype?: 'bf16' | 'fp16' | 'fp32';
   /** Optimizer state, persistent: fp32 master weights (default true unless the model is fp32) and fp32 states per parameter (default 2: Adam). */

@@ -32,6 +32,13 @@ describe('tensorplan plan with layer specs', () => {
     expect(out.stdout).toMatch(/persistent: weights [\d,]+ B.*master weights.*optimizer state/);
     expect(out.stdout).toContain('live at the peak, by layer and role');
     expect(out.stdout).toMatch(/L[01]\s.*saved activation/);
+    // Rule 5 of issue #15: cached weight workspaces are listed with the persistent bytes.
+    const cachedFile = join(dir, 'cached.layers.json');
+    writeFileSync(cachedFile, JSON.stringify({ ...tinySpec, recipe: 'mxfp8', quantizedWeights: 'cached' }));
+    const cached = run('plan', cachedFile, '--backend', 'wasm');
+    expect(cached.code).toBe(0);
+    expect(cached.stdout).toMatch(/persistent: weights [\d,]+ B.*, quantized weight cache [\d,]+ B.*master weights/);
+    expect(out.stdout).not.toContain('quantized weight cache');
   });
 
   it('--compare plans the alternatives and --json carries their deltas', () => {

@@ -128,3 +128,69 @@ describe.each(BACKENDS)('rule 6: TE assert_dim_for_fp8_exec (utils.py) and uncon
     expect(tp.validate(plan)).toEqual([]);
   });
 });
+
+// Rule 5. TE d0067d0da6: with is_first_microbatch given (Megatron-LM's TE wrappers pass
+// it), transformer_engine/pytorch/module/linear.py Linear.forward sets cache_name =
+// "weight" and keeps the workspace in self._fp8_workspaces (layernorm_linear.py the
+// same, layernorm_mlp.py cache_name_fc1/cache_name_fc2, grouped_linear.py per weight);
+// module/base.py quantize_weight(cache=True) returns it as a tensor that outlives the
+// step; the quantizer has both usages in training (linear.py _linear_forward_impl,
+// columnwise = is_grad_enabled). So the workspace is persistent, rowwise + columnwise.
+describe.each(BACKENDS)('rule 5: weight workspaces cached across micro-batches (TE linear.py cache_name, base.py quantize_weight) (%s)', (backend) => {
+  const tp = session(backend);
+  const cacheOf = (lg: LayerGraph) => (lg.graph.persistent ?? []).filter((n) => lg.tensors[n].role === 'quantizedWeight');
+  const bytesOf = (lg: LayerGraph, n: string) => lg.graph.tensors.find((t) => t.name === n)!.bytes!;
+
+  it('Linear MXFP8: the workspace is persistent with both usages, there is no per-step copy, and the summary reports it', () => {
+    const spec = linear({ recipe: 'mxfp8', quantizedWeights: 'cached' });
+    const lg = tp.layerGraph(spec);
+    // W [256, 128] MXFP8: data 32768 B per usage, rowwise scale (256, roundup(4,4)) = 1024 B, columnwise (roundup(8,4), 128) = 1024 B.
+    expect(cacheOf(lg).map((n) => [n, lg.tensors[n].buffer, bytesOf(lg, n)])).toEqual([
+      ['L0.linear.weight_cache.rowwise_data', '_rowwise_data', 32768], ['L0.linear.weight_cache.rowwise_scale_inv', '_rowwise_scale_inv', 1024],
+      ['L0.linear.weight_cache.columnwise_data', '_columnwise_data', 32768], ['L0.linear.weight_cache.columnwise_scale_inv', '_columnwise_scale_inv', 1024],
+    ]);
+    expect(lg.graph.tensors.some((t) => t.name.startsWith('L0.linear.weight_q.'))).toBe(false);
+    // The high-precision weight, its master copy and optimizer state stay as they are.
+    expect(lg.graph.persistent).toContain('L0.linear.weight');
+    expect(lg.graph.persistent).toContain('L0.linear.weight.master');
+    const op = (name: string) => lg.graph.ops.find((o) => o.name === name)!;
+    expect(op('L0.linear.weight_cache_update').inputs).toEqual(['L0.linear.weight']);
+    expect(op('L0.linear.fprop').inputs).toContain('L0.linear.weight_cache.rowwise_data');
+    expect(op('L0.linear.dgrad').inputs).toContain('L0.linear.weight_cache.columnwise_data');
+    const plan = tp.plan(lg.graph);
+    expect(tp.validate(plan)).toEqual([]);
+    const summary = tp.layerPlanSummary(lg, plan);
+    expect(summary.persistent.quantizedWeightCache).toBe(32768 * 2 + 1024 * 2);
+    const perStepLg = tp.layerGraph(linear({ recipe: 'mxfp8' }));
+    const perStep = tp.layerPlanSummary(perStepLg, tp.plan(perStepLg.graph));
+    expect(perStep.persistent.quantizedWeightCache).toBe(0);
+    expect(summary.persistentBytes - perStep.persistentBytes).toBe(summary.persistent.quantizedWeightCache);
+    // The per-step copy (67584 B, held until wgrad) leaves the arena.
+    expect(summary.peakBytes).toBeLessThan(perStep.peakBytes);
+    // --compare quantizedWeights=cached gives the same figures.
+    const cmp = compareLayerSpecs(tp, linear({ recipe: 'mxfp8' }), ['quantizedWeights=cached']);
+    expect(cmp.rows[1].deltaPersistentBytes).toBe(67584);
+  });
+
+  it('LayerNormMLP caches FC1 and FC2 (cache_name_fc1, cache_name_fc2); GroupedLinear each expert weight', () => {
+    const mlp = tp.layerGraph(linear({ recipe: 'fp8_current', arch: 'hopper', quantizedWeights: 'cached', layers: [{ kind: 'layernormMLP' }] }));
+    // FP8 per-tensor on Hopper: _data, _transpose, _scale_inv per weight.
+    expect(cacheOf(mlp)).toEqual([
+      'L0.fc1.weight_cache.data', 'L0.fc1.weight_cache.transpose', 'L0.fc1.weight_cache.scale_inv',
+      'L0.fc2.weight_cache.data', 'L0.fc2.weight_cache.transpose', 'L0.fc2.weight_cache.scale_inv',
+    ]);
+    expect(tp.validate(tp.plan(mlp.graph))).toEqual([]);
+    const grouped = tp.layerGraph(linear({ recipe: 'mxfp8', quantizedWeights: 'cached', layers: [{ kind: 'groupedLinear', groups: 2, outFeatures: 256 }] }));
+    expect(cacheOf(grouped).length).toBe(2 * 4);
+    expect(tp.validate(tp.plan(grouped.graph))).toEqual([]);
+  });
+
+  it('high precision has nothing to cache; the builder and the schema take the option', () => {
+    const lg = tp.layerGraph(linear({ recipe: 'bf16', quantizedWeights: 'cached' }));
+    expect(cacheOf(lg)).toEqual([]);
+    const built = new LayerSpecBuilder({ hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 }, 'one linear')
+      .recipe('mxfp8').quantizedWeights('cached').linear({ outFeatures: 256 }).build();
+    expect(built.quantizedWeights).toBe('cached');
+    expect(() => parseLayerSpec(linear({ quantizedWeights: 'sometimes' as 'cached' }))).toThrow(/quantizedWeights/);
+  });
+});
