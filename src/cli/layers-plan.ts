@@ -20,7 +20,8 @@ const signed = (bytes: number): string => (bytes === 0 ? '0' : `${bytes > 0 ? '+
 /** The layer part of `tensorplan plan SPEC.layers.json`: persistent breakdown and what is live at the peak by layer and role. */
 export function printLayerSummary(summary: LayerPlanSummary): void {
   const p = summary.persistent;
-  console.log(`persistent: weights ${formatBytes(p.weights)}, master weights ${formatBytes(p.masterWeights)}, optimizer state ${formatBytes(p.optimizerState)}`);
+  const cache = p.quantizedWeightCache > 0 ? `, quantized weight cache ${formatBytes(p.quantizedWeightCache)}` : '';
+  console.log(`persistent: weights ${formatBytes(p.weights)}${cache}, master weights ${formatBytes(p.masterWeights)}, optimizer state ${formatBytes(p.optimizerState)}`);
   console.log(`arena + persistent: ${formatBytes(summary.totalBytes)}; saved for backward at the peak: ${formatBytes(summary.savedAtPeakBytes)}`);
   const roles = new Table({ head: ['live at the peak, by role', 'bytes'], style: { head: [] } });
   for (const [role, bytes] of Object.entries(summary.peakByRole).sort((a, b) => b[1] - a[1])) roles.push([role, formatBytes(bytes)]);

@@ -46,6 +46,16 @@ export class LayerSpecBuilder {
     return this;
   }
 
+  /**
+   * How quantized weights are held: a per-step copy (`perStep`, default), a
+   * workspace cached across micro-batches (`cached`, TE with `is_first_microbatch`
+   * given), or quantized primary weights (`primary`, TE `fp8_model_params`).
+   */
+  quantizedWeights(mode: 'perStep' | 'cached' | 'primary'): this {
+    this.spec.quantizedWeights = mode;
+    return this;
+  }
+
   /** Persistent optimizer state. */
   optimizer(options: { masterWeights?: boolean; statesPerParameter?: number }): this {
     this.spec.optimizer = { ...options };

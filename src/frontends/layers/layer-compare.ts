@@ -46,7 +46,7 @@ const onOff = (value: string, key: string): boolean => {
 /**
  * Applies one alternative `key=value` to a spec and returns the new spec.
  * Keys: `recipe` (a recipe name, or `inputs:mxfp8,weights:mxfp8,...`),
- * `weightGradients` (separate|bulk|packed), `quantizedWeights` (perStep|primary), `recompute` (on|off, every layer),
+ * `weightGradients` (separate|bulk|packed), `quantizedWeights` (perStep|cached|primary), `recompute` (on|off, every layer),
  * `tp` (a number), `sp` (on|off), `arch` (hopper|blackwell), `attention`
  * (fused|unfused), `microBatch`, `sequence`, or any dotted path of the spec
  * with a JSON value (`layers.0.repeat=4`).

@@ -12,6 +12,7 @@ import type {
 } from './layer-spec.js';
 import { parseLayerSpec } from './layer-spec.js';
 import { dtypeFacts, recipeFacts } from './core-facts.js';
+import { layerArch } from './layer-arch.js';
 
 /** What a tensor of a layer graph is, for attribution. */
 export type LayerTensorRole =
@@ -53,6 +54,8 @@ type Usage = 'rowwise' | 'columnwise';
 interface QT {
   buffers: { tensor: string; name: string; usages: Usage[] }[];
   shape: number[];
+  /** TE's `is_quantizable`: whether a quantized all-gather of it is possible (else TE gathers in high precision). */
+  quantizable: boolean;
 }
 
 /** An activation passed between modules: a high-precision tensor, a quantized one, or both. */
@@ -157,7 +160,7 @@ class Gen {
     this.wgradDtype = spec.weightGradientDtype ?? this.dtype;
     this.tp = spec.parallel?.tp ?? 1;
     this.sp = (spec.parallel?.sequenceParallel ?? false) && this.tp > 1;
-    this.arch = spec.arch ?? 'hopper';
+    this.arch = layerArch(spec);
     this.master = spec.optimizer?.masterWeights ?? this.dtype !== 'fp32';
     this.states = spec.optimizer?.statesPerParameter ?? 2;
     this.tokens = spec.model.sequence * spec.model.microBatch;
@@ -250,11 +253,13 @@ class Gen {
 
   /**
    * The operands a GEMM reads for a weight: the weight itself (no weight
-   * recipe), a quantized copy cast every step (`perStep`, default), or the
+   * recipe), a quantized copy cast every step (`perStep`, default), a
+   * quantized workspace cached across micro-batches (`cached`), or the
    * persistent quantized weight itself (`primary`, TE fp8_model_params).
    */
   gemmWeight(module: string, shape: number[]): WeightOperands {
     const recipe = this.roles.weights;
+    if (recipe !== 'none' && this.spec.quantizedWeights === 'cached') return this.cachedWeight(module, shape, recipe);
     if (recipe !== 'none' && this.spec.quantizedWeights === 'primary') {
       const base = `${this.layer}.${module}.weight`;
       const cached = this.primary.get(base);
@@ -265,18 +270,17 @@ class Gen {
       } catch (error) {
         invalid(`${base}: ${(error as Error).message}`);
       }
-      if (spec.quantizable) {
-        const buffers = spec.buffers.map((buf) => {
-          const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'weight', true, { buffer: buf.name, recipe });
-          this.b.persistent(name);
-          return { tensor: name, name: buf.name, usages: buf.usages };
-        });
-        this.optimizerState(base, module, shape);
-        const q: QT = { buffers, shape };
-        const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
-        this.primary.set(base, operands);
-        return operands;
-      }
+      // Quantized whatever is_quantizable says (rule 6 of issue #15): TE's modules quantize unconditionally.
+      const buffers = spec.buffers.map((buf) => {
+        const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'weight', true, { buffer: buf.name, recipe });
+        this.b.persistent(name);
+        return { tensor: name, name: buf.name, usages: buf.usages };
+      });
+      this.optimizerState(base, module, shape);
+      const q: QT = { buffers, shape, quantizable: spec.quantizable };
+      const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
+      this.primary.set(base, operands);
+      return operands;
     }
     const weight = this.param(module, shape);
     const wq = this.quantized(`${module}.weight_q`, shape, recipe, ['rowwise', 'columnwise'], module, 'quantizedWeight');
@@ -288,6 +292,42 @@ class Gen {
     // drops nothing, wt_save = weightmat goes to prepare_for_saving). The caller holds
     // `held` until the op that ends the module's autograd node.
     return { fprop: use(wq, 'rowwise'), dgrad: use(wq, 'columnwise'), held: all(wq) };
+  }
+
+  /**
+   * The weight workspace TE caches when `is_first_microbatch` is given
+   * (TransformerEngine d0067d0da6, transformer_engine/pytorch/module/linear.py
+   * `Linear.forward`: `cache_name = "weight"` unless is_first_microbatch is None,
+   * the workspace kept in `self._fp8_workspaces`; layernorm_linear.py,
+   * layernorm_mlp.py (`cache_name_fc1`, `cache_name_fc2`) and grouped_linear.py
+   * do the same). module/base.py `quantize_weight` with `cache=True` makes it a
+   * plain tensor that outlives the step (`quantizer.internal = False`), with the
+   * usages the quantizer has in training: rowwise and columnwise
+   * (linear.py `_linear_forward_impl`: columnwise = is_grad_enabled). It is
+   * persistent; the first micro-batch refreshes it in place (the cast op here),
+   * later ones reuse it, and backward reads it without a per-step copy.
+   */
+  private cachedWeight(module: string, shape: number[], recipe: Recipe): WeightOperands {
+    const base = `${this.layer}.${module}.weight_cache`;
+    const cached = this.primary.get(base);
+    if (cached) return cached;
+    const weight = this.param(module, shape);
+    let spec;
+    try {
+      spec = this.spec2(this.format(shape, recipe, ['rowwise', 'columnwise'], false));
+    } catch (error) {
+      invalid(`${base}: ${(error as Error).message}`);
+    }
+    const buffers = spec.buffers.map((buf) => {
+      const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'quantizedWeight', true, { buffer: buf.name, recipe });
+      this.b.persistent(name);
+      return { tensor: name, name: buf.name, usages: buf.usages };
+    });
+    const q: QT = { buffers, shape, quantizable: spec.quantizable };
+    this.op(`${module}.weight_cache_update`, 'quantize', [weight], all(q));
+    const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
+    this.primary.set(base, operands);
+    return operands;
   }
 
   /** A weight gradient, a graph output; `unit` groups those that are bulk-allocated together. */
@@ -339,7 +379,10 @@ class Gen {
   /**
    * The inner buffers of a quantized tensor as graph tensors (each its own
    * allocation, as TE's `create_tensor` makes them); undefined when the recipe
-   * is none or TE would keep the shape in high precision (block FP8 off 128).
+   * is none. TE's modules quantize whatever `is_quantizable` says: that check
+   * only picks a high-precision all-gather (TransformerEngine d0067d0da6,
+   * transformer_engine/pytorch/distributed.py `_all_gather_fp8_blockwise`,
+   * `_all_gather_nvfp4`), see {@link gatherQuantized}.
    */
   quantized(name: string, shape: number[], recipe: Recipe, usages: Usage[], module: string, role: LayerTensorRole, gradient = false): QT | undefined {
     if (recipe === 'none') return undefined;
@@ -349,12 +392,11 @@ class Gen {
     } catch (error) {
       invalid(`${this.prefix}${name}: ${(error as Error).message}`);
     }
-    if (!spec.quantizable) return undefined;
     const buffers = spec.buffers.map((buf) => ({
       tensor: this.t(`${name}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, role, false, { buffer: buf.name, recipe }),
       name: buf.name, usages: buf.usages,
     }));
-    return { buffers, shape };
+    return { buffers, shape, quantizable: spec.quantizable };
   }
 
   markSaved(): void {
@@ -416,14 +458,64 @@ interface LinearArgs {
    * holds `held` until the op that ends its node.
    */
   ownNode?: boolean;
+  /**
+   * TE checks this GEMM's input with assert_dim_for_fp8_exec (default true).
+   * LayerNormMLP checks its input, fc1_weight and fc2_weight, not FC2's input.
+   */
+  checkInput?: boolean;
 }
 
 /** TE Linear (FORMATS.md §6): input and weight casts, all-gather/reduce-scatter for SP, saved usages. */
+/**
+ * All-gathers the `usage` buffers of a rank-local quantized input into a new
+ * quantized `[rows, cols]` tensor and returns its `usage` buffers. When TE's
+ * `is_quantizable` rejects the local shape, TE dequantizes it, gathers in high
+ * precision and quantizes the result (TransformerEngine d0067d0da6,
+ * transformer_engine/pytorch/distributed.py `_all_gather_fp8_blockwise`,
+ * `_all_gather_nvfp4`, `_all_gather_mxfp8`).
+ */
+function gatherQuantized(g: Gen, name: string, opName: string, local: QT, usage: Usage, rows: number, cols: number, module: string): string[] {
+  const recipe = g.roles.inputs;
+  const gq = g.quantized(name, [rows, cols], recipe, [usage], module, 'communication');
+  if (!gq) invalid(`${g.prefix}${name}: no quantized buffers for recipe ${recipe}`);
+  if (local.quantizable) {
+    g.op(opName, 'all_gather', use(local, usage), all(gq));
+  } else {
+    const localHp = g.hp(`${name}_local_hp`, local.shape[0], cols, module, 'communication');
+    g.op(`${opName}_dequantize`, 'dequantize', use(local, usage), [localHp]);
+    const fullHp = g.hp(`${name}_hp`, rows, cols, module, 'communication');
+    g.op(opName, 'all_gather', [localHp], [fullHp]);
+    g.op(`${opName}_cast`, 'quantize', [fullHp], all(gq));
+  }
+  return use(gq, usage);
+}
+
+/**
+ * TE's `assert_dim_for_fp8_exec` (TransformerEngine d0067d0da6,
+ * transformer_engine/pytorch/utils.py): with any quantized recipe, Linear,
+ * LayerNormLinear and LayerNormMLP refuse a GEMM input or weight whose leading
+ * dims multiply to a number not divisible by 8, or whose last dim is not
+ * divisible by 16 (module/linear.py `_linear_forward_impl`,
+ * module/layernorm_linear.py `_LayerNormLinear.forward`,
+ * module/layernorm_mlp.py `_LayerNormMLP._forward`). GroupedLinear does not check.
+ */
+function assertDimForFp8Exec(g: Gen, tensor: string, shape: number[]): void {
+  if (g.roles.inputs === 'none' && g.roles.weights === 'none' && g.roles.gradients === 'none') return;
+  const leading = shape.slice(0, -1).reduce((p, d) => p * d, 1);
+  const last = shape[shape.length - 1];
+  if (leading % 8 === 0 && last % 16 === 0) return;
+  invalid(`${tensor} [${shape.join(', ')}]: TE refuses it for a quantized recipe: the product of all dims but the last `
+    + `(${leading}) must be divisible by 8 and the last dim (${last}) by 16 `
+    + '(TransformerEngine d0067d0da6, transformer_engine/pytorch/utils.py assert_dim_for_fp8_exec)');
+}
+
 function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
   const { module, x, out } = a;
   const inF = x.cols;
   const m = `${module}`;
   const bias = a.bias ? g.param(`${module}.bias`, [out]) : undefined;
+  if (a.checkInput ?? true) assertDimForFp8Exec(g, `${g.prefix}${m}.input`, [x.rows, inF]);
+  assertDimForFp8Exec(g, `${g.layer}.${module}.weight`, [out, inF]);
   const gatherInput = g.sp && a.parallel === 'column';
   const rowsFull = gatherInput ? x.rows * g.tp : x.rows;
 
@@ -443,10 +535,7 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
     savedIn = use(xq, 'columnwise');
     if (a.keepInput) keptIn = all(xq).filter((t) => !savedIn.includes(t));
     if (gatherInput) {
-      const gq = g.quantized(`${m}.input_gathered`, [rowsFull, inF], g.roles.inputs, ['rowwise'], module, 'communication');
-      if (!gq) invalid(`${m}: gathered input not quantizable`);
-      g.op(`${m}.input_all_gather`, 'all_gather', use(xq, 'rowwise'), all(gq));
-      fpropIn = use(gq, 'rowwise');
+      fpropIn = gatherQuantized(g, `${m}.input_gathered`, `${m}.input_all_gather`, xq, 'rowwise', rowsFull, inF, module);
     } else {
       fpropIn = use(xq, 'rowwise');
     }
@@ -530,10 +619,7 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
     let wIn = savedIn;
     if (gatherInput) {
       if (savedQ) {
-        const gq = g.quantized(`${m}.input_regathered`, [rowsFull, inF], g.roles.inputs, ['columnwise'], module, 'communication');
-        if (!gq) invalid(`${m}: gathered input not quantizable`);
-        g.op(`${m}.input_regather`, 'all_gather', savedIn, all(gq));
-        wIn = use(gq, 'columnwise');
+        wIn = gatherQuantized(g, `${m}.input_regathered`, `${m}.input_regather`, savedQ, 'columnwise', rowsFull, inF, module);
       } else {
         const full = g.hp(`${m}.input_regathered`, rowsFull, inF, module, 'communication');
         g.op(`${m}.input_regather`, 'all_gather', savedIn, [full]);
@@ -765,7 +851,7 @@ function mlpBlock(g: Gen, x: Act, normalization: Normalization, act: Activation,
   const fc1 = linear(g, { module: 'fc1', x: ln.y, out: gated ? 2 * ffnL : ffnL, parallel: 'column', unit: 'dense', keepInput: true, ownNode: false });
   const perTensor = g.roles.inputs === 'fp8_delayed' || g.roles.inputs === 'fp8_current';
   const a = activation(g, 'act', fc1.y, act, true, perTensor ? ['rowwise'] : ['rowwise', 'columnwise']);
-  const fc2 = linear(g, { module: 'fc2', x: a.y, out: x.cols, parallel: 'row', unit: 'dense', keepInput: true, ownNode: false });
+  const fc2 = linear(g, { module: 'fc2', x: a.y, out: x.cols, parallel: 'row', unit: 'dense', keepInput: true, ownNode: false, checkInput: false });
   return {
     y: fc2.y,
     bwd: (dy) => {

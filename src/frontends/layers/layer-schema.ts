@@ -68,7 +68,7 @@ export const LAYER_SPEC_SCHEMA_V1 = {
       properties: { tp: { type: 'integer', minimum: 1, maximum: 1024 }, sequenceParallel: { type: 'boolean' } },
     },
     weightGradients: { enum: ['separate', 'bulk', 'packed'] },
-    quantizedWeights: { enum: ['perStep', 'primary'] },
+    quantizedWeights: { enum: ['perStep', 'cached', 'primary'] },
     weightGradientDtype: { enum: ['bf16', 'fp16', 'fp32'] },
     optimizer: {
       type: 'object', additionalProperties: false,

@@ -3,6 +3,7 @@ import { checkJsonData, checkSource } from '../../json-data.js';
 import { describeSchemaError, schemaErrors } from '../../graph/parse-graph.js';
 import { LAYER_SPEC_SCHEMA_V1 } from './layer-schema.js';
 import { checkLayerSpecLimits } from './layer-limits.js';
+import { archRefusal } from './layer-arch.js';
 
 /** A per-role recipe: `'none'` (or `'bf16'`) keeps the model dtype; the others are TE recipes (FORMATS.md §2). */
 export type RoleRecipe = 'none' | 'bf16' | 'fp8_delayed' | 'fp8_current' | 'mxfp8' | 'nvfp4' | 'fp8_block_1d' | 'fp8_block_2d';
@@ -127,7 +128,11 @@ export interface LayerSpec {
   model: ModelDims;
   /** Default `'none'` (the model dtype everywhere). */
   recipe?: RecipeSpec;
-  /** Default `'hopper'` (FP8 per-tensor keeps a transpose buffer). */
+  /**
+   * Default: `'blackwell'` when a role uses MXFP8 or NVFP4 (TE refuses them
+   * below compute capability 10.0), else `'hopper'` (FP8 per-tensor keeps a
+   * transpose buffer there).
+   */
   arch?: 'hopper' | 'blackwell';
   parallel?: {
     /** Tensor-parallel size (default 1). */
@@ -143,10 +148,13 @@ export interface LayerSpec {
   weightGradients?: 'separate' | 'bulk' | 'packed';
   /**
    * Quantized weights: a copy cast from the high-precision weight every step
-   * and kept for backward (`'perStep'`, default), or the persistent weight is
-   * itself quantized (`'primary'`, TE `fp8_model_params`; no per-step copy).
+   * and kept for backward (`'perStep'`, default); a quantized workspace per
+   * weight cached across micro-batches, persistent, both usages (`'cached'`:
+   * TE with `is_first_microbatch` given, as Megatron-LM's TE wrappers pass it);
+   * or the persistent weight is itself quantized (`'primary'`, TE
+   * `fp8_model_params`; no per-step copy).
    */
-  quantizedWeights?: 'perStep' | 'primary';
+  quantizedWeights?: 'perStep' | 'cached' | 'primary';
   /** Dtype of weight gradients (default: the model dtype). */
   weightGradientDtype?: 'bf16' | 'fp16' | 'fp32';
   /** Optimizer state, persistent: fp32 master weights (default true unless the model is fp32) and fp32 states per parameter (default 2: Adam). */
@@ -185,6 +193,8 @@ function parseLayerSpecChecked(input: unknown, source: string): LayerSpec {
   if (spec.parallel?.sequenceParallel && tokens % tp !== 0) {
     fail(source, `parallel.tp = ${tp}: sequence parallelism needs it to divide model.sequence * model.microBatch = ${tokens}`);
   }
+  const refusal = archRefusal(spec);
+  if (refusal) fail(source, refusal);
   spec.layers.forEach((layer, i) => {
     const at = `layers[${i}]`;
     if ((layer.kind === 'linear' || layer.kind === 'layernormLinear') && (layer.parallel ?? 'none') !== 'none' && layer.outFeatures % tp !== 0 && layer.parallel === 'column') {

@@ -19,6 +19,11 @@ export interface LayerPeakEntry {
 /** Persistent bytes by kind (each tensor rounded up to the graph's 256 B alignment, as the plan counts it). */
 export interface PersistentBreakdown {
   weights: number;
+  /**
+   * Quantized weight workspaces cached across micro-batches (`quantizedWeights:
+   * 'cached'`, TE `_fp8_workspaces`); 0 otherwise. Primary quantized weights count as `weights`.
+   */
+  quantizedWeightCache: number;
   masterWeights: number;
   optimizerState: number;
   total: number;
@@ -66,13 +71,16 @@ export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDo
   if (lg.tensors === null || typeof lg.tensors !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `layers.tensors = ${shown(lg.tensors)}: must be an object by tensor name`);
   parsePlan(plan);
   const s = plan.statistics;
-  const persistentNames: Record<'weight' | 'masterWeight' | 'optimizerState', string[]> = { weight: [], masterWeight: [], optimizerState: [] };
+  const persistentNames: Record<'weight' | 'quantizedWeight' | 'masterWeight' | 'optimizerState', string[]> = {
+    weight: [], quantizedWeight: [], masterWeight: [], optimizerState: [],
+  };
   for (const name of lg.graph.persistent ?? []) {
     const role = lg.tensors[name]?.role as LayerTensorRole;
-    if (role === 'weight' || role === 'masterWeight' || role === 'optimizerState') persistentNames[role].push(name);
+    if (role === 'weight' || role === 'quantizedWeight' || role === 'masterWeight' || role === 'optimizerState') persistentNames[role].push(name);
   }
   const persistent: PersistentBreakdown = {
     weights: roundedSum(core, lg, persistentNames.weight),
+    quantizedWeightCache: roundedSum(core, lg, persistentNames.quantizedWeight),
     masterWeights: roundedSum(core, lg, persistentNames.masterWeight),
     optimizerState: roundedSum(core, lg, persistentNames.optimizerState),
     total: s.persistentBytes,

@@ -32,6 +32,13 @@ describe('tensorplan plan with layer specs', () => {
     expect(out.stdout).toMatch(/persistent: weights [\d,]+ B.*master weights.*optimizer state/);
     expect(out.stdout).toContain('live at the peak, by layer and role');
     expect(out.stdout).toMatch(/L[01]\s.*saved activation/);
+    // Rule 5 of issue #15: cached weight workspaces are listed with the persistent bytes.
+    const cachedFile = join(dir, 'cached.layers.json');
+    writeFileSync(cachedFile, JSON.stringify({ ...tinySpec, recipe: 'mxfp8', quantizedWeights: 'cached' }));
+    const cached = run('plan', cachedFile, '--backend', 'wasm');
+    expect(cached.code).toBe(0);
+    expect(cached.stdout).toMatch(/persistent: weights [\d,]+ B.*, quantized weight cache [\d,]+ B.*master weights/);
+    expect(out.stdout).not.toContain('quantized weight cache');
   });
 
   it('--compare plans the alternatives and --json carries their deltas', () => {
@@ -67,6 +74,11 @@ describe('tensorplan plan with layer specs', () => {
     const alt = run('plan', file, '--compare', 'recipe=fp9');
     expect(alt.code).toBe(2);
     expect(alt.stderr).toContain('recipe=fp9');
+    // TE refuses MXFP8 below Blackwell (rule 7 of issue #15): the bf16 example says arch hopper.
+    const hopper = run('plan', example('llama3-8b-bf16.layers.json'), '--compare', 'recipe=mxfp8');
+    expect(hopper.code).toBe(2);
+    expect(hopper.stderr).toContain('with recipe=mxfp8: arch = hopper: recipe = mxfp8 needs compute capability 10.0');
+    expect(hopper.stderr).toContain('_compute_mxfp8_support');
     const graph = run('plan', example('two-chains.graph.json'), '--compare', 'recipe=mxfp8');
     expect(graph.code).toBe(2);
     expect(graph.stderr).toContain('--compare needs a layer spec');

@@ -7,11 +7,11 @@ import type { LayerGraph, LayerSpec } from '../../../dist/index.mjs';
 import { BACKENDS, session } from '../../support/backends';
 
 /** x [128, 128] bf16 into a Linear with W [256, 128]. */
-function linearSpec(recipe: LayerSpec['recipe'], arch: 'hopper' | 'blackwell' = 'hopper', parallel?: LayerSpec['parallel']): LayerSpec {
+function linearSpec(recipe: LayerSpec['recipe'], arch?: 'hopper' | 'blackwell', parallel?: LayerSpec['parallel']): LayerSpec {
   return {
     format: 'tensorplan.layers', version: 1, name: 'one linear',
     model: { hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 },
-    recipe, arch, ...(parallel ? { parallel } : {}),
+    recipe, ...(arch ? { arch } : {}), ...(parallel ? { parallel } : {}),
     layers: [{ kind: 'linear', outFeatures: 256, parallel: parallel ? 'column' : 'none' }],
   };
 }
@@ -48,8 +48,9 @@ function diesAfter(lg: LayerGraph, tensor: string): string | undefined {
 // data [256, 64], scale (roundup(256,128), roundup(8,4)) = 2048 B, amax 4 B;
 // block FP8 2D rowwise scale (256/128, roundup(1,4)) f32 = 32 B.
 const MX_W = { _rowwise_data: 32768, _rowwise_scale_inv: 1024, _columnwise_data: 32768, _columnwise_scale_inv: 8 * 128 };
-const CASES: [LayerSpec['recipe'], 'hopper' | 'blackwell', Record<string, number>, Record<string, number>][] = [
-  ['mxfp8', 'hopper', { _columnwise_data: 16384, _columnwise_scale_inv: 4 * 128 }, MX_W],
+// `undefined` arch: the default follows the recipe (Blackwell for MXFP8, rule 7 of issue #15).
+const CASES: [LayerSpec['recipe'], 'hopper' | 'blackwell' | undefined, Record<string, number>, Record<string, number>][] = [
+  ['mxfp8', undefined, { _columnwise_data: 16384, _columnwise_scale_inv: 4 * 128 }, MX_W],
   ['mxfp8', 'blackwell', { _columnwise_data: 16384, _columnwise_scale_inv: 512 }, MX_W],
   ['fp8_delayed', 'hopper', { _transpose: 16384, _scale_inv: 4 }, { _data: 32768, _transpose: 32768, _scale_inv: 4 }],
   ['fp8_current', 'hopper', { _transpose: 16384, _scale_inv: 4 }, { _data: 32768, _transpose: 32768, _scale_inv: 4 }],
@@ -127,13 +128,17 @@ describe.each(BACKENDS)('saved tensors of Linear per recipe (%s)', (backend) => 
     expect(grads.every((t) => !lg.tensors[t.name].saved)).toBe(true);
   });
 
-  it('block FP8 off multiples of 128 stays in high precision (TE is_quantizable)', () => {
+  // Rule 6 of issue #15: TE's modules quantize unconditionally; is_quantizable only
+  // picks a high-precision all-gather (TE d0067d0da6, transformer_engine/pytorch/
+  // distributed.py _all_gather_fp8_blockwise; module/linear.py _linear_forward_impl).
+  it('block FP8 off multiples of 128 is still quantized (is_quantizable is about all-gather only)', () => {
     const spec = linearSpec('fp8_block');
     spec.model = { ...spec.model, sequence: 48 };
     const lg = tp.layerGraph(spec);
-    expect(lg.graph.tensors.some((t) => t.name.startsWith('L0.linear.input.'))).toBe(false);
-    expect(lg.tensors['L0.linear.saved_input'].saved).toBe(true);
-    // The weight [256, 128] is quantizable and still quantized, and saved whole.
+    expect(lg.graph.tensors.some((t) => t.name === 'L0.linear.saved_input')).toBe(false);
+    // Input [96, 128] 1D: columnwise data 12288 B, columnwise scale (ceil(96/128), roundup(128,4)) f32 = 512 B.
+    expect(savedBuffers(lg, 'input')).toEqual({ _columnwise_data: 12288, _columnwise_scale_inv: 512 });
+    // The weight [256, 128] is quantized too, and saved whole.
     expect(savedBuffers(lg, 'weight_q')).toEqual({ _rowwise_data: 32768, _rowwise_scale_inv: 32, _columnwise_data: 32768, _columnwise_scale_inv: 16 });
   });
 
@@ -144,7 +149,7 @@ describe.each(BACKENDS)('saved tensors of Linear per recipe (%s)', (backend) => 
   });
 
   it('TP=2 + SP column-parallel: local input saved, gathered for fprop, re-gathered for wgrad', () => {
-    const lg = tp.layerGraph(linearSpec('mxfp8', 'hopper', { tp: 2, sequenceParallel: true }));
+    const lg = tp.layerGraph(linearSpec('mxfp8', 'blackwell', { tp: 2, sequenceParallel: true }));
     const shapeOf = (name: string) => lg.graph.tensors.find((t) => t.name === name);
     expect(shapeOf('input')).toMatchObject({ shape: [64, 128] });
     // Local [64, 128]: columnwise data 8192 B, scale (roundup(2,4), 128) = 512 B.

@@ -1,0 +1,196 @@
+// Rules of issue #15 where TransformerEngine refuses or changes a configuration,
+// each checked against TE main at d0067d0da6cb01811b8072a7d304f0e00344ce2b
+// (the file and function are cited per test).
+import { describe, expect, it } from 'vitest';
+import { LayerSpecBuilder, TensorplanError, compareLayerSpecs, parseLayerSpec } from '../../../dist/index.mjs';
+import type { LayerGraph, LayerSpec } from '../../../dist/index.mjs';
+import { BACKENDS, session } from '../../support/backends';
+
+/** x [128, 128] bf16 into a Linear with W [256, 128]. */
+const linear = (extra: Partial<LayerSpec>): LayerSpec => ({
+  format: 'tensorplan.layers', version: 1, name: 'one linear',
+  model: { hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 },
+  layers: [{ kind: 'linear', outFeatures: 256 }], ...extra,
+});
+
+const buffersOf = (lg: LayerGraph, prefix: string) =>
+  lg.graph.tensors.filter((t) => t.name.startsWith(prefix)).map((t) => lg.tensors[t.name].buffer);
+
+function errorOf(f: () => unknown): TensorplanError {
+  try {
+    f();
+  } catch (error) {
+    return error as TensorplanError;
+  }
+  throw new Error('expected an error');
+}
+
+// Rule 7. TE d0067d0da6, transformer_engine/pytorch/quantization.py:
+// _compute_mxfp8_support and _compute_nvfp4_support return false below compute
+// capability 10.0, and FP8GlobalStateManager.autocast_enter asserts them for
+// MXFP8BlockScaling and NVFP4BlockScaling. Hopper is SM 9.0.
+describe('rule 7: MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mxfp8_support, _compute_nvfp4_support)', () => {
+  const refused: [LayerSpec['recipe'], string, string][] = [
+    ['mxfp8', 'recipe = mxfp8', '_compute_mxfp8_support'],
+    ['nvfp4', 'recipe = nvfp4', '_compute_nvfp4_support'],
+    [{ inputs: 'fp8_current', weights: 'nvfp4' }, 'recipe.weights = nvfp4', '_compute_nvfp4_support'],
+    [{ gradients: 'mxfp8' }, 'recipe.gradients = mxfp8', '_compute_mxfp8_support'],
+  ];
+
+  it.each(refused)('%j on hopper is an error naming the rule and its TE source', (recipe, field, rule) => {
+    const error = errorOf(() => parseLayerSpec(linear({ recipe, arch: 'hopper' }), 'spec.json'));
+    expect(error).toBeInstanceOf(TensorplanError);
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain('spec.json: arch = hopper');
+    expect(error.message).toContain(`${field} needs compute capability 10.0`);
+    expect(error.message).toContain(`transformer_engine/pytorch/quantization.py ${rule}`);
+    expect(error.message).toContain('d0067d0da6');
+    // The builder checks the same way as a file.
+    const builder = new LayerSpecBuilder({ hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 })
+      .recipe(recipe!).arch('hopper').linear({ outFeatures: 256 });
+    expect(() => builder.build()).toThrow(rule);
+  });
+
+  it.each(['mxfp8', 'nvfp4'] as const)('%s is accepted on blackwell', (recipe) => {
+    expect(parseLayerSpec(linear({ recipe, arch: 'blackwell' })).arch).toBe('blackwell');
+  });
+
+  it('recipes TE runs on Hopper stay accepted there (FP8 per-tensor, block FP8: quantization.py check_fp8_support, _compute_fp8_block_scaling_support)', () => {
+    for (const recipe of ['bf16', 'fp8_delayed', 'fp8_current', 'fp8_block'] as const) {
+      expect(() => parseLayerSpec(linear({ recipe, arch: 'hopper' }))).not.toThrow();
+    }
+  });
+
+  describe.each(BACKENDS)('the default arch follows the recipe (%s)', (backend) => {
+    const tp = session(backend);
+
+    it('no arch with an MXFP8 or NVFP4 role plans for Blackwell; without one, for Hopper', () => {
+      // The FP8 per-tensor input shows the arch: a _transpose on Hopper only (FORMATS.md §2.1).
+      const mixed = tp.layerGraph(linear({ recipe: { inputs: 'fp8_current', weights: 'mxfp8' } }));
+      expect(buffersOf(mixed, 'L0.linear.input.')).toEqual(['_data', '_scale_inv']);
+      const fp8 = tp.layerGraph(linear({ recipe: 'fp8_current' }));
+      expect(buffersOf(fp8, 'L0.linear.input.')).toEqual(['_data', '_transpose', '_scale_inv']);
+      expect(() => tp.layerGraph(linear({ recipe: 'nvfp4' }))).not.toThrow();
+    });
+
+    it('tp.layerGraph and --compare arch=hopper refuse an MXFP8 spec', () => {
+      expect(() => tp.layerGraph(linear({ recipe: 'mxfp8', arch: 'hopper' }))).toThrow(/_compute_mxfp8_support/);
+      expect(() => compareLayerSpecs(tp, linear({ recipe: 'mxfp8' }), ['arch=hopper'])).toThrow(/arch = hopper: recipe = mxfp8/);
+      const cmp = compareLayerSpecs(tp, linear({ recipe: 'bf16' }), ['recipe=mxfp8', 'arch=blackwell']);
+      expect(cmp.rows.map((r) => r.label)).toEqual(['base', 'recipe=mxfp8', 'arch=blackwell']);
+    });
+  });
+});
+
+// Rule 6. TE d0067d0da6, transformer_engine/pytorch/utils.py assert_dim_for_fp8_exec,
+// called with any quantized recipe by module/linear.py _linear_forward_impl (inputmat,
+// weight), module/layernorm_linear.py _LayerNormLinear.forward and
+// module/layernorm_mlp.py _LayerNormMLP._forward (inputmat, fc1_weight, fc2_weight):
+// prod(shape[:-1]) % 8 and shape[-1] % 16 must be 0.
+describe.each(BACKENDS)('rule 6: TE assert_dim_for_fp8_exec (utils.py) and unconditional quantization (%s)', (backend) => {
+  const tp = session(backend);
+
+  it.each(['fp8_current', 'fp8_block', 'nvfp4'] as const)('%s: a GEMM input with rows % 8 != 0 is an error naming the tensor and the rule', (recipe) => {
+    const spec = linear({ recipe, model: { hidden: 128, ffn: 256, heads: 2, sequence: 60, microBatch: 1 } });
+    const error = errorOf(() => tp.layerGraph(spec));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain('L0.linear.input [60, 128]');
+    expect(error.message).toContain('(60) must be divisible by 8');
+    expect(error.message).toContain('transformer_engine/pytorch/utils.py assert_dim_for_fp8_exec');
+    // The same shapes in high precision are fine: TE checks only under a quantized recipe.
+    expect(() => tp.layerGraph({ ...spec, recipe: 'bf16' })).not.toThrow();
+  });
+
+  it('a weight whose leading dim is off 8 or last dim off 16 is an error naming the weight', () => {
+    const rows = linear({ recipe: 'fp8_block', layers: [{ kind: 'linear', outFeatures: 100 }] });
+    expect(() => tp.layerGraph(rows)).toThrow(/L0\.linear\.weight \[100, 128\].*\(100\) must be divisible by 8/);
+    // LayerNormMLP's FC2 weight [hidden, ffn]: ffn 264 is a multiple of 8, not of 16.
+    const fc2 = linear({ recipe: 'fp8_current', model: { hidden: 128, ffn: 264, heads: 2, sequence: 64, microBatch: 2 }, layers: [{ kind: 'layernormMLP' }] });
+    expect(() => tp.layerGraph(fc2)).toThrow(/L0\.fc2\.weight \[128, 264\].*last dim \(264\) by 16/);
+    expect(() => tp.layerGraph({ ...fc2, recipe: 'bf16' })).not.toThrow();
+  });
+
+  it('block FP8 with SP: a local shape is_quantizable rejects is gathered in high precision and quantized (distributed.py _all_gather_fp8_blockwise)', () => {
+    // 128 tokens over TP=2: local [64, 128] is off 128 rows (not quantizable for all-gather); gathered [128, 128] is.
+    const lg = tp.layerGraph(linear({
+      recipe: 'fp8_block', model: { hidden: 128, ffn: 256, heads: 2, sequence: 128, microBatch: 1 },
+      parallel: { tp: 2, sequenceParallel: true }, layers: [{ kind: 'linear', outFeatures: 256, parallel: 'column' }],
+    }));
+    const op = (name: string) => lg.graph.ops.find((o) => o.name === name)!;
+    // The local input is quantized (both usages) all the same.
+    expect(buffersOf(lg, 'L0.linear.input.')).toEqual(['_rowwise_data', '_rowwise_scale_inv', '_columnwise_data', '_columnwise_scale_inv']);
+    expect(op('L0.linear.input_all_gather_dequantize').inputs).toEqual(['L0.linear.input.rowwise_data', 'L0.linear.input.rowwise_scale_inv']);
+    expect(op('L0.linear.input_all_gather').inputs).toEqual(['L0.linear.input_gathered_local_hp']);
+    expect(lg.graph.tensors.find((t) => t.name === 'L0.linear.input_gathered_hp')).toMatchObject({ shape: [128, 128], dtype: 'bf16' });
+    expect(op('L0.linear.input_all_gather_cast').outputs).toEqual(['L0.linear.input_gathered.rowwise_data', 'L0.linear.input_gathered.rowwise_scale_inv']);
+    expect(op('L0.linear.input_regather').inputs).toEqual(['L0.linear.input_regathered_local_hp']);
+    const plan = tp.plan(lg.graph);
+    expect(tp.validate(plan)).toEqual([]);
+  });
+});
+
+// Rule 5. TE d0067d0da6: with is_first_microbatch given (Megatron-LM's TE wrappers pass
+// it), transformer_engine/pytorch/module/linear.py Linear.forward sets cache_name =
+// "weight" and keeps the workspace in self._fp8_workspaces (layernorm_linear.py the
+// same, layernorm_mlp.py cache_name_fc1/cache_name_fc2, grouped_linear.py per weight);
+// module/base.py quantize_weight(cache=True) returns it as a tensor that outlives the
+// step; the quantizer has both usages in training (linear.py _linear_forward_impl,
+// columnwise = is_grad_enabled). So the workspace is persistent, rowwise + columnwise.
+describe.each(BACKENDS)('rule 5: weight workspaces cached across micro-batches (TE linear.py cache_name, base.py quantize_weight) (%s)', (backend) => {
+  const tp = session(backend);
+  const cacheOf = (lg: LayerGraph) => (lg.graph.persistent ?? []).filter((n) => lg.tensors[n].role === 'quantizedWeight');
+  const bytesOf = (lg: LayerGraph, n: string) => lg.graph.tensors.find((t) => t.name === n)!.bytes!;
+
+  it('Linear MXFP8: the workspace is persistent with both usages, there is no per-step copy, and the summary reports it', () => {
+    const spec = linear({ recipe: 'mxfp8', quantizedWeights: 'cached' });
+    const lg = tp.layerGraph(spec);
+    // W [256, 128] MXFP8: data 32768 B per usage, rowwise scale (256, roundup(4,4)) = 1024 B, columnwise (roundup(8,4), 128) = 1024 B.
+    expect(cacheOf(lg).map((n) => [n, lg.tensors[n].buffer, bytesOf(lg, n)])).toEqual([
+      ['L0.linear.weight_cache.rowwise_data', '_rowwise_data', 32768], ['L0.linear.weight_cache.rowwise_scale_inv', '_rowwise_scale_inv', 1024],
+      ['L0.linear.weight_cache.columnwise_data', '_columnwise_data', 32768], ['L0.linear.weight_cache.columnwise_scale_inv', '_columnwise_scale_inv', 1024],
+    ]);
+    expect(lg.graph.tensors.some((t) => t.name.startsWith('L0.linear.weight_q.'))).toBe(false);
+    // The high-precision weight, its master copy and optimizer state stay as they are.
+    expect(lg.graph.persistent).toContain('L0.linear.weight');
+    expect(lg.graph.persistent).toContain('L0.linear.weight.master');
+    const op = (name: string) => lg.graph.ops.find((o) => o.name === name)!;
+    expect(op('L0.linear.weight_cache_update').inputs).toEqual(['L0.linear.weight']);
+    expect(op('L0.linear.fprop').inputs).toContain('L0.linear.weight_cache.rowwise_data');
+    expect(op('L0.linear.dgrad').inputs).toContain('L0.linear.weight_cache.columnwise_data');
+    const plan = tp.plan(lg.graph);
+    expect(tp.validate(plan)).toEqual([]);
+    const summary = tp.layerPlanSummary(lg, plan);
+    expect(summary.persistent.quantizedWeightCache).toBe(32768 * 2 + 1024 * 2);
+    const perStepLg = tp.layerGraph(linear({ recipe: 'mxfp8' }));
+    const perStep = tp.layerPlanSummary(perStepLg, tp.plan(perStepLg.graph));
+    expect(perStep.persistent.quantizedWeightCache).toBe(0);
+    expect(summary.persistentBytes - perStep.persistentBytes).toBe(summary.persistent.quantizedWeightCache);
+    // The per-step copy (67584 B, held until wgrad) leaves the arena.
+    expect(summary.peakBytes).toBeLessThan(perStep.peakBytes);
+    // --compare quantizedWeights=cached gives the same figures.
+    const cmp = compareLayerSpecs(tp, linear({ recipe: 'mxfp8' }), ['quantizedWeights=cached']);
+    expect(cmp.rows[1].deltaPersistentBytes).toBe(67584);
+  });
+
+  it('LayerNormMLP caches FC1 and FC2 (cache_name_fc1, cache_name_fc2); GroupedLinear each expert weight', () => {
+    const mlp = tp.layerGraph(linear({ recipe: 'fp8_current', arch: 'hopper', quantizedWeights: 'cached', layers: [{ kind: 'layernormMLP' }] }));
+    // FP8 per-tensor on Hopper: _data, _transpose, _scale_inv per weight.
+    expect(cacheOf(mlp)).toEqual([
+      'L0.fc1.weight_cache.data', 'L0.fc1.weight_cache.transpose', 'L0.fc1.weight_cache.scale_inv',
+      'L0.fc2.weight_cache.data', 'L0.fc2.weight_cache.transpose', 'L0.fc2.weight_cache.scale_inv',
+    ]);
+    expect(tp.validate(tp.plan(mlp.graph))).toEqual([]);
+    const grouped = tp.layerGraph(linear({ recipe: 'mxfp8', quantizedWeights: 'cached', layers: [{ kind: 'groupedLinear', groups: 2, outFeatures: 256 }] }));
+    expect(cacheOf(grouped).length).toBe(2 * 4);
+    expect(tp.validate(tp.plan(grouped.graph))).toEqual([]);
+  });
+
+  it('high precision has nothing to cache; the builder and the schema take the option', () => {
+    const lg = tp.layerGraph(linear({ recipe: 'bf16', quantizedWeights: 'cached' }));
+    expect(cacheOf(lg)).toEqual([]);
+    const built = new LayerSpecBuilder({ hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 }, 'one linear')
+      .recipe('mxfp8').quantizedWeights('cached').linear({ outFeatures: 256 }).build();
+    expect(built.quantizedWeights).toBe('cached');
+    expect(() => parseLayerSpec(linear({ quantizedWeights: 'sometimes' as 'cached' }))).toThrow(/quantizedWeights/);
+  });
+});
