@@ -251,6 +251,7 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
     'LayerSpecBuilder.prototype.parallel': lb('parallel', [2, true]),
     'LayerSpecBuilder.prototype.weightGradients': lb('weightGradients', ['bulk']),
     'LayerSpecBuilder.prototype.quantizedWeights': lb('quantizedWeights', ['cached']),
+    'LayerSpecBuilder.prototype.cudnnNorms': lb('cudnnNorms', [true]),
     'LayerSpecBuilder.prototype.optimizer': lb('optimizer', [{ masterWeights: true, statesPerParameter: 2 }]),
     'LayerSpecBuilder.prototype.linear': lb('linear', [{ name: 'l', outFeatures: 32 }]),
     'LayerSpecBuilder.prototype.layernormLinear': lb('layernormLinear', [{ outFeatures: 32 }]),

@@ -56,6 +56,16 @@ export class LayerSpecBuilder {
     return this;
   }
 
+  /**
+   * TE's cuDNN normalization kernels (`NVTE_NORM_FWD_USE_CUDNN`): with MXFP8 and
+   * 128-multiple dimensions the norm writes its quantized output without a
+   * high-precision temporary.
+   */
+  cudnnNorms(on = true): this {
+    this.spec.cudnnNorms = on;
+    return this;
+  }
+
   /** Persistent optimizer state. */
   optimizer(options: { masterWeights?: boolean; statesPerParameter?: number }): this {
     this.spec.optimizer = { ...options };

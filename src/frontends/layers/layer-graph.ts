@@ -3,6 +3,7 @@ import type { DType } from '../../formats/dtype.js';
 import { TensorplanError } from '../../errors.js';
 import { splitQuantizeLayout } from '../../formats/grouped.js';
 import type { Recipe, TensorFormat } from '../../formats/tensor-format.js';
+import { activationHasTemporary, dactHasTemporary, normHasTemporary } from './te-transients.js';
 import { tensorSpecBuffers } from '../../formats/tensor-spec.js';
 import type { TensorSize } from '../../graph/graph-builder.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor, OpAttributeValue } from '../../graph/graph-document.js';
@@ -667,7 +668,14 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
   stats.push(g.t(`${module}.rsigma`, { shape: [x.rows], dtype: 'fp32' }, module, 'activation'));
   let y: Act;
   const q = quantize ? g.quantized(`${module}.out`, [x.rows, h], g.roles.inputs, ['rowwise', 'columnwise'], module, 'quantizedActivation') : undefined;
-  if (q) {
+  if (q && normHasTemporary(g.roles.inputs, g.spec.cudnnNorms ?? false, x.rows, h)) {
+    // TE computes the norm into a high-precision temporary, then quantizes it
+    // (issue #15 rule 4, see normHasTemporary): it lives across this op pair only.
+    const tmp = g.hp(`${module}.out_hp`, x.rows, h, module, 'activation');
+    g.op(`${module}.fwd`, kind, [x.name, gamma, ...beta], [tmp, ...stats]);
+    g.op(`${module}.out_quantize`, 'quantize', [tmp], all(q));
+    y = { q, rows: x.rows, cols: h };
+  } else if (q) {
     g.op(`${module}.fwd`, kind, [x.name, gamma, ...beta], [...all(q), ...stats]);
     y = { q, rows: x.rows, cols: h };
   } else {
@@ -695,7 +703,13 @@ function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast:
   const saved = g.view(`${module}.saved_input`, x.name, module, 'activation', { shape: [x.rows, x.cols], dtype: g.dtype });
   const q = fusedCast ? g.quantized(`${module}.out`, [x.rows, outCols], g.roles.inputs, usages, module, 'quantizedActivation') : undefined;
   let y: Act;
-  if (q) {
+  if (q && activationHasTemporary(g.roles.inputs)) {
+    // High-precision activation, then a separate quantize (issue #15 rule 4, see activationHasTemporary).
+    const tmp = g.hp(`${module}.out_hp`, x.rows, outCols, module, 'activation');
+    g.op(`${module}.fwd`, kind, [x.name], [tmp]);
+    g.op(`${module}.out_quantize`, 'quantize', [tmp], all(q));
+    y = { q, rows: x.rows, cols: outCols };
+  } else if (q) {
     g.op(`${module}.fwd`, kind, [x.name], all(q));
     y = { q, rows: x.rows, cols: outCols };
   } else {
@@ -706,6 +720,17 @@ function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast:
   const backwardOp = kind === 'gelu' || kind === 'relu' ? `${kind}_backward` : `d${kind}`;
   const bwd: Bwd = (dy) => {
     const dq = fusedCast ? g.quantized(`${module}.grad_in`, [x.rows, x.cols], g.roles.gradients, ['rowwise', 'columnwise'], module, 'quantizedGradient', true) : undefined;
+    if (dq && dactHasTemporary(g.roles.gradients, kind)) {
+      // dact [M, in] in high precision, then quantized for FC1's dgrad/wgrad
+      // (issue #15 rule 4, see dactHasTemporary): it lives across this op pair only.
+      const dact = g.hp(`${module}.dact`, x.rows, x.cols, module, 'gradient');
+      g.op(`${module}.bwd`, backwardOp, [dy.name, saved], [dact]);
+      g.op(`${module}.grad_quantize`, 'quantize', [dact], all(dq));
+      // fc1_out stays until after the quantize: TE clears it only then
+      // (layernorm_mlp.py `_LayerNormMLP.backward`, clear_tensor_data(fc1_out, ...)).
+      g.holdUntil(`${module}.grad_quantize`, [saved]);
+      return { q: dq, rows: x.rows, cols: x.cols };
+    }
     if (dq) {
       g.op(`${module}.bwd`, backwardOp, [dy.name, saved], all(dq));
       return { q: dq, rows: x.rows, cols: x.cols };

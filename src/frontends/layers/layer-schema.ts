@@ -69,6 +69,7 @@ export const LAYER_SPEC_SCHEMA_V1 = {
     },
     weightGradients: { enum: ['separate', 'bulk', 'packed'] },
     quantizedWeights: { enum: ['perStep', 'cached', 'primary'] },
+    cudnnNorms: { type: 'boolean' },
     weightGradientDtype: { enum: ['bf16', 'fp16', 'fp32'] },
     optimizer: {
       type: 'object', additionalProperties: false,

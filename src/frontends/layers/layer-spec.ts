@@ -155,6 +155,13 @@ export interface LayerSpec {
    * `fp8_model_params`; no per-step copy).
    */
   quantizedWeights?: 'perStep' | 'cached' | 'primary';
+  /**
+   * TE's cuDNN normalization kernels (`NVTE_NORM_FWD_USE_CUDNN=1`, default
+   * false). With MXFP8 inputs and both norm dimensions multiples of 128 the
+   * cuDNN kernel writes the quantized output directly; otherwise TE norms
+   * write a high-precision temporary and quantize it (normalization.cpp).
+   */
+  cudnnNorms?: boolean;
   /** Dtype of weight gradients (default: the model dtype). */
   weightGradientDtype?: 'bf16' | 'fp16' | 'fp32';
   /** Optimizer state, persistent: fp32 master weights (default true unless the model is fp32) and fp32 states per parameter (default 2: Adam). */

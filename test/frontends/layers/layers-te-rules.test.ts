@@ -194,3 +194,86 @@ describe.each(BACKENDS)('rule 5: weight workspaces cached across micro-batches (
     expect(() => parseLayerSpec(linear({ quantizedWeights: 'sometimes' as 'cached' }))).toThrow(/quantizedWeights/);
   });
 });
+
+// Rule 4. High-precision transients TE allocates between a kernel and its quantize,
+// TE d0067d0da6cb01811b8072a7d304f0e00344ce2b:
+// - norm: csrc/extensions/normalization.cpp layernorm_fwd / rmsnorm_fwd (Impl::UNFUSED and
+//   FUSED_NORM_AMAX_*; FULLY_FUSED only for FP8 delayed scaling, and for MXFP8 with
+//   NVTE_NORM_FWD_USE_CUDNN and 128-multiple dimensions);
+// - activation: csrc/extensions/activation.cpp activation_helper (FULLY_FUSED for FP8
+//   delayed and MXFP8), module/layernorm_mlp.py _LayerNormMLP._forward (block FP8:
+//   activation_func(fc1_out, None) then tex.quantize);
+// - dact: module/layernorm_mlp.py _LayerNormMLP.backward and _get_act_func_supported_list
+//   (a fused dbias_dact+quantize only for gelu/relu under FP8 delayed and MXFP8; gated
+//   activations always get dact in high precision, then quantized).
+describe.each(BACKENDS)('rule 4: TE high-precision transients of norm, activation and dact (normalization.cpp, activation.cpp, layernorm_mlp.py) (%s)', (backend) => {
+  const tp = session(backend);
+  type Recipe = 'bf16' | 'fp8_delayed' | 'fp8_current' | 'mxfp8' | 'nvfp4' | 'fp8_block';
+  const mlp = (recipe: Recipe, activation: 'swiglu' | 'gelu', extra: Partial<LayerSpec> = {}) =>
+    tp.layerGraph(linear({ recipe, layers: [{ kind: 'layernormMLP', activation }], ...extra }));
+  /** The transient's bytes and the ops that write and read it; undefined when the graph has none. */
+  const span = (lg: LayerGraph, name: string) => {
+    const t = lg.graph.tensors.find((x) => x.name === name);
+    if (!t) return undefined;
+    const writers = lg.graph.ops.filter((o) => o.outputs.includes(name)).map((o) => o.name);
+    const readers = lg.graph.ops.filter((o) => o.inputs.includes(name)).map((o) => o.name);
+    return { bytes: lgBytes(t), writers, readers, saved: lg.tensors[name].saved };
+  };
+  const lgBytes = (t: { shape?: number[]; dtype?: string; bytes?: number }) =>
+    t.bytes ?? t.shape!.reduce((a, b) => a * b, 1) * (t.dtype === 'fp32' ? 4 : 2);
+
+  // tokens 128, hidden 128, ffn 256 (bf16): norm out [128, 128] = 32768 B;
+  // swiglu act out [128, 256] = 65536 B, dact [128, 512] = 131072 B; gelu dact [128, 256] = 65536 B.
+  const normTmp = { bytes: 32768, writers: ['L0.ln2.fwd'], readers: ['L0.ln2.out_quantize'], saved: false };
+  const actTmp = { bytes: 65536, writers: ['L0.act.fwd'], readers: ['L0.act.out_quantize'], saved: false };
+  const dact = (bytes: number) => ({ bytes, writers: ['L0.act.bwd'], readers: ['L0.act.grad_quantize'], saved: false });
+  const cases: [Recipe, 'swiglu' | 'gelu', object | undefined, object | undefined, object | undefined][] = [
+    ['bf16', 'swiglu', undefined, undefined, undefined],
+    ['fp8_delayed', 'swiglu', undefined, undefined, dact(131072)],
+    ['fp8_delayed', 'gelu', undefined, undefined, undefined],
+    ['mxfp8', 'swiglu', normTmp, undefined, dact(131072)],
+    ['mxfp8', 'gelu', normTmp, undefined, undefined],
+    ['fp8_current', 'swiglu', normTmp, actTmp, dact(131072)],
+    ['fp8_current', 'gelu', normTmp, actTmp, dact(65536)],
+    ['nvfp4', 'swiglu', normTmp, actTmp, dact(131072)],
+    ['fp8_block', 'gelu', normTmp, actTmp, dact(65536)],
+  ];
+
+  it.each(cases)('%s %s: the norm, activation and dact transients, their bytes and the op pair they span', (recipe, act, norm, actOut, dgrad) => {
+    const lg = mlp(recipe, act);
+    expect(span(lg, 'L0.ln2.out_hp')).toEqual(norm);
+    expect(span(lg, 'L0.act.out_hp')).toEqual(actOut);
+    expect(span(lg, 'L0.act.dact')).toEqual(dgrad);
+    if (dgrad) {
+      // fc1_out is cleared only after dact is quantized (clear_tensor_data(fc1_out, ...)).
+      expect(lg.graph.ops.find((o) => o.name === 'L0.act.grad_quantize')!.inputs).toContain('L0.act.saved_input');
+    }
+    const plan = tp.plan(lg.graph);
+    expect(tp.validate(plan)).toEqual([]);
+  });
+
+  it('cudnnNorms (NVTE_NORM_FWD_USE_CUDNN) removes the MXFP8 norm temporary only with 128x128 tiles, and no other recipe\'s', () => {
+    expect(span(mlp('mxfp8', 'gelu', { cudnnNorms: true }), 'L0.ln2.out_hp')).toBeUndefined();
+    const plain = mlp('mxfp8', 'gelu');
+    const cudnn = mlp('mxfp8', 'gelu', { cudnnNorms: true });
+    expect(cudnn.graph.ops.some((o) => o.name === 'L0.ln2.out_quantize')).toBe(false);
+    expect(tp.layerPlanSummary(cudnn, tp.plan(cudnn.graph)).peakBytes)
+      .toBeLessThanOrEqual(tp.layerPlanSummary(plain, tp.plan(plain.graph)).peakBytes);
+    // 192 rows: not a whole number of 128-row tiles, TE stays unfused.
+    const rows192 = tp.layerGraph(linear({ recipe: 'mxfp8', cudnnNorms: true, model: { hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 3 }, layers: [{ kind: 'layernormMLP' }] }));
+    expect(span(rows192, 'L0.ln2.out_hp')?.bytes).toBe(192 * 128 * 2);
+    // FP8 current scaling and NVFP4 quantize after the norm with cuDNN too (Impl::UNFUSED).
+    for (const recipe of ['fp8_current', 'nvfp4'] as const) expect(span(mlp(recipe, 'gelu', { cudnnNorms: true }), 'L0.ln2.out_hp')).toEqual(normTmp);
+    const built = new LayerSpecBuilder({ hidden: 128, ffn: 256, heads: 2, sequence: 64, microBatch: 2 }, 'one linear')
+      .recipe('mxfp8').cudnnNorms().layernormMLP({}).build();
+    expect(built.cudnnNorms).toBe(true);
+    expect(() => parseLayerSpec(linear({ cudnnNorms: 'yes' as unknown as boolean }))).toThrow(/cudnnNorms/);
+  });
+
+  it('a transformer layer gets the attention norm temporary too (LayerNormLinear QKV)', () => {
+    const lg = tp.layerGraph(linear({ recipe: 'mxfp8', layers: [{ kind: 'transformer' }] }));
+    expect(span(lg, 'L0.ln1.out_hp')).toEqual({ bytes: 32768, writers: ['L0.ln1.fwd'], readers: ['L0.ln1.out_quantize'], saved: false });
+    expect(span(lg, 'L0.ln2.out_hp')).toEqual(normTmp);
+    expect(tp.validate(tp.plan(lg.graph))).toEqual([]);
+  });
+});
