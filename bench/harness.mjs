@@ -51,3 +51,14 @@ export function printTable(title, head, rows, notes = []) {
 }
 
 export const fmt = (value, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : String(value));
+
+/** A graph of one input read by n ops, each writing its own output that stays alive (the scale benches' wide case). */
+export function fanOutGraph(n) {
+  const tensors = [{ name: 'x', bytes: 256 }];
+  const ops = [];
+  for (let i = 0; i < n; i++) {
+    tensors.push({ name: `t${i}`, bytes: 64 + (i % 7) * 32 });
+    ops.push({ name: `o${i}`, op: 'f', inputs: ['x'], outputs: [`t${i}`] });
+  }
+  return { format: 'tensorplan.graph', version: 1, name: 'fan', tensors, ops, inputs: ['x'], outputs: tensors.slice(1).map((t) => t.name) };
+}

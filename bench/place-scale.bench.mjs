@@ -10,7 +10,7 @@
 // a fan-out graph of 10^5 ops (one input read by every op), whose plan
 // with a fast effort takes about two seconds here, under a limit a few times
 // that, so schedule, placement and validation all have to share it.
-import { fmt, printTable, seededRandom } from './harness.mjs';
+import { fanOutGraph, fmt, printTable, seededRandom } from './harness.mjs';
 
 const LIMIT_S = 1;
 const PLAN_LIMIT_S = 6;
@@ -27,15 +27,6 @@ function randomLifetimes(n) {
   });
 }
 
-function fanOutGraph(n) {
-  const tensors = [{ name: 'x', bytes: 256 }];
-  const ops = [];
-  for (let i = 0; i < n; i++) {
-    tensors.push({ name: `t${i}`, bytes: 64 + (i % 7) * 32 });
-    ops.push({ name: `o${i}`, op: 'f', inputs: ['x'], outputs: [`t${i}`] });
-  }
-  return { format: 'tensorplan.graph', version: 1, name: 'fan', tensors, ops, inputs: ['x'], outputs: tensors.slice(1).map((t) => t.name) };
-}
 
 export async function run({ sessions }) {
   const rows = [];

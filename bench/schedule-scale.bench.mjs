@@ -10,20 +10,11 @@
 // The second table is tp.plan with effort 'thorough' on the same 10^5-op
 // graphs under 3 s and 6 s limits: reading, the order, placement and
 // validation all share the limit.
-import { fmt, printTable, seededRandom } from './harness.mjs';
+import { fanOutGraph, fmt, printTable, seededRandom } from './harness.mjs';
 
 const LIMIT_S = 1;
 const PLAN_LIMITS_S = [3, 6];
 
-export function fanOutGraph(n) {
-  const tensors = [{ name: 'x', bytes: 256 }];
-  const ops = [];
-  for (let i = 0; i < n; i++) {
-    tensors.push({ name: `t${i}`, bytes: 64 + (i % 7) * 32 });
-    ops.push({ name: `o${i}`, op: 'f', inputs: ['x'], outputs: [`t${i}`] });
-  }
-  return { format: 'tensorplan.graph', version: 1, name: 'fan', tensors, ops, inputs: ['x'], outputs: tensors.slice(1).map((t) => t.name) };
-}
 
 export function randomDag(n) {
   const random = seededRandom(7);

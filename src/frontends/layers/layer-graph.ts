@@ -265,20 +265,9 @@ class Gen {
       const base = `${this.layer}.${module}.weight`;
       const cached = this.primary.get(base);
       if (cached) return cached;
-      let spec;
-      try {
-        spec = this.spec2(this.format(shape, recipe, ['rowwise', 'columnwise'], false));
-      } catch (error) {
-        invalid(`${base}: ${(error as Error).message}`);
-      }
       // Quantized whatever is_quantizable says (rule 6 of issue #15): TE's modules quantize unconditionally.
-      const buffers = spec.buffers.map((buf) => {
-        const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'weight', true, { buffer: buf.name, recipe });
-        this.b.persistent(name);
-        return { tensor: name, name: buf.name, usages: buf.usages };
-      });
+      const q = this.persistentQuantized(base, module, shape, recipe, 'weight');
       this.optimizerState(base, module, shape);
-      const q: QT = { buffers, shape, quantizable: spec.quantizable };
       const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
       this.primary.set(base, operands);
       return operands;
@@ -293,6 +282,26 @@ class Gen {
     // drops nothing, wt_save = weightmat goes to prepare_for_saving). The caller holds
     // `held` until the op that ends the module's autograd node.
     return { fprop: use(wq, 'rowwise'), dgrad: use(wq, 'columnwise'), held: all(wq) };
+  }
+
+  /**
+   * A persistent weight tensor of `recipe`, both usages, one persistent tensor
+   * per inner buffer named `<base>.<buffer>`: the FP8 primary weight (role
+   * `weight`) and the cached workspace (role `quantizedWeight`) are built alike.
+   */
+  private persistentQuantized(base: string, module: string, shape: number[], recipe: Recipe, role: 'weight' | 'quantizedWeight'): QT {
+    let spec;
+    try {
+      spec = this.spec2(this.format(shape, recipe, ['rowwise', 'columnwise'], false));
+    } catch (error) {
+      invalid(`${base}: ${(error as Error).message}`);
+    }
+    const buffers = spec.buffers.map((buf) => {
+      const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, role, true, { buffer: buf.name, recipe });
+      this.b.persistent(name);
+      return { tensor: name, name: buf.name, usages: buf.usages };
+    });
+    return { buffers, shape, quantizable: spec.quantizable };
   }
 
   /**
@@ -313,18 +322,7 @@ class Gen {
     const cached = this.primary.get(base);
     if (cached) return cached;
     const weight = this.param(module, shape);
-    let spec;
-    try {
-      spec = this.spec2(this.format(shape, recipe, ['rowwise', 'columnwise'], false));
-    } catch (error) {
-      invalid(`${base}: ${(error as Error).message}`);
-    }
-    const buffers = spec.buffers.map((buf) => {
-      const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'quantizedWeight', true, { buffer: buf.name, recipe });
-      this.b.persistent(name);
-      return { tensor: name, name: buf.name, usages: buf.usages };
-    });
-    const q: QT = { buffers, shape, quantizable: spec.quantizable };
+    const q = this.persistentQuantized(base, module, shape, recipe, 'quantizedWeight');
     this.op(`${module}.weight_cache_update`, 'quantize', [weight], all(q));
     const operands = { fprop: use(q, 'rowwise'), dgrad: use(q, 'columnwise'), held: [] };
     this.primary.set(base, operands);
