@@ -118,7 +118,7 @@ export const DTYPE_ATTRIBUTE = {
   'int16': 16,
 } as const;
 
-/** Public names in list order: Quantization recipe of a tensor (C++ tp::Recipe). (c_api.h TP_RECIPE_LIST). */
+/** Public names in list order: The last column is the lowest TP_ARCH_LIST code TransformerEngine runs the recipe on (TE d0067d0da6, transformer_engine/pytorch/quantization.py: `_compute_mxfp8_support` and `_compute_nvfp4_support` refuse compute capability below 10.0; FP8 per-tensor and block FP8 run on Hopper). A format with a lower arch is refused; TS fills an omitted arch with it. (c_api.h TP_RECIPE_LIST). */
 export const RECIPE_NAMES = ['none', 'fp8_delayed', 'fp8_current', 'mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d'] as const;
 /** A public name of TP_RECIPE_LIST. */
 export type RecipeName = (typeof RECIPE_NAMES)[number];
@@ -149,6 +149,16 @@ export const RECIPE_NAME: { readonly [code: number]: RecipeName | undefined } = 
   5: 'fp8_block_1d',
   6: 'fp8_block_2d',
 };
+/** The attribute of each name (TP_RECIPE_LIST; see its comment in c_api.h). */
+export const RECIPE_ATTRIBUTE = {
+  'none': 0,
+  'fp8_delayed': 0,
+  'fp8_current': 0,
+  'mxfp8': 1,
+  'nvfp4': 1,
+  'fp8_block_1d': 0,
+  'fp8_block_2d': 0,
+} as const;
 
 /** Public names in list order: Usage bits (a quantizer's rowwise_usage / columnwise_usage); no C++ enum. (c_api.h TP_USAGE_LIST). */
 export const USAGE_NAMES = ['rowwise', 'columnwise'] as const;

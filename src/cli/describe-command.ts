@@ -3,6 +3,7 @@ import { init } from '../index.js';
 import type { Arch, BackendChoice, DType, Recipe, TensorFormat } from '../index.js';
 import { CliError } from './exit-codes.js';
 import { formatBytes } from './format.js';
+import { defaultArch } from '../formats/tensor-format.js';
 
 /** Options of `tensorplan describe`. */
 export interface DescribeOptions {
@@ -77,7 +78,7 @@ export async function describeCommand(options: DescribeOptions): Promise<number>
     recipe: options.recipe as Recipe,
     rowwise: usages.includes('rowwise'),
     columnwise: usages.includes('columnwise'),
-    arch: options.arch as Arch,
+    arch: (options.arch as Arch | undefined) ?? defaultArch(options.recipe as Recipe),
     options: {
       gemmSwizzledScales: options.swizzled === true,
       nvfp4RowScaled: options.rowScaled === true,

@@ -126,7 +126,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option('--recipe <recipe>', 'quantization recipe')
       .choices([...RECIPES]).default('mxfp8'))
     .option('--usage <usages>', 'rowwise, columnwise or rowwise,columnwise', 'rowwise,columnwise')
-    .addOption(new Option('--arch <arch>', 'GPU class').choices(['hopper', 'blackwell']).default('hopper'))
+    .addOption(new Option('--arch <arch>', 'GPU class (default: the lowest TE runs the recipe on)').choices(['hopper', 'blackwell']))
     .option('--swizzled', 'GEMM-swizzled scales (MXFP8/NVFP4)')
     .option('--row-scaled', 'NVFP4 row-scaled amax')
     .option('--hadamard', 'NVFP4 Hadamard transform for columnwise')

@@ -1,7 +1,7 @@
 // A tensor format (dtype, recipe, usages, architecture, options) and its
 // encoding as c_api.h codes; the other formats/ modules build on these helpers.
 import {
-  ARCH_CODE, BUFFER_ROLE_NAMES, FORMAT_OPTION_CODE, RECIPE_CODE, RECIPE_NAMES, USAGE_CODE,
+  ARCH_CODE, ARCH_NAME, BUFFER_ROLE_NAMES, FORMAT_OPTION_CODE, RECIPE_ATTRIBUTE, RECIPE_CODE, RECIPE_NAMES, USAGE_CODE,
 } from '../abi/c-api.generated.js';
 import type { CoreArray } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
@@ -46,9 +46,22 @@ export interface TensorFormat {
   rowwise?: boolean;
   /** Columnwise usage (default true). */
   columnwise?: boolean;
-  /** Default `'hopper'`. */
+  /**
+   * Default: the lowest arch TransformerEngine runs the recipe on (`blackwell`
+   * for `mxfp8` and `nvfp4`, else `hopper`; see {@link defaultArch}).
+   */
   arch?: Arch;
   options?: FormatOptions;
+}
+
+/**
+ * The arch a format without one gets: the lowest arch TransformerEngine runs
+ * the recipe on (c_api.h TP_RECIPE_LIST's last column: TE d0067d0da6
+ * transformer_engine/pytorch/quantization.py `_compute_mxfp8_support` and
+ * `_compute_nvfp4_support` refuse compute capability below 10.0).
+ */
+export function defaultArch(recipe: Recipe): Arch {
+  return ARCH_NAME[RECIPE_ATTRIBUTE[recipe]] as Arch;
 }
 
 /** Buffer roles, in ABI code order (c_api.h). */
@@ -73,8 +86,12 @@ export function formatCodes(format: Omit<TensorFormat, 'shape'>, field = 'format
   if (dtype < 0) invalid(`${field}.dtype = ${shown(format.dtype)}: expected one of ${DTYPES.join(', ')}`);
   const recipe = typeof format.recipe === 'string' && Object.hasOwn(RECIPE_CODE, format.recipe) ? RECIPE_CODE[format.recipe] : -1;
   if (recipe < 0) invalid(`${field}.recipe = ${shown(format.recipe)}: expected one of ${RECIPES.join(', ')}`);
-  const arch = format.arch ?? 'hopper';
+  const arch = format.arch ?? defaultArch(format.recipe);
   if (arch !== 'hopper' && arch !== 'blackwell') invalid(`${field}.arch = ${shown(arch)}: expected hopper or blackwell`);
+  if (ARCH_CODE[arch] < RECIPE_ATTRIBUTE[format.recipe]) {
+    invalid(`${field}.arch = ${arch}: recipe ${format.recipe} needs blackwell (compute capability 10.0 or higher); `
+      + `TransformerEngine d0067d0da6 refuses it below (transformer_engine/pytorch/quantization.py _compute_${format.recipe}_support)`);
+  }
   const usage = ((format.rowwise ?? true) ? USAGE_CODE.rowwise : 0) | ((format.columnwise ?? true) ? USAGE_CODE.columnwise : 0);
   const options = format.options ?? {};
   let bits = 0;

@@ -7,7 +7,7 @@ import type { CoreBinding } from '../abi/core-binding.js';
 import { shown } from '../errors.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
 import {
-  type Arch, type FormatOptions, type Recipe, type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes, text,
+  type Arch, type FormatOptions, type Recipe, type TensorFormat, ROLES, defaultArch, dims, formatCodes, invalid, names, shapes, text,
 } from './tensor-format.js';
 
 /** One inner buffer of a quantized tensor, in TE's flatten order. */
@@ -194,7 +194,7 @@ export function tensorSpecToJson(core: CoreBinding, format: TensorFormat,
   }
   return {
     version: 1, shape: Array.from(format.shape), dtype: format.dtype, recipe: format.recipe,
-    rowwise: format.rowwise ?? true, columnwise: format.columnwise ?? true, arch: format.arch ?? 'hopper',
+    rowwise: format.rowwise ?? true, columnwise: format.columnwise ?? true, arch: format.arch ?? defaultArch(format.recipe),
     options, requiresGrad, metadata,
   };
 }
@@ -218,7 +218,7 @@ export function tensorSpecFromJson(core: CoreBinding, json: unknown): TensorForm
   }
   const format: TensorFormat = {
     shape: j.shape as number[], dtype: j.dtype as DType, recipe: j.recipe as Recipe,
-    rowwise: j.rowwise as boolean, columnwise: j.columnwise as boolean, arch: (j.arch ?? 'hopper') as Arch,
+    rowwise: j.rowwise as boolean, columnwise: j.columnwise as boolean, arch: (j.arch ?? defaultArch(j.recipe as Recipe)) as Arch,
     options: { ...DEFAULT_OPTIONS, ...(options as FormatOptions) },
   };
   tensorSpecBuffers(core, format);  // the core checks dtype, recipe, arch, shape rules

@@ -18,6 +18,19 @@ const PLACEMENT_BASELINES = ['greedy-size', 'xla-best', 'first-fit'];
  */
 const fastScheduleWork = (ops: number): number => Math.round(Math.min(200_000, Math.max(1_000, 2e8 / Math.max(1, ops))));
 
+/**
+ * A fast plan's placement limit in seconds, 0 meaning "bounded by work". Up to
+ * this many tensors the core's work bounds (noisy dives sharing
+ * max(2^25, 16 n log2 n) steps, a search of max(20000, 20 n) nodes) finish in
+ * about a second and give the same placement on every machine and under any
+ * load; a wall-clock limit there made plans depend on the machine's load
+ * (the 32-layer MXFP8 Llama example ended 8 KiB above its lower bound on a
+ * loaded machine). Larger graphs keep 0.5 s of placement, where the work
+ * bounds would cost several seconds.
+ */
+const FAST_PLACE_WORK_BOUNDED_TENSORS = 8_000;
+const fastPlaceSeconds = (tensors: number): number => (tensors <= FAST_PLACE_WORK_BOUNDED_TENSORS ? 0 : 0.5);
+
 /** Where plan() is, for progress reporting. */
 export interface PlanProgress {
   phase: 'schedule' | 'place' | 'validate' | 'done';
@@ -106,7 +119,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
     tensorStorage, peakStorages, stats, baselineHeights,
   } = callPlanPlace(core, {
     ...encoded.graph, order, orderCount: order.length, algorithm: PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], capacity: -1,
-    timeLimitS: thorough ? placeSeconds : 0.5, minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
+    timeLimitS: thorough ? placeSeconds : fastPlaceSeconds(doc.tensors.length), minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
   });
   const afterPlace = performance.now();
 

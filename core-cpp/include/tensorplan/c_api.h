@@ -112,14 +112,19 @@ extern "C" {
   X(13, INT16, Int16, "int16", 16)
 
 /* Quantization recipe of a tensor (C++ tp::Recipe). */
-#define TP_RECIPE_LIST(X)                                                                        \
-  X(0, NONE, None, "none")                 /* plain tensor of the logical dtype */                \
-  X(1, FP8_DELAYED, Fp8Delayed, "fp8_delayed") /* FP8 per-tensor, delayed scaling (amax history) */ \
-  X(2, FP8_CURRENT, Fp8Current, "fp8_current") /* FP8 per-tensor, current scaling */              \
-  X(3, MXFP8, Mxfp8, "mxfp8")              /* 1x32 blocks, E8M0 scales */                         \
-  X(4, NVFP4, Nvfp4, "nvfp4")              /* E2M1 data, 1x16 blocks with E4M3 scales, fp32 amax */ \
-  X(5, FP8_BLOCK_1D, Fp8Block1D, "fp8_block_1d") /* 1x128 blocks, fp32 scales */                 \
-  X(6, FP8_BLOCK_2D, Fp8Block2D, "fp8_block_2d") /* 128x128 blocks, fp32 scales */
+/* The last column is the lowest TP_ARCH_LIST code TransformerEngine runs the
+ * recipe on (TE d0067d0da6, transformer_engine/pytorch/quantization.py:
+ * `_compute_mxfp8_support` and `_compute_nvfp4_support` refuse compute
+ * capability below 10.0; FP8 per-tensor and block FP8 run on Hopper). A format
+ * with a lower arch is refused; TS fills an omitted arch with it. */
+#define TP_RECIPE_LIST(X)                                                                           \
+  X(0, NONE, None, "none", 0)                 /* plain tensor of the logical dtype */                \
+  X(1, FP8_DELAYED, Fp8Delayed, "fp8_delayed", 0) /* FP8 per-tensor, delayed scaling (amax history) */ \
+  X(2, FP8_CURRENT, Fp8Current, "fp8_current", 0) /* FP8 per-tensor, current scaling */              \
+  X(3, MXFP8, Mxfp8, "mxfp8", 1)              /* 1x32 blocks, E8M0 scales */                         \
+  X(4, NVFP4, Nvfp4, "nvfp4", 1)              /* E2M1 data, 1x16 blocks with E4M3 scales, fp32 amax */ \
+  X(5, FP8_BLOCK_1D, Fp8Block1D, "fp8_block_1d", 0) /* 1x128 blocks, fp32 scales */                 \
+  X(6, FP8_BLOCK_2D, Fp8Block2D, "fp8_block_2d", 0) /* 128x128 blocks, fp32 scales */
 
 /* Usage bits (a quantizer's rowwise_usage / columnwise_usage); no C++ enum. */
 #define TP_USAGE_LIST(X)                  \
@@ -274,7 +279,7 @@ extern "C" {
 #define TP_STATUS_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_, code, c)
 #define TP_ARRAY_TYPE_ENUMERATOR_(code, c, cpp, name, bytes) TP_ENUMERATOR_(TP_ARRAY_, code, c)
 #define TP_DTYPE_ENUMERATOR_(code, c, cpp, name, bits) TP_ENUMERATOR_(TP_DTYPE_, code, c)
-#define TP_RECIPE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_RECIPE_, code, c)
+#define TP_RECIPE_ENUMERATOR_(code, c, cpp, name, min_arch) TP_ENUMERATOR_(TP_RECIPE_, code, c)
 #define TP_USAGE_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_USAGE_, code, c)
 #define TP_ARCH_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_ARCH_, code, c)
 #define TP_FORMAT_OPTION_ENUMERATOR_(code, c, cpp, name) TP_ENUMERATOR_(TP_FMT_OPT_, code, c)

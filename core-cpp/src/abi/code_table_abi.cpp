@@ -45,7 +45,7 @@ Status table_entries(int32_t table, TableEntries* entries) {
 #undef TP_X
       break;
     case TP_TABLE_RECIPE:
-#define TP_X(code, c, cpp, name) entries->add(code, recipe_name(Recipe::k##cpp));
+#define TP_X(code, c, cpp, name, min_arch) entries->add(code, recipe_name(Recipe::k##cpp), min_arch);
       TP_RECIPE_LIST(TP_X)
 #undef TP_X
       break;

@@ -36,6 +36,15 @@ Status decode_spec_abi(const double* dims, int32_t rank, const int32_t* format, 
     return Status::invalid("format[3] (arch) = " + std::to_string(format[3]) + ": must be 0 (hopper) or 1 (blackwell)");
   }
   spec.arch = static_cast<Arch>(format[3]);
+  if (static_cast<int32_t>(spec.arch) < static_cast<int32_t>(recipe_min_arch(spec.recipe))) {
+    // Issue #15 rule 7 for formats: TE d0067d0da6 refuses MXFP8 and NVFP4 below
+    // compute capability 10.0 (transformer_engine/pytorch/quantization.py
+    // _compute_mxfp8_support, _compute_nvfp4_support; see TP_RECIPE_LIST).
+    return Status::invalid(std::string("format[3] (arch) = hopper: recipe ") + recipe_name(spec.recipe) +
+                           " needs blackwell (compute capability 10.0 or higher); TransformerEngine d0067d0da6 "
+                           "refuses it below (transformer_engine/pytorch/quantization.py _compute_" +
+                           recipe_name(spec.recipe) + "_support)");
+  }
   Status status = decode_format_options(format[4], format[5], &spec.options);
   if (!status.is_ok()) {
     const char* which = status.message().rfind("options", 0) == 0 ? "format[4] " : "format[5] ";

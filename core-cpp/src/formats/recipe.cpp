@@ -4,8 +4,8 @@ namespace tp {
 
 const char* recipe_name(Recipe recipe) {
   switch (recipe) {
-#define TP_X(code, c, cpp, name) \
-  case Recipe::k##cpp:           \
+#define TP_X(code, c, cpp, name, min_arch) \
+  case Recipe::k##cpp:                     \
     return name;
     TP_RECIPE_LIST(TP_X)
 #undef TP_X
@@ -17,6 +17,17 @@ namespace {
 constexpr int32_t kRecipeCodes[] = {TP_RECIPE_LIST(TP_CODE_OF_ENTRY)};
 static_assert(codes_are_positions(kRecipeCodes), "TP_RECIPE_LIST must list codes 0, 1, 2, ... in order");
 }  // namespace
+
+Arch recipe_min_arch(Recipe recipe) {
+  switch (recipe) {
+#define TP_X(code, c, cpp, name, min_arch) \
+  case Recipe::k##cpp:                     \
+    return static_cast<Arch>(min_arch);
+    TP_RECIPE_LIST(TP_X)
+#undef TP_X
+  }
+  return Arch::kHopper;
+}
 
 bool is_valid_recipe_code(int32_t code) { return code >= 0 && code < kRecipeCount; }
 

@@ -19,7 +19,7 @@ namespace tp {
 // kFp8Delayed (TE Float8Quantizer), kFp8Current (Float8CurrentScalingQuantizer),
 // kMxfp8, kNvfp4, kFp8Block1D, kFp8Block2D.
 enum class Recipe : int32_t {
-#define TP_X(code, c, cpp, name) k##cpp = TP_RECIPE_##c,
+#define TP_X(code, c, cpp, name, min_arch) k##cpp = TP_RECIPE_##c,
   TP_RECIPE_LIST(TP_X)
 #undef TP_X
 };
@@ -35,6 +35,10 @@ enum class Arch : int32_t {
   TP_ARCH_LIST(TP_X)
 #undef TP_X
 };
+
+// The lowest arch TransformerEngine runs a recipe on (the last column of
+// TP_RECIPE_LIST, which cites TE): MXFP8 and NVFP4 need Blackwell.
+Arch recipe_min_arch(Recipe recipe);
 
 // One flag per TP_FORMAT_OPTION_LIST bit (the list names the member).
 struct FormatOptions {

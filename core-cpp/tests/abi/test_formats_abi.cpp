@@ -32,7 +32,7 @@ std::vector<std::string> names_of(const tp_result* result, int32_t blob, int32_t
 
 TEST(FormatsAbi, TensorSpecBuffersMxfp8) {
   const double dims[] = {96, 160};
-  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE, TP_ARCH_HOPPER, 0, 3};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE, TP_ARCH_BLACKWELL, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(tp_result_count(result), 19);
@@ -62,7 +62,7 @@ TEST(FormatsAbi, TensorSpecBuffersMxfp8) {
 
 TEST(FormatsAbi, TensorSpecErrorsNameRuleAndField) {
   const double dims[] = {1000, 4096};
-  int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, 3, 0, 0, 3};
+  int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, 3, TP_ARCH_BLACKWELL, 0, 3};
   tp_result* result = nullptr;
   EXPECT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(result, nullptr);
@@ -85,9 +85,34 @@ TEST(FormatsAbi, TensorSpecErrorsNameRuleAndField) {
   EXPECT_STREQ(tp_last_error(), "dims[0] = 1000.5: must be an integer");
 }
 
+// TE d0067d0da6 refuses MXFP8 and NVFP4 below compute capability 10.0
+// (transformer_engine/pytorch/quantization.py _compute_mxfp8_support,
+// _compute_nvfp4_support); TP_RECIPE_LIST's last column carries the rule.
+TEST(FormatsAbi, Mxfp8AndNvfp4OnHopperAreRefusedNamingTheTeRule) {
+  const double dims[] = {128, 128};
+  for (int32_t recipe : {TP_RECIPE_MXFP8, TP_RECIPE_NVFP4}) {
+    int32_t format[TP_FORMAT_FIELDS] = {2, recipe, 3, TP_ARCH_HOPPER, 0, 3};
+    tp_result* result = nullptr;
+    ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_ERR_INVALID_ARGUMENT);
+    const std::string message = tp_last_error();
+    EXPECT_NE(message.find("format[3] (arch) = hopper"), std::string::npos) << message;
+    EXPECT_NE(message.find(recipe == TP_RECIPE_MXFP8 ? "_compute_mxfp8_support" : "_compute_nvfp4_support"), std::string::npos) << message;
+    format[3] = TP_ARCH_BLACKWELL;
+    ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_OK) << tp_last_error();
+    tp_result_free(result);
+  }
+  // Recipes TE runs on Hopper stay accepted there.
+  for (int32_t recipe : {TP_RECIPE_NONE, TP_RECIPE_FP8_DELAYED, TP_RECIPE_FP8_CURRENT, TP_RECIPE_FP8_BLOCK_1D, TP_RECIPE_FP8_BLOCK_2D}) {
+    const int32_t format[TP_FORMAT_FIELDS] = {2, recipe, 3, TP_ARCH_HOPPER, 0, 3};
+    tp_result* result = nullptr;
+    ASSERT_EQ(tp_tensor_spec_buffers(dims, 2, format, &result), TP_OK) << tp_last_error();
+    tp_result_free(result);
+  }
+}
+
 TEST(FormatsAbi, UpdateUsageAndCheckBuffers) {
   const double dims[] = {128, 128};
-  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE, 0, 0, 3};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, TP_USAGE_ROWWISE, TP_ARCH_BLACKWELL, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_tensor_spec_update_usage(dims, 2, format, -1, 1, 0, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(array_of<int32_t>(result, 0), std::vector<int32_t>{3});
@@ -118,7 +143,7 @@ TEST(FormatsAbi, UpdateUsageAndCheckBuffers) {
 TEST(FormatsAbi, SplitQuantizeLayoutExampleC) {
   const int32_t shape_offsets[] = {0, 2, 4};
   const double dims[] = {48, 80, 32, 48};
-  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, 0, 0, 3};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, TP_ARCH_BLACKWELL, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_split_quantize_layout(shape_offsets, dims, 4, 2, format, 0, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(array_of<int32_t>(result, 0), (std::vector<int32_t>{0, 1, 0, 1, 0, 1}));
@@ -130,7 +155,7 @@ TEST(FormatsAbi, SplitQuantizeLayoutExampleC) {
 
 TEST(FormatsAbi, GroupedLayoutMxfp8Example) {
   const double member_dims[] = {128, 512, 256, 512, 384, 512};
-  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, 3, 0, 0, 3};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_MXFP8, 3, TP_ARCH_BLACKWELL, 0, 3};
   tp_result* result = nullptr;
   ASSERT_EQ(tp_grouped_layout(member_dims, 3, format, &result), TP_OK) << tp_last_error();
   EXPECT_EQ(array_of<int32_t>(result, 0), (std::vector<int32_t>{1, 1}));
@@ -226,7 +251,7 @@ TEST(FormatsAbi, InputLengthsAreCheckedAgainstWhatTheShapeImplies) {
   EXPECT_STREQ(tp_last_error(), "amax_history_count = 2: must equal history_len * count = 4");
   const int32_t shape_offsets[] = {0, 2, 4};
   const double dims[] = {48, 80, 32};
-  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, 0, 0, 3};
+  const int32_t format[TP_FORMAT_FIELDS] = {2, TP_RECIPE_NVFP4, 0, TP_ARCH_BLACKWELL, 0, 3};
   EXPECT_EQ(tp_split_quantize_layout(shape_offsets, dims, 3, 2, format, 0, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(tp_last_error(), "dims_count = 3: must equal shape_offsets[count] = 4");
 }

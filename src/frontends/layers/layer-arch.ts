@@ -1,3 +1,5 @@
+import { ARCH_CODE, RECIPE_ATTRIBUTE } from '../../abi/c-api-tables.generated.js';
+
 /**
  * The parts of a layer spec the arch rule reads (structural, so that
  * layer-spec.ts can call this file without an import cycle).
@@ -18,10 +20,9 @@ export type LayerArch = 'hopper' | 'blackwell';
  * with MXFP8BlockScaling or NVFP4BlockScaling. (MXFP8 is also refused at 12.0
  * and above; `blackwell` here is SM 10.x, where both are accepted.)
  */
-const NEEDS_BLACKWELL: Record<string, string | undefined> = {
-  mxfp8: '_compute_mxfp8_support',
-  nvfp4: '_compute_nvfp4_support',
-};
+function needsBlackwell(recipe: string): boolean {
+  return Object.hasOwn(RECIPE_ATTRIBUTE, recipe) && RECIPE_ATTRIBUTE[recipe as keyof typeof RECIPE_ATTRIBUTE] === ARCH_CODE.blackwell;
+}
 
 /** The recipe names of the spec's roles (inputs, weights, gradients), as written. */
 function roleRecipes(spec: ArchFields): { role: string; recipe: string }[] {
@@ -35,8 +36,8 @@ function roleRecipes(spec: ArchFields): { role: string; recipe: string }[] {
 /** The first role whose recipe TE runs only on Blackwell, with the TE function that says so. */
 function blackwellRecipe(spec: ArchFields): { role: string; recipe: string; rule: string } | undefined {
   for (const { role, recipe } of roleRecipes(spec)) {
-    const rule = NEEDS_BLACKWELL[recipe];
-    if (rule) return { role, recipe, rule };
+    // The lowest arch per recipe is c_api.h TP_RECIPE_LIST's last column.
+    if (needsBlackwell(recipe)) return { role, recipe, rule: `_compute_${recipe}_support` };
   }
   return undefined;
 }

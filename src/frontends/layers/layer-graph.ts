@@ -458,6 +458,13 @@ interface LinearArgs {
    */
   ownNode?: boolean;
   /**
+   * The Linear of a TE LayerNormLinear (module/layernorm_linear.py
+   * `_LayerNormLinear.forward`): with SP its saved `ln_out` drops the rowwise
+   * usage only for MXFP8 and block FP8 (`update_usage(rowwise_usage=False)`),
+   * so NVFP4 keeps both; backward frees it after wgrad (`clear_tensor_data(ln_out)`).
+   */
+  layerNormLinear?: boolean;
+  /**
    * TE checks this GEMM's input with assert_dim_for_fp8_exec (default true).
    * LayerNormMLP checks its input, fc1_weight and fc2_weight, not FC2's input.
    */
@@ -473,7 +480,7 @@ interface LinearArgs {
  * transformer_engine/pytorch/distributed.py `_all_gather_fp8_blockwise`,
  * `_all_gather_nvfp4`, `_all_gather_mxfp8`).
  */
-function gatherQuantized(g: Gen, name: string, opName: string, local: QT, usage: Usage, rows: number, cols: number, module: string): string[] {
+function gatherQuantized(g: Gen, name: string, opName: string, local: QT, usage: Usage, rows: number, cols: number, module: string): QT {
   const recipe = g.roles.inputs;
   const gq = g.quantized(name, [rows, cols], recipe, [usage], module, 'communication');
   if (!gq) invalid(`${g.prefix}${name}: no quantized buffers for recipe ${recipe}`);
@@ -486,7 +493,35 @@ function gatherQuantized(g: Gen, name: string, opName: string, local: QT, usage:
     g.op(opName, 'all_gather', [localHp], [fullHp]);
     g.op(`${opName}_cast`, 'quantize', [fullHp], all(gq));
   }
-  return use(gq, usage);
+  return gq;
+}
+
+/** TE's per-tensor FP8 quantizers (`Float8Quantizer`, `Float8CurrentScalingQuantizer`). */
+function isPerTensorFp8(recipe: Recipe): boolean {
+  return recipe === 'fp8_delayed' || recipe === 'fp8_current';
+}
+
+/**
+ * The columnwise buffers of a quantized `[rows, cols]` tensor that was made
+ * without them, as TE's `update_usage(columnwise_usage=True)` builds them in
+ * backward: buffers the columnwise usage shares with the rowwise one are
+ * reused, the rest (FP8 per-tensor `_transpose` on Hopper) come from a
+ * transpose op named `opName`.
+ */
+function columnwiseOf(g: Gen, name: string, opName: string, q: QT, rows: number, cols: number, module: string): string[] {
+  const byName = new Map(q.buffers.map((buf) => [buf.name, buf.tensor]));
+  const spec = g.spec2(g.format([rows, cols], g.roles.inputs, ['columnwise'], false));
+  const fresh: string[] = [];
+  const buffers = spec.buffers.map((buf) => {
+    const have = byName.get(buf.name);
+    if (have) return have;
+    const t = g.t(`${name}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'quantizedActivation', false,
+      { buffer: buf.name, recipe: g.roles.inputs });
+    fresh.push(t);
+    return t;
+  });
+  if (fresh.length > 0) g.op(opName, 'transpose', all(q), fresh);
+  return buffers;
 }
 
 /**
@@ -517,6 +552,17 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
   assertDimForFp8Exec(g, `${g.layer}.${module}.weight`, [out, inF]);
   const gatherInput = g.sp && a.parallel === 'column';
   const rowsFull = gatherInput ? x.rows * g.tp : x.rows;
+  // FP8 per-tensor quantizers support only rowwise all-gather
+  // (TransformerEngine d0067d0da6, tensor/float8_tensor.py
+  // supports_only_rowwise_all_gather). With SP, Linear, LayerNormLinear and
+  // LayerNormMLP quantize the local input rowwise only (module/linear.py
+  // _linear_forward_impl, layernorm_linear.py _LayerNormLinear.forward,
+  // layernorm_mlp.py _LayerNormMLP._forward: set_usage(columnwise=False)) and
+  // save it rowwise; backward gathers it rowwise again and builds the
+  // columnwise usage on the gathered copy (module/_common.py
+  // set_quantizer_usage_for_wgrad_all_gather, then
+  // update_usage(columnwise_usage=True)).
+  const rowwiseGather = gatherInput && isPerTensorFp8(g.roles.inputs);
 
   // Input: quantized row+col (rowwise for fprop, columnwise saved for wgrad).
   let fpropIn: string[];
@@ -526,15 +572,16 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
   let savedQ: QT | undefined;
   let xq = x.q;
   if (!xq && g.roles.inputs !== 'none') {
-    xq = g.quantized(`${m}.input`, [x.rows, inF], g.roles.inputs, ['rowwise', 'columnwise'], module, 'quantizedActivation');
+    xq = g.quantized(`${m}.input`, [x.rows, inF], g.roles.inputs, rowwiseGather ? ['rowwise'] : ['rowwise', 'columnwise'], module, 'quantizedActivation');
     if (xq) g.op(`${m}.input_cast`, 'quantize', [x.name], all(xq));
   }
   if (xq) {
     savedQ = xq;
-    savedIn = use(xq, 'columnwise');
-    if (a.keepInput) keptIn = all(xq).filter((t) => !savedIn.includes(t));
+    savedIn = use(xq, rowwiseGather ? 'rowwise' : 'columnwise');
+    const keepAll = a.keepInput || (a.layerNormLinear && gatherInput && g.roles.inputs === 'nvfp4');
+    if (keepAll) keptIn = all(xq).filter((t) => !savedIn.includes(t));
     if (gatherInput) {
-      fpropIn = gatherQuantized(g, `${m}.input_gathered`, `${m}.input_all_gather`, xq, 'rowwise', rowsFull, inF, module);
+      fpropIn = use(gatherQuantized(g, `${m}.input_gathered`, `${m}.input_all_gather`, xq, 'rowwise', rowsFull, inF, module), 'rowwise');
     } else {
       fpropIn = use(xq, 'rowwise');
     }
@@ -554,8 +601,11 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
 
   // Weight: rowwise for fprop, columnwise for dgrad.
   const { fprop: fpropW, dgrad: dgradW, held: heldW } = g.gemmWeight(module, [out, inF]);
-  // With SP the wgrad reads a re-gathered copy; the rank-local saved input stays in ctx until the node ends.
-  const held = gatherInput ? [...heldW, ...keptIn] : heldW;
+  // What the caller holds until its autograd node ends; with SP the backward
+  // below adds the rank-local saved input where TE keeps it in ctx that long.
+  const held = [...heldW];
+  // The rank-local quantized input TE saves (inputmat / ln_out), every usage it keeps.
+  const savedLocal = savedQ ? [...savedIn, ...keptIn] : [];
 
   let y = g.hp(`${m}.out`, rowsFull, out, module, 'activation');
   // High precision without bias is op set v1's matmul (y = x · Wᵀ); the rest stays a TE GEMM.
@@ -600,25 +650,17 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
     // transpose on Hopper, nothing new where one buffer serves both usages.
     if (savedQ && savedIn.length === 0) {
       if (gatherInput) invalid(`${m}: a gathered input needs its columnwise usage from forward`);
-      const byName = new Map(savedQ.buffers.map((buf) => [buf.name, buf.tensor]));
-      const spec = g.spec2(g.format([x.rows, inF], g.roles.inputs, ['columnwise'], false));
-      const fresh: string[] = [];
-      savedIn = spec.buffers.map((buf) => {
-        const have = byName.get(buf.name);
-        if (have) return have;
-        const t = g.t(`${m}.input.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, 'quantizedActivation', false,
-          { buffer: buf.name, recipe: g.roles.inputs });
-        fresh.push(t);
-        return t;
-      });
-      if (fresh.length > 0) g.op(`${m}.input_columnwise`, 'transpose', all(savedQ), fresh);
+      savedIn = columnwiseOf(g, `${m}.input`, `${m}.input_columnwise`, savedQ, x.rows, inF, module);
       keptIn = keptIn.filter((t) => !savedIn.includes(t));
     }
     // wgrad needs the full input: with SP it is gathered again in backward.
     let wIn = savedIn;
     if (gatherInput) {
-      if (savedQ) {
-        wIn = gatherQuantized(g, `${m}.input_regathered`, `${m}.input_regather`, savedQ, 'columnwise', rowsFull, inF, module);
+      if (savedQ && rowwiseGather) {
+        const total = gatherQuantized(g, `${m}.input_regathered`, `${m}.input_regather`, savedQ, 'rowwise', rowsFull, inF, module);
+        wIn = columnwiseOf(g, `${m}.input_regathered`, `${m}.input_regathered_columnwise`, total, rowsFull, inF, module);
+      } else if (savedQ) {
+        wIn = use(gatherQuantized(g, `${m}.input_regathered`, `${m}.input_regather`, savedQ, 'columnwise', rowsFull, inF, module), 'columnwise');
       } else {
         const full = g.hp(`${m}.input_regathered`, rowsFull, inF, module, 'communication');
         g.op(`${m}.input_regather`, 'all_gather', savedIn, [full]);
@@ -632,6 +674,11 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
     else g.op(`${m}.wgrad`, 'gemm', [...wgradIn, ...wIn], outs);
     // The kept input is freed after wgrad (TE clear_tensor_data(ln_out_total) / (act_out)).
     if (!gatherInput) g.holdUntil(`${m}.wgrad`, keptIn);
+    // With SP the rank-local saved input outlives the re-gather: LayerNormMLP
+    // keeps ln_out in ctx until its node ends; Linear's node ends with wgrad and
+    // LayerNormLinear frees ln_out after wgrad (clear_tensor_data(ln_out)).
+    else if (a.keepInput) held.push(...savedLocal);
+    else g.holdUntil(`${m}.wgrad`, savedLocal);
     // TE Linear's node ends with its wgrad (module/linear.py _linear_backward).
     if (a.ownNode ?? true) g.holdUntil(`${m}.wgrad`, held);
     let dxRows = rowsFull;
@@ -653,8 +700,18 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
   return { y: { name: y, rows: yRows, cols: out }, bwd, held };
 }
 
+/**
+ * The usages a norm's quantized output is made with when it feeds a Linear of
+ * the given parallel mode: rowwise only for FP8 per-tensor under SP (see
+ * linear()'s rowwiseGather), else both.
+ */
+function normUsages(g: Gen, parallel: LinearArgs['parallel']): Usage[] {
+  return g.sp && parallel === 'column' && isPerTensorFp8(g.roles.inputs) ? ['rowwise'] : ['rowwise', 'columnwise'];
+}
+
 /** LayerNorm / RMSNorm; with a quantized recipe the kernel writes the quantized output directly (fused cast). */
-function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boolean): { y: Act; bwd: Bwd } {
+function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boolean,
+  usages: Usage[] = ['rowwise', 'columnwise']): { y: Act; bwd: Bwd } {
   if (!x.name) invalid(`${module}: norm input must be high precision`);
   const h = x.cols;
   const gamma = g.param(module, [h]);
@@ -665,7 +722,7 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
   if (kind === 'layernorm') stats.push(g.t(`${module}.mu`, { shape: [x.rows], dtype: 'fp32' }, module, 'activation'));
   stats.push(g.t(`${module}.rsigma`, { shape: [x.rows], dtype: 'fp32' }, module, 'activation'));
   let y: Act;
-  const q = quantize ? g.quantized(`${module}.out`, [x.rows, h], g.roles.inputs, ['rowwise', 'columnwise'], module, 'quantizedActivation') : undefined;
+  const q = quantize ? g.quantized(`${module}.out`, [x.rows, h], g.roles.inputs, usages, module, 'quantizedActivation') : undefined;
   if (q && normHasTemporary(g.roles.inputs, g.spec.cudnnNorms ?? false, x.rows, h)) {
     // TE computes the norm into a high-precision temporary, then quantizes it
     // (issue #15 rule 4, see normHasTemporary): it lives across this op pair only.
@@ -827,9 +884,9 @@ function attentionBlock(g: Gen, x: Act, normalization: Normalization, settings: 
   const m = g.spec.model;
   const hl = m.heads / g.tp;
   const kvl = Math.max(1, (m.kvHeads ?? m.heads) / g.tp);
-  const ln = norm(g, 'ln1', x, normalization, true);
+  const ln = norm(g, 'ln1', x, normalization, true, normUsages(g, 'column'));
   // TE TransformerLayer: LayerNormLinear (ln1 + qkv), attention, Linear (proj).
-  const qkv = linear(g, { module: 'qkv', x: ln.y, out: (hl + 2 * kvl) * g.d, parallel: 'column', unit: 'dense', ownNode: false });
+  const qkv = linear(g, { module: 'qkv', x: ln.y, out: (hl + 2 * kvl) * g.d, parallel: 'column', unit: 'dense', ownNode: false, layerNormLinear: true });
   const core = coreAttention(g, 'attn', qkv.y, settings);
   const proj = linear(g, { module: 'proj', x: core.y, out: m.hidden, parallel: 'row', unit: 'dense' });
   return {
@@ -870,7 +927,7 @@ function layerNormLinearBackward(g: Gen, lnModule: string, ln: { bwd: Bwd }, lin
 function mlpBlock(g: Gen, x: Act, normalization: Normalization, act: Activation, ffn: number): { y: Act; bwd: Bwd } {
   const gated = act === 'swiglu' || act === 'geglu';
   const ffnL = ffn / g.tp;
-  const ln = norm(g, 'ln2', x, normalization, true);
+  const ln = norm(g, 'ln2', x, normalization, true, normUsages(g, 'column'));
   const fc1 = linear(g, { module: 'fc1', x: ln.y, out: gated ? 2 * ffnL : ffnL, parallel: 'column', unit: 'dense', keepInput: true, ownNode: false });
   const perTensor = g.roles.inputs === 'fp8_delayed' || g.roles.inputs === 'fp8_current';
   const a = activation(g, 'act', fc1.y, act, true, perTensor ? ['rowwise'] : ['rowwise', 'columnwise']);
@@ -1060,9 +1117,11 @@ function layerForward(g: Gen, entry: LayerEntry, x: Act): { y: Act; bwd: Bwd } {
       return linear(g, { module: 'linear', x, out, parallel: entry.parallel ?? 'none', bias: entry.bias, unit: 'dense' });
     }
     case 'layernormLinear': {
-      const ln = norm(g, 'ln', x, normKind, true);
+      const ln = norm(g, 'ln', x, normKind, true, normUsages(g, entry.parallel ?? 'none'));
       const out = entry.parallel === 'column' ? entry.outFeatures / g.tp : entry.outFeatures;
-      const lin = linear(g, { module: 'linear', x: ln.y, out, parallel: entry.parallel ?? 'none', bias: entry.bias, unit: 'dense', ownNode: false });
+      const lin = linear(g, {
+        module: 'linear', x: ln.y, out, parallel: entry.parallel ?? 'none', bias: entry.bias, unit: 'dense', ownNode: false, layerNormLinear: true,
+      });
       return { y: lin.y, bwd: (dy) => layerNormLinearBackward(g, 'ln', ln, lin, dy) };
     }
     case 'layernormMLP':
