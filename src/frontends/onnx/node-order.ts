@@ -88,5 +88,8 @@ export function topologicalOrder(nodes: readonly OnnxNode[]): NodeOrder {
     path.push(i);
     i = preds[i].find((p) => waiting[p] > 0)!;
   }
-  return { cycle: path.slice(seen.get(i)).reverse().map((k) => nodes[k]) };
+  const cycle = path.slice(seen.get(i)).reverse();
+  // Start at the node that comes first in the file, so the message does not depend on the walk.
+  const first = cycle.indexOf(Math.min(...cycle));
+  return { cycle: [...cycle.slice(first), ...cycle.slice(0, first)].map((k) => nodes[k]) };
 }

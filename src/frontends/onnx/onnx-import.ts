@@ -86,6 +86,8 @@ class Importer {
   private readonly usedConstants = new Set<string>();
   /** Graph inputs given a value: known at import time, but graph inputs (never persistent). */
   private readonly givenInputs = new Set<string>();
+  /** Initializers whose data is stored outside the file (never opened): shapes only. */
+  private readonly external = new Set<string>();
   /** For each node output: the node's label and the names it read (to explain an unknown If condition). */
   private readonly producedBy = new Map<string, { label: string; reads: string[] }>();
   readonly stats = { nodes: 0, folded: 0, views: 0, inPlace: 0, inlinedIfs: 0 };
@@ -158,6 +160,7 @@ class Importer {
     for (const t of g.initializers) {
       this.values.set(t.name, this.constantValue(t));
       this.constants.add(t.name);
+      if (t.external) this.external.add(t.name);
     }
     const graphInputs: string[] = [];
     for (const name of Object.keys(this.options.inputShapes ?? {})) {
@@ -260,6 +263,7 @@ class Importer {
       const mismatch = signatureMismatch(node.opType, opset, node.attributes.keys(), node.inputs);
       if (mismatch) this.fail(`${this.label(node)} at opset ${opset}: ${mismatch}`);
     }
+    const live = inputs.filter((n) => n !== '');
     let outs: Value[];
     try {
       outs = inferNode({ node, inputs: values, opset });
@@ -270,13 +274,14 @@ class Importer {
         const dims = info && info.elemType ? this.concreteDims(info, `output "${o}"`, false) : undefined;
         if (o === '' || !dims) {
           if (o === '' && k > 0) return { shape: [], elemType: 1 };
-          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
+          const outside = live.filter((n) => this.external.has(n));
+          const why = outside.length ? ` (${outside.map((n) => `"${n}"`).join(', ')} ${outside.length > 1 ? 'are' : 'is'} stored outside the file, which the importer never opens: it reads external data for shapes only)` : '';
+          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}${why}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
         }
         return { shape: dims, elemType: info!.elemType! };
       });
     }
     // Shape-only ops and nodes whose inputs are all constant fold into constants.
-    const live = inputs.filter((n) => n !== '');
     const shapeOnly = node.opType === 'Shape' || node.opType === 'Size';
     const foldable = shapeOnly || (live.length > 0 && live.every((n) => this.known(n)));
     node.outputs.forEach((o, k) => {
