@@ -7,6 +7,8 @@ import { CliError, EXIT_OK } from './exit-codes.js';
 export interface OnnxCliOptions {
   /** `--input NAME=DxDx...` (repeatable): a graph input's shape, or a symbolic dimension's value. */
   input?: string[];
+  /** `--value NAME=V[,V...]` (repeatable): a graph input's value (its element type is the file's). */
+  value?: string[];
   /** `--in-place`: element-wise ops may overwrite an input that dies there. */
   inPlace?: boolean;
   /** `--backend`: the core that imports (it decides the in-place writes). */
@@ -33,6 +35,28 @@ export function parseInputSpec(spec: string): [string, number[]] {
   return [name, dims.split('x').map(Number)];
 }
 
+/**
+ * `sr=16000` -> ['sr', [16000]]; `mask=1,0,1` -> ['mask', [1, 0, 1]]; `flag=true` -> ['flag', [true]].
+ * Integers beyond 2^53 stay exact (bigint); the importer checks them against the input's type.
+ */
+export function parseValueSpec(spec: string): [string, (number | bigint | boolean)[]] {
+  const eq = spec.indexOf('=');
+  const name = spec.slice(0, eq), text = spec.slice(eq + 1);
+  const bad = () => new CliError(`--value ${spec}: expected NAME=V[,V...] (e.g. sr=16000, mask=1,0,1, flag=true)`);
+  if (eq <= 0 || text === '') throw bad();
+  const items = text.split(',').map((v): number | bigint | boolean => {
+    if (v === 'true' || v === 'false') return v === 'true';
+    if (/^[-+]?\d+$/.test(v)) {
+      const b = BigInt(v);
+      return Number.isSafeInteger(Number(b)) ? Number(b) : b;
+    }
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n)) throw bad();
+    return n;
+  });
+  return [name, items];
+}
+
 /** True when the path names an ONNX model rather than a graph file. */
 export const isOnnxPath = (file: string) => /\.onnx$/i.test(file);
 
@@ -49,8 +73,13 @@ export async function importOnnxFile(file: string, options: OnnxCliOptions): Pro
     const [name, dims] = parseInputSpec(spec);
     bindings[name] = dims;
   }
+  const values: Record<string, (number | bigint | boolean)[]> = {};
+  for (const spec of options.value ?? []) {
+    const [name, items] = parseValueSpec(spec);
+    values[name] = items;
+  }
   const tp = await init({ backend: options.backend ?? 'auto' });
-  return tp.importOnnx(bytes, { bindings, inPlace: options.inPlace ?? false, source: file });
+  return tp.importOnnx(bytes, { bindings, values, inPlace: options.inPlace ?? false, source: file });
 }
 
 /** A one-line summary of an import. */

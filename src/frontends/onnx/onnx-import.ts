@@ -11,6 +11,9 @@ import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js'
 import { signatureMismatch } from './onnx-signatures.js';
 import type { Value } from './onnx-infer.js';
 import { ONNX_DTYPES, decodeOnnxModel } from './onnx-model.js';
+import { topologicalOrder } from './node-order.js';
+import { inputValue } from './input-values.js';
+import type { InputValue } from './input-values.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
 
 /** Options of {@link importOnnx}. */
@@ -32,6 +35,15 @@ export interface OnnxImportOptions {
    * The core decides the writes, so this needs a session: `tp.importOnnx(bytes, { inPlace: true })`.
    */
   inPlace?: boolean;
+  /**
+   * Values of graph inputs, by input name (the CLI's `--value NAME=V[,V...]`): a scalar or the
+   * elements row-major, as numbers, bigints (exact int64) or booleans; the element type is the
+   * file's. The input stays a graph input; what depends only on known values folds at import
+   * time, so `If` nodes whose condition depends on the input are inlined (a sample rate, a mode
+   * flag). The shape is the file's (or `inputShapes`); a rank-1 input of unknown length takes the
+   * number of values.
+   */
+  values?: Record<string, InputValue>;
   /** Label for error messages (a file name); default "model". */
   source?: string;
 }
@@ -72,6 +84,12 @@ class Importer {
   readonly aliases: GraphAlias[] = [];
   private readonly opNames = new Set<string>();
   private readonly usedConstants = new Set<string>();
+  /** Graph inputs given a value: known at import time, but graph inputs (never persistent). */
+  private readonly givenInputs = new Set<string>();
+  /** Initializers whose data is stored outside the file (never opened): shapes only. */
+  private readonly external = new Set<string>();
+  /** For each node output: the node's label and the names it read (to explain an unknown If condition). */
+  private readonly producedBy = new Map<string, { label: string; reads: string[] }>();
   readonly stats = { nodes: 0, folded: 0, views: 0, inPlace: 0, inlinedIfs: 0 };
 
   private readonly options: OnnxImportOptions;
@@ -142,6 +160,7 @@ class Importer {
     for (const t of g.initializers) {
       this.values.set(t.name, this.constantValue(t));
       this.constants.add(t.name);
+      if (t.external) this.external.add(t.name);
     }
     const graphInputs: string[] = [];
     for (const name of Object.keys(this.options.inputShapes ?? {})) {
@@ -149,15 +168,28 @@ class Importer {
         this.fail(`--input ${name}: the model has no graph input "${name}" (inputs: ${g.inputs.filter((i) => !this.constants.has(i.name)).map((i) => i.name).join(', ')})`);
       }
     }
+    const values = this.options.values ?? {};
+    for (const name of Object.keys(values)) {
+      if (!g.inputs.some((i) => i.name === name && !this.constants.has(name))) {
+        this.fail(`--value ${name}: the model has no graph input "${name}" (inputs: ${g.inputs.filter((i) => !this.constants.has(i.name)).map((i) => i.name).join(', ')})`);
+      }
+    }
     for (const info of g.inputs) {
       if (this.constants.has(info.name)) continue; // an initializer listed as input (IR < 4): a weight
       const given = this.options.inputShapes?.[info.name];
-      const shape = given ?? this.concreteDims(info, `graph input "${info.name}"`, true)!;
+      const valued = Object.prototype.hasOwnProperty.call(values, info.name)
+        ? inputValue(info, values[info.name], given ?? this.concreteDims(info, `graph input "${info.name}"`, false), (m) => this.fail(m))
+        : undefined;
+      const shape = valued?.shape ?? given ?? this.concreteDims(info, `graph input "${info.name}"`, true)!;
       if (given && info.dims && given.length !== info.dims.length) {
+        if (info.dims.length === 0 && given.length === 1) {
+          this.fail(`--input ${info.name}=${given[0]}: "${info.name}" is a scalar (shape []) in the file, and --input gives shapes: to give its value, use --value ${info.name}=${given[0]} (API: values: { ${info.name}: ${given[0]} })`);
+        }
         this.fail(`--input ${info.name}: shape has rank ${given.length}, the file declares ${dimsText(info.dims)}`);
       }
       if (!info.elemType) this.fail(`graph input "${info.name}" has no element type`);
-      const v = { shape, elemType: info.elemType };
+      const v: Value = { shape, elemType: info.elemType };
+      if (valued) { v.data = valued.data; this.givenInputs.add(info.name); }
       this.values.set(info.name, v);
       this.addTensor(info.name, v, `graph input "${info.name}"`);
       graphInputs.push(info.name);
@@ -188,13 +220,22 @@ class Importer {
   }
 
   private useConstant(name: string): void {
-    if (this.usedConstants.has(name)) return;
+    if (this.usedConstants.has(name) || this.givenInputs.has(name)) return;
     this.usedConstants.add(name);
     this.addTensor(name, this.values.get(name)!, `constant "${name}"`);
   }
 
   private graph(g: OnnxGraph): void {
-    for (const node of g.nodes) this.node(node);
+    const order = topologicalOrder(g.nodes);
+    if (order.cycle) {
+      this.fail(`nodes ${order.cycle.map((n) => this.label(n)).join(' -> ')} read each other's outputs in a cycle${order.cycle.length > 1 ? ` (back to ${this.label(order.cycle[0])})` : ''}: the graph has no order to run in`);
+    }
+    for (const node of order.nodes) this.node(node);
+  }
+
+  /** Known at import time: a constant (initializer, Constant, folded) or a graph input given a value. */
+  private known(name: string): boolean {
+    return this.constants.has(name) || this.givenInputs.has(name);
   }
 
   private opset(node: OnnxNode): number {
@@ -214,7 +255,7 @@ class Importer {
     const values = inputs.map((n) => {
       if (n === '') return undefined;
       const v = this.values.get(n);
-      if (!v) this.fail(`${this.label(node)} reads "${n}", which no earlier node, initializer or graph input provides`);
+      if (!v) this.fail(`${this.label(node)} reads "${n}", which no node, initializer or graph input provides`);
       return v;
     });
     const opset = this.opset(node);
@@ -222,6 +263,7 @@ class Importer {
       const mismatch = signatureMismatch(node.opType, opset, node.attributes.keys(), node.inputs);
       if (mismatch) this.fail(`${this.label(node)} at opset ${opset}: ${mismatch}`);
     }
+    const live = inputs.filter((n) => n !== '');
     let outs: Value[];
     try {
       outs = inferNode({ node, inputs: values, opset });
@@ -232,20 +274,22 @@ class Importer {
         const dims = info && info.elemType ? this.concreteDims(info, `output "${o}"`, false) : undefined;
         if (o === '' || !dims) {
           if (o === '' && k > 0) return { shape: [], elemType: 1 };
-          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
+          const outside = live.filter((n) => this.external.has(n));
+          const why = outside.length ? ` (${outside.map((n) => `"${n}"`).join(', ')} ${outside.length > 1 ? 'are' : 'is'} stored outside the file, which the importer never opens: it reads external data for shapes only)` : '';
+          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}${why}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
         }
         return { shape: dims, elemType: info!.elemType! };
       });
     }
     // Shape-only ops and nodes whose inputs are all constant fold into constants.
-    const live = inputs.filter((n) => n !== '');
     const shapeOnly = node.opType === 'Shape' || node.opType === 'Size';
-    const foldable = shapeOnly || (live.length > 0 && live.every((n) => this.constants.has(n)));
+    const foldable = shapeOnly || (live.length > 0 && live.every((n) => this.known(n)));
     node.outputs.forEach((o, k) => {
       if (o === '') return;
       const v = outs[k] ?? this.fail(`${this.label(node)}: output ${k} ("${o}") is not defined by the operator`);
       if (this.values.has(o)) this.fail(`${this.label(node)}: "${o}" is written twice`);
       this.values.set(o, v);
+      this.producedBy.set(o, { label: this.label(node), reads: live });
       if (foldable) this.constants.add(o);
     });
     if (foldable) { this.stats.folded += 1; return; }
@@ -273,8 +317,8 @@ class Importer {
     if (a.name === 'value' && a.t) v = this.constantValue(a.t);
     else if (a.name === 'value_float') v = { shape: [], elemType: 1, data: [a.f ?? 0] };
     else if (a.name === 'value_floats') v = { shape: [a.floats.length], elemType: 1, data: a.floats };
-    else if (a.name === 'value_int') v = { shape: [], elemType: 7, data: [a.i ?? 0] };
-    else if (a.name === 'value_ints') v = { shape: [a.ints.length], elemType: 7, data: a.ints };
+    else if (a.name === 'value_int') v = { shape: [], elemType: 7, data: [a.exactI ?? 0n] };
+    else if (a.name === 'value_ints') v = { shape: [a.exactInts.length], elemType: 7, data: a.exactInts };
     else return this.fail(`${this.label(node)}: constant attribute "${a.name}" is not supported`, 'UNSUPPORTED');
     this.values.set(node.outputs[0], v);
     this.constants.add(node.outputs[0]);
@@ -284,7 +328,7 @@ class Importer {
   private ifNode(node: OnnxNode, inputs: string[]): void {
     const cond = this.values.get(inputs[0]);
     if (!cond?.data || cond.data.length !== 1) {
-      this.fail(`${this.label(node)}: its condition "${inputs[0]}" is not known at import time, so the branch cannot be inlined`, 'UNSUPPORTED');
+      this.fail(`${this.label(node)}: its condition "${inputs[0]}" is not known at import time, so the branch cannot be inlined${this.whyUnknown(inputs[0])}`, 'UNSUPPORTED');
     }
     const branch = node.attributes.get(cond.data[0] ? 'then_branch' : 'else_branch')?.g
       ?? this.fail(`${this.label(node)} has no ${cond.data[0] ? 'then_branch' : 'else_branch'}`);
@@ -299,6 +343,35 @@ class Importer {
     }
     node.outputs.forEach((o, k) => { if (o !== '') this.rename.set(o, this.resolve(branch.outputs[k].name)); });
     this.stats.inlinedIfs += 1;
+  }
+
+  /**
+   * Why a value is not known: the graph inputs it depends on (which `--value` sets), or the
+   * nodes the evaluator does not compute although their inputs are known.
+   */
+  private whyUnknown(name: string): string {
+    const inputs: string[] = [], stuck: string[] = [];
+    const seen = new Set<string>();
+    const stack = [name];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (seen.has(n)) continue;
+      seen.add(n);
+      const p = this.producedBy.get(n);
+      if (!p) {
+        if (this.tensors.has(n) && !this.values.get(n)?.data) inputs.push(n);
+        continue;
+      }
+      if (p.reads.every((r) => this.values.get(r)?.data) && !this.values.get(n)?.data) stuck.push(p.label);
+      stack.push(...p.reads);
+    }
+    inputs.sort();
+    if (inputs.length) {
+      const example = inputs.map((i) => `--value ${i}=V`).join(' ');
+      return `: it depends on graph input${inputs.length > 1 ? 's' : ''} ${inputs.map((i) => `"${i}"`).join(', ')}; give ${inputs.length > 1 ? 'their values' : 'its value'} with ${example} (API: values) to choose the branch at import time`;
+    }
+    if (stuck.length) return `: it is computed by ${stuck.join(', ')}, which the importer does not evaluate`;
+    return '';
   }
 
   /**
@@ -342,6 +415,18 @@ function checkImportOptions(options: OnnxImportOptions): OnnxImportOptions {
   record('inputShapes', options.inputShapes, true);
   record('dims', options.dims, false);
   record('bindings', options.bindings, true);
+  if (options.values !== undefined) {
+    const values: unknown = options.values;
+    if (values === null || typeof values !== 'object' || Array.isArray(values)) bad('values', values, 'an object by input name');
+    for (const [name, item] of Object.entries(values as object)) {
+      const items: unknown[] = Array.isArray(item) ? item : [item];
+      if (Array.isArray(item) && item.length === 0) bad(`values.${name}`, item, 'a value or a non-empty array of values');
+      items.forEach((v, i) => {
+        const ok = typeof v === 'bigint' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+        if (!ok) bad(`values.${name}${Array.isArray(item) ? `[${i}]` : ''}`, v, 'a finite number, a bigint or a boolean');
+      });
+    }
+  }
   return options;
 }
 

@@ -3,13 +3,21 @@
 // cannot decide throws InferenceGap with the reason.
 import { DT } from './onnx-model.js';
 import type { OnnxAttribute, OnnxNode } from './onnx-model.js';
+import { FoldGap, toClampedInt, toSafeInt } from './fold/elements.js';
+import type { Elements } from './fold/elements.js';
+import { evaluateNode } from './fold/evaluate.js';
+import { sliceRanges } from './fold/movement.js';
+import type { Known } from './fold/evaluate.js';
 
 /** What the importer knows about a value: shape, element type, and the elements of small constants. */
 export interface Value {
   shape: number[];
   elemType: number;
-  /** Elements (row-major), known for small constants and shape computations. */
-  data?: number[];
+  /**
+   * Elements (row-major) when known at import time: constants, graph inputs given a value, and
+   * whatever the evaluator (fold/) computes from them. bigint for integer and bool types.
+   */
+  data?: Elements;
 }
 
 /** Raised when a rule cannot infer an output (the importer then falls back to shapes in the file). */
@@ -47,11 +55,18 @@ function input(c: InferContext, k: number): Value {
   return v;
 }
 /** The elements of a constant input (shape, axes, pads...), or undefined when the input is omitted. */
-function constInput(c: InferContext, k: number, what: string): number[] | undefined {
+function constInput(c: InferContext, k: number, what: string, clamped = false): number[] | undefined {
   const v = c.inputs[k];
   if (!v) return undefined;
   if (!v.data) return gap(`its ${what} (input ${k}, "${c.node.inputs[k]}") is not a constant known at import time`);
-  return v.data;
+  const label = `its ${what} (input ${k}, "${c.node.inputs[k]}")`;
+  try {
+    // Float elements (Resize scales) are returned as they are; integers checked within 2^53.
+    return v.data.map((x) => (clamped ? toClampedInt(x) : typeof x === 'number' ? x : toSafeInt(x, label)));
+  } catch (error) {
+    if (error instanceof FoldGap) gap(error.message);
+    throw error;
+  }
 }
 const normAxis = (axis: number, rank: number, _c?: InferContext) => {
   const a = axis < 0 ? axis + rank : axis;
@@ -75,44 +90,6 @@ export function broadcastShapes(shapes: number[][]): number[] {
   }
   return out;
 }
-
-/** Element-wise over broadcast inputs, when every input's elements are known. */
-function broadcastData(values: Value[], shape: number[], f: (xs: number[]) => number): number[] | undefined {
-  if (!values.every((v) => v.data) || numel(shape) > 4096) return undefined;
-  const n = numel(shape);
-  const out: number[] = [];
-  for (let i = 0; i < n; ++i) {
-    const xs = values.map((v) => {
-      let idx = 0, stride = 1, rem = i;
-      const coords: number[] = [];
-      for (let k = shape.length - 1; k >= 0; --k) { coords[k] = rem % shape[k]; rem = Math.floor(rem / shape[k]); }
-      for (let k = v.shape.length - 1; k >= 0; --k) {
-        const c = coords[shape.length - v.shape.length + k];
-        idx += (v.shape[k] === 1 ? 0 : c) * stride;
-        stride *= v.shape[k];
-      }
-      return v.data![idx];
-    });
-    out.push(f(xs));
-  }
-  return out;
-}
-
-const isInt = (t: number) => t !== DT.FLOAT && t !== DT.DOUBLE && t !== DT.FLOAT16 && t !== 16;
-
-const BINARY_FN: Partial<Record<string, (a: number, b: number) => number>> = {
-  Add: (a, b) => a + b, Sub: (a, b) => a - b, Mul: (a, b) => a * b,
-  Div: (a, b) => a / b, Max: Math.max, Min: Math.min, Pow: (a, b) => a ** b, Mod: (a, b) => a % b,
-};
-const COMPARE_FN: Record<string, (a: number, b: number) => number> = {
-  Equal: (a, b) => +(a === b), Less: (a, b) => +(a < b), Greater: (a, b) => +(a > b),
-  LessOrEqual: (a, b) => +(a <= b), GreaterOrEqual: (a, b) => +(a >= b),
-  And: (a, b) => +(!!a && !!b), Or: (a, b) => +(!!a || !!b), Xor: (a, b) => +(!!a !== !!b),
-};
-const UNARY_FN: Partial<Record<string, (a: number) => number>> = {
-  Neg: (a) => -a, Abs: Math.abs, Floor: Math.floor, Ceil: Math.ceil, Relu: (a) => Math.max(0, a), Sqrt: Math.sqrt,
-  Identity: (a) => a, Sign: Math.sign, Not: (a) => +!a, Reciprocal: (a) => 1 / a, Round: Math.round,
-};
 
 /** Element-wise ops with one input and an output of the same shape and type. */
 export const UNARY_OPS = [
@@ -206,8 +183,6 @@ function reduce(c: InferContext, axesFromInput: boolean, elemType?: number): Val
   const shape: number[] = [];
   x.shape.forEach((d, k) => { if (!set.has(k)) shape.push(d); else if (keep) shape.push(1); });
   const out: Value = { shape, elemType: elemType ?? x.elemType };
-  if (c.node.opType === 'ReduceProd' && x.data && set.size === rank) out.data = [x.data.reduce((a, b) => a * b, 1)];
-  if (c.node.opType === 'ReduceSum' && x.data && set.size === rank) out.data = [x.data.reduce((a, b) => a + b, 0)];
   return [out];
 }
 
@@ -224,24 +199,13 @@ function rnn(c: InferContext, gates: number, withCell: boolean): Value[] {
   return out;
 }
 
-function sliceShape(c: InferContext, x: Value, starts: number[], ends: number[], axes: number[] | undefined, steps: number[] | undefined): Value {
-  const shape = [...x.shape];
-  const rank = shape.length;
-  const ax = axes ?? starts.map((_, k) => k);
-  const begin = new Array(rank).fill(0), step = new Array(rank).fill(1);
-  ax.forEach((a0, k) => {
-    const a = normAxis(a0, rank, c);
-    const d = x.shape[a], s = steps?.[k] ?? 1;
-    if (s === 0) gap('a slice step is 0');
-    let b = starts[k], e = ends[k];
-    b = b < 0 ? b + d : b; e = e < 0 ? e + d : e;
-    if (s > 0) { b = Math.min(Math.max(b, 0), d); e = Math.min(Math.max(e, 0), d); shape[a] = Math.max(0, Math.ceil((e - b) / s)); }
-    else { b = Math.min(Math.max(b, -1), d - 1); e = Math.min(Math.max(e, -1), d - 1); shape[a] = Math.max(0, Math.ceil((b - e) / -s)); }
-    begin[a] = b; step[a] = s;
-  });
-  const out: Value = { shape, elemType: x.elemType };
-  if (x.data && rank === 1) out.data = Array.from({ length: shape[0] }, (_, i) => x.data![begin[0] + i * step[0]]);
-  return out;
+function sliceShape(x: Value, starts: number[], ends: number[], axes: number[] | undefined, steps: number[] | undefined): Value {
+  try {
+    return { shape: sliceRanges(x.shape, starts, ends, axes, steps).count, elemType: x.elemType };
+  } catch (error) {
+    if (error instanceof FoldGap) gap(error.message);
+    throw error;
+  }
 }
 
 const RULES: Record<string, Rule> = {
@@ -268,7 +232,7 @@ const RULES: Record<string, Rule> = {
   Where: (c) => {
     const [cond, x, y] = [input(c, 0), input(c, 1), input(c, 2)];
     const shape = broadcastShapes([cond.shape, x.shape, y.shape]);
-    return [{ shape, elemType: x.elemType, data: broadcastData([cond, x, y], shape, ([p, a, b]) => (p ? a : b)) }];
+    return [{ shape, elemType: x.elemType }];
   },
   Reshape: (c) => {
     const x = input(c, 0);
@@ -282,13 +246,13 @@ const RULES: Record<string, Rule> = {
       shape[minus] = numel(x.shape) / rest;
     }
     if (numel(shape) !== numel(x.shape)) gap(`cannot reshape [${x.shape.join(',')}] (${numel(x.shape)} elements) to [${target.join(',')}]`);
-    return [{ shape, elemType: x.elemType, data: x.data }];
+    return [{ shape, elemType: x.elemType }];
   },
   Flatten: (c) => {
     const x = input(c, 0);
     const axis = attrInt(c, 'axis', 1);
     const a = axis < 0 ? axis + x.shape.length : axis;
-    return [{ shape: [numel(x.shape.slice(0, a)), numel(x.shape.slice(a))], elemType: x.elemType, data: x.data }];
+    return [{ shape: [numel(x.shape.slice(0, a)), numel(x.shape.slice(a))], elemType: x.elemType }];
   },
   Squeeze: (c) => {
     const x = input(c, 0);
@@ -296,7 +260,7 @@ const RULES: Record<string, Rule> = {
     const rank = x.shape.length;
     const set = new Set(axes ? axes.map((a) => normAxis(a, rank, c)) : x.shape.flatMap((d, k) => (d === 1 ? [k] : [])));
     for (const a of set) if (x.shape[a] !== 1) gap(`cannot squeeze axis ${a} of size ${x.shape[a]}`);
-    return [{ shape: x.shape.filter((_, k) => !set.has(k)), elemType: x.elemType, data: x.data }];
+    return [{ shape: x.shape.filter((_, k) => !set.has(k)), elemType: x.elemType }];
   },
   Unsqueeze: (c) => {
     const x = input(c, 0);
@@ -306,7 +270,7 @@ const RULES: Record<string, Rule> = {
     const shape: number[] = [];
     let k = 0;
     for (let r = 0; r < rank; ++r) shape.push(set.has(r) ? 1 : x.shape[k++]);
-    return [{ shape, elemType: x.elemType, data: x.data }];
+    return [{ shape, elemType: x.elemType }];
   },
   Transpose: (c) => {
     const x = input(c, 0);
@@ -320,8 +284,7 @@ const RULES: Record<string, Rule> = {
     const axis = normAxis(attrInt(c, 'axis', 0), rank, c);
     const shape = [...xs[0].shape];
     shape[axis] = xs.reduce((s, v) => s + v.shape[axis], 0);
-    const data = rank === 1 && xs.every((v) => v.data) ? xs.flatMap((v) => v.data!) : undefined;
-    return [{ shape, elemType: xs[0].elemType, data }];
+    return [{ shape, elemType: xs[0].elemType }];
   },
   Split: (c) => {
     const x = input(c, 0);
@@ -340,9 +303,9 @@ const RULES: Record<string, Rule> = {
   Slice: (c) => {
     const x = input(c, 0);
     if (c.opset < 10) {
-      return [sliceShape(c, x, attrInts(c, 'starts') ?? gap('starts are missing'), attrInts(c, 'ends') ?? gap('ends are missing'), attrInts(c, 'axes'), undefined)];
+      return [sliceShape(x, attrInts(c, 'starts') ?? gap('starts are missing'), attrInts(c, 'ends') ?? gap('ends are missing'), attrInts(c, 'axes'), undefined)];
     }
-    return [sliceShape(c, x, constInput(c, 1, 'starts') ?? gap('starts are missing'), constInput(c, 2, 'ends') ?? gap('ends are missing'), constInput(c, 3, 'axes'), constInput(c, 4, 'steps'))];
+    return [sliceShape(x, constInput(c, 1, 'starts', true) ?? gap('starts are missing'), constInput(c, 2, 'ends', true) ?? gap('ends are missing'), constInput(c, 3, 'axes'), constInput(c, 4, 'steps'))];
   },
   Resize: (c) => {
     const x = input(c, 0);
@@ -369,28 +332,25 @@ const RULES: Record<string, Rule> = {
     const ch = { shape: [x.shape[1]], elemType: input(c, 3).elemType };
     return [{ shape: x.shape, elemType: x.elemType }, ch, ch, ch, ch];
   },
-  Dropout: (c) => { const x = input(c, 0); return [{ shape: x.shape, elemType: x.elemType, data: x.data }, { shape: x.shape, elemType: DT.BOOL }]; },
+  Dropout: (c) => { const x = input(c, 0); return [{ shape: x.shape, elemType: x.elemType }, { shape: x.shape, elemType: DT.BOOL }]; },
   Cast: (c) => {
     const x = input(c, 0);
     const to = attr(c, 'to')?.i ?? gap('the "to" attribute is missing');
-    return [{ shape: x.shape, elemType: to, data: x.data && (isInt(to) ? x.data.map(Math.trunc) : x.data) }];
+    return [{ shape: x.shape, elemType: to }];
   },
-  CastLike: (c) => { const x = input(c, 0); return [{ shape: x.shape, elemType: input(c, 1).elemType, data: x.data }]; },
+  CastLike: (c) => { const x = input(c, 0); return [{ shape: x.shape, elemType: input(c, 1).elemType }]; },
   Shape: (c) => {
     const x = input(c, 0);
     const rank = x.shape.length;
     const clamp = (v: number) => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
     const dims = x.shape.slice(clamp(attrInt(c, 'start', 0)), clamp(attrInt(c, 'end', rank)));
-    return [{ shape: [dims.length], elemType: DT.INT64, data: dims }];
+    return [{ shape: [dims.length], elemType: DT.INT64, data: dims.map(BigInt) }];
   },
-  Size: (c) => [{ shape: [], elemType: DT.INT64, data: [numel(input(c, 0).shape)] }],
+  Size: (c) => [{ shape: [], elemType: DT.INT64, data: [BigInt(numel(input(c, 0).shape))] }],
   Gather: (c) => {
     const x = input(c, 0), idx = input(c, 1);
     const axis = normAxis(attrInt(c, 'axis', 0), x.shape.length, c);
-    const shape = [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)];
-    let data: number[] | undefined;
-    if (x.data && idx.data && x.shape.length === 1) data = idx.data.map((i) => x.data![i < 0 ? i + x.shape[0] : i]);
-    return [{ shape, elemType: x.elemType, data }];
+    return [{ shape: [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)], elemType: x.elemType }];
   },
   GatherElements: (c) => [{ shape: input(c, 1).shape, elemType: input(c, 0).elemType }],
   GatherND: (c) => {
@@ -402,8 +362,7 @@ const RULES: Record<string, Rule> = {
   Expand: (c) => {
     const x = input(c, 0);
     const target = constInput(c, 1, 'shape') ?? gap('the shape input is missing');
-    const shape = broadcastShapes([x.shape, target]);
-    return [{ shape, elemType: x.elemType, data: broadcastData([x], shape, ([a]) => a) }];
+    return [{ shape: broadcastShapes([x.shape, target]), elemType: x.elemType }];
   },
   Tile: (c) => {
     const x = input(c, 0);
@@ -412,15 +371,15 @@ const RULES: Record<string, Rule> = {
   },
   ConstantOfShape: (c) => {
     const shape = constInput(c, 0, 'shape') ?? gap('the shape input is missing');
-    const t = attr(c, 'value')?.t;
-    const elemType = t?.dataType ?? DT.FLOAT;
-    const fill = t?.values?.[0] ?? 0;
-    return [{ shape: [...shape], elemType, data: numel(shape) <= 4096 ? new Array(numel(shape)).fill(fill) : undefined }];
+    return [{ shape: [...shape], elemType: attr(c, 'value')?.t?.dataType ?? DT.FLOAT }];
   },
   Range: (c) => {
-    const [s, l, d] = [0, 1, 2].map((k) => (constInput(c, k, ['start', 'limit', 'delta'][k]) ?? gap(`input ${k} is missing`))[0]);
-    const n = Math.max(0, Math.ceil((l - s) / d));
-    return [{ shape: [n], elemType: input(c, 0).elemType, data: n <= 4096 ? Array.from({ length: n }, (_, i) => s + i * d) : undefined }];
+    // Range's length needs its values; the evaluator computes it exactly (int64 in bigint).
+    const known = [0, 1, 2].map((k) => c.inputs[k]);
+    if (!known.every((v) => v?.data)) gap('its start, limit and delta are not all known at import time');
+    const [s, l, d] = known.map((v) => Number(v!.data![0]));
+    if (d === 0) gap('Range with delta 0');
+    return [{ shape: [Math.max(0, Math.ceil((l - s) / d))], elemType: input(c, 0).elemType }];
   },
   Pad: (c) => {
     const x = input(c, 0);
@@ -522,8 +481,7 @@ for (const op of ['ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceProd', 'ReduceL
 for (const op of UNARY_OPS) {
   RULES[op] = (c) => {
     const x = input(c, 0);
-    const f: ((a: number) => number) | undefined = UNARY_FN[op];
-    return [{ shape: x.shape, elemType: x.elemType, data: f && x.data ? x.data.map(f) : undefined }];
+    return [{ shape: x.shape, elemType: x.elemType }];
   };
 }
 RULES.Identity = (c) => { const x = input(c, 0); return [{ ...x }]; };
@@ -531,17 +489,14 @@ for (const op of BINARY_OPS) {
   RULES[op] = (c) => {
     const xs = c.inputs.filter((v): v is Value => !!v);
     const shape = op === 'PRelu' ? xs[0].shape : broadcastShapes(xs.map((v) => v.shape));
-    const f: ((a: number, b: number) => number) | undefined = BINARY_FN[op];
-    let data = f && xs.length === 2 ? broadcastData(xs, shape, ([a, b]) => f(a, b)) : undefined;
-    if (data && op === 'Div' && isInt(xs[0].elemType)) data = data.map(Math.trunc);
-    return [{ shape, elemType: xs[0].elemType, data }];
+    return [{ shape, elemType: xs[0].elemType }];
   };
 }
 for (const op of COMPARE_OPS) {
   RULES[op] = (c) => {
     const a = input(c, 0), b = input(c, 1);
     const shape = broadcastShapes([a.shape, b.shape]);
-    return [{ shape, elemType: DT.BOOL, data: broadcastData([a, b], shape, ([x, y]) => COMPARE_FN[op](x, y)) }];
+    return [{ shape, elemType: DT.BOOL }];
   };
 }
 for (const op of SAME_SHAPE_OPS) RULES[op] = (c) => [{ shape: input(c, 0).shape, elemType: input(c, 0).elemType }];
@@ -549,11 +504,43 @@ for (const op of SAME_SHAPE_OPS) RULES[op] = (c) => [{ shape: input(c, 0).shape,
 /** Operator types (default domain) whose output shapes the importer infers. */
 export const INFERRED_OPS: readonly string[] = Object.keys(RULES).sort();
 
-/** Infers a node's outputs, or throws InferenceGap (no rule, or a rule that cannot decide). */
+/**
+ * Infers a node's outputs, or throws InferenceGap (no rule, or a rule that cannot decide). When
+ * every input's elements are known, the evaluator (fold/) computes the outputs' elements too.
+ */
 export function inferNode(c: InferContext): Value[] {
   const rule = c.node.domain === '' || c.node.domain === 'ai.onnx' || c.node.domain === 'com.microsoft' ? RULES[c.node.opType] : undefined;
-  if (!rule) throw new InferenceGap('no shape rule for this operator');
-  const out = rule(c);
+  const live = c.inputs.filter((v): v is Value => !!v);
+  const known = live.length > 0 && live.every((v) => v.data);
+  let out: Value[] | undefined;
+  let ruleGap: InferenceGap | undefined;
+  try {
+    if (!rule) throw new InferenceGap('no shape rule for this operator');
+    out = rule(c);
+  } catch (error) {
+    if (!(error instanceof InferenceGap) || !known) throw error;
+    ruleGap = error;
+  }
+  if (known) {
+    let evaluated: Known[] | undefined;
+    try {
+      evaluated = evaluateNode(c as { node: OnnxNode; inputs: (Known | undefined)[]; opset: number }, out?.map((v) => v.shape));
+    } catch (error) {
+      if (error instanceof FoldGap) gap(error.message);
+      throw error;
+    }
+    if (evaluated) {
+      evaluated.forEach((v, k) => {
+        const ruled = out?.[k];
+        // The shape rule and the evaluator are two definitions of one op: a difference is a bug.
+        if (ruled && ruled.shape.join(',') !== v.shape.join(',')) {
+          throw new Error(`internal: ${c.node.opType} node "${c.node.name}": shape rule gives [${ruled.shape.join(',')}], evaluation [${v.shape.join(',')}]`);
+        }
+      });
+      out = out ? out.map((v, k) => evaluated![k] ?? v) : evaluated;
+    }
+  }
+  if (!out) throw ruleGap!;
   for (const v of out) {
     if (v.shape.some((d) => !Number.isInteger(d) || d < 0)) gap(`inferred an invalid shape [${v.shape.join(',')}]`);
     if (v.data === undefined) delete v.data;

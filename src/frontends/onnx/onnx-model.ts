@@ -1,6 +1,8 @@
 // Decodes an .onnx file (ModelProto) into plain objects the importer works on.
 import type { DType } from '../../formats/dtype.js';
 import { modelType } from './onnx-schema.js';
+import { isIntegerType } from './fold/elements.js';
+import type { Elements } from './fold/elements.js';
 
 /** A tensor's element type as ONNX numbers it (TensorProto.DataType). */
 export const ONNX_DTYPES: Record<number, { name: string; dtype?: DType; bytes?: number }> = {
@@ -46,8 +48,14 @@ export interface OnnxTensor {
   name: string;
   dims: number[];
   dataType: number;
-  /** Element values, decoded for small numeric tensors only (shapes, axes, pads). */
-  values?: number[];
+  /**
+   * Element values (bigint for integer and bool types, exact for int64), decoded for numeric
+   * tensors of up to MAX_DECODED elements, or MAX_DECODED_INT for int32/int64 (index tables).
+   * Never for data stored outside the file (data_location EXTERNAL), which is not opened.
+   */
+  values?: Elements;
+  /** True when the data is stored outside the file (data_location EXTERNAL). */
+  external?: boolean;
 }
 
 /** One attribute; only the field its type uses is meaningful. */
@@ -61,6 +69,10 @@ export interface OnnxAttribute {
   g?: OnnxGraph;
   floats: number[];
   ints: number[];
+  /** `ints` exactly (int64 values beyond 2^53 included), for Constant's value_ints. */
+  exactInts: bigint[];
+  /** `i` exactly, for Constant's value_int. */
+  exactI?: bigint;
 }
 
 /** A node (op) of a graph. */
@@ -92,32 +104,44 @@ export interface OnnxModel {
   graph: OnnxGraph;
 }
 
-/** Values decoded only up to this many elements (shape-like constants are small). */
-const MAX_DECODED = 4096;
+/**
+ * Initializer values are decoded up to this many elements: weights are not needed to plan, and
+ * shape-like constants are small.
+ */
+export const MAX_DECODED = 4096;
+/** int32 and int64 initializers (index tables for Gather, masks) are decoded up to this many. */
+export const MAX_DECODED_INT = 2 ** 16;
 
 // protobufjs gives int64 as Long objects when the long package is present.
-type LongLike = number | { toNumber(): number };
+type LongLike = number | { toNumber(): number; toString(): string };
 const num = (v: LongLike | null | undefined): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
+/** An int64 field exactly (Long.toNumber would round values beyond 2^53). */
+const big = (v: LongLike | null | undefined): bigint => (v == null ? 0n : typeof v === 'number' ? BigInt(v) : BigInt(v.toString()));
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-function decodeRaw(raw: Uint8Array, dataType: number, count: number): number[] | undefined {
+function decodeRaw(raw: Uint8Array, dataType: number, count: number): Elements | undefined {
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const out: number[] = [];
-  const read: Record<number, [number, (o: number) => number]> = {
+  const out: Elements = [];
+  const read: Record<number, [number, (o: number) => number | bigint]> = {
     1: [4, (o) => view.getFloat32(o, true)],
     2: [1, (o) => view.getUint8(o)],
     3: [1, (o) => view.getInt8(o)],
     5: [2, (o) => view.getInt16(o, true)],
     6: [4, (o) => view.getInt32(o, true)],
-    7: [8, (o) => Number(view.getBigInt64(o, true))],
+    4: [2, (o) => view.getUint16(o, true)],
+    7: [8, (o) => view.getBigInt64(o, true)],
     9: [1, (o) => view.getUint8(o)],
     11: [8, (o) => view.getFloat64(o, true)],
     12: [4, (o) => view.getUint32(o, true)],
-    13: [8, (o) => Number(view.getBigUint64(o, true))],
+    13: [8, (o) => view.getBigUint64(o, true)],
   };
   const r = read[dataType];
   if (!r || raw.byteLength < r[0] * count) return undefined;
-  for (let k = 0; k < count; ++k) out.push(r[1](k * r[0]));
+  const integer = isIntegerType(dataType);
+  for (let k = 0; k < count; ++k) {
+    const v = r[1](k * r[0]);
+    out.push(integer && typeof v === 'number' ? BigInt(v) : v);
+  }
   return out;
 }
 
@@ -125,18 +149,22 @@ function decodeTensor(t: any): OnnxTensor {
   const dims = (t.dims ?? []).map(num);
   const dataType = t.dataType ?? 0;
   const count = dims.reduce((a: number, b: number) => a * b, 1);
-  let values: number[] | undefined;
-  if (count <= MAX_DECODED && t.dataLocation !== 1) {
+  const external = t.dataLocation === 1;
+  const limit = dataType === 6 || dataType === 7 ? MAX_DECODED_INT : MAX_DECODED;
+  const integer = isIntegerType(dataType);
+  let values: Elements | undefined;
+  // FLOAT16 and BFLOAT16 elements are not decoded (bit patterns in int32_data or raw bytes).
+  if (count <= limit && !external && dataType !== 10 && dataType !== 16) {
     if (t.rawData && t.rawData.length > 0) values = decodeRaw(t.rawData, dataType, count);
-    else if (t.int64Data?.length) values = t.int64Data.map(num);
+    else if (t.int64Data?.length) values = t.int64Data.map(big);
     else if (t.floatData?.length) values = [...t.floatData];
-    else if (t.int32Data?.length) values = [...t.int32Data];
+    else if (t.int32Data?.length) values = integer ? t.int32Data.map((v: number) => BigInt(v)) : undefined;
     else if (t.doubleData?.length) values = [...t.doubleData];
-    else if (t.uint64Data?.length) values = t.uint64Data.map(num);
+    else if (t.uint64Data?.length) values = t.uint64Data.map((v: LongLike) => BigInt.asUintN(64, big(v)));
     else if (count === 0) values = [];
     if (values && values.length !== count) values = undefined;
   }
-  return { name: t.name ?? '', dims, dataType, ...(values ? { values } : {}) };
+  return { name: t.name ?? '', dims, dataType, ...(values ? { values } : {}), ...(external ? { external } : {}) };
 }
 
 function decodeValueInfo(v: any): OnnxValueInfo {
@@ -156,9 +184,10 @@ function decodeAttribute(a: any): OnnxAttribute {
     type: a.type ?? 0,
     floats: [...(a.floats ?? [])],
     ints: (a.ints ?? []).map(num),
+    exactInts: (a.ints ?? []).map(big),
   };
   if (a.f != null) attr.f = a.f;
-  if (a.i != null) attr.i = num(a.i);
+  if (a.i != null) { attr.i = num(a.i); attr.exactI = big(a.i); }
   if (a.s != null && a.s.length) attr.s = new TextDecoder().decode(a.s);
   if (a.t) attr.t = decodeTensor(a.t);
   if (a.g) attr.g = decodeGraph(a.g);

@@ -22,7 +22,8 @@ message TensorShapeProto { message Dimension { oneof value { int64 dim_value = 1
   repeated Dimension dim = 1; }
 message TensorProto { repeated int64 dims = 1; optional int32 data_type = 2; repeated float float_data = 4 [packed = true];
   repeated int32 int32_data = 5 [packed = true]; repeated int64 int64_data = 7 [packed = true]; optional string name = 8;
-  optional bytes raw_data = 9; }
+  optional bytes raw_data = 9; repeated StringStringEntryProto external_data = 13; optional int32 data_location = 14; }
+message StringStringEntryProto { optional string key = 1; optional string value = 2; }
 `;
 const Model = protobuf.parse(PROTO, { keepCase: true }).root.lookupType('onnx.ModelProto');
 
@@ -33,7 +34,11 @@ export const T = { FLOAT: 1, UINT8: 2, INT8: 3, UINT16: 4, INT16: 5, INT32: 6, I
 function tensor(t) {
   const type = t.type ?? (t.ints ? T.INT64 : T.FLOAT);
   const out = { name: t.name ?? '', dims: t.dims, data_type: type };
-  if (t.raw) out.raw_data = t.raw;
+  if (t.external) {
+    // Data stored outside the file (data_location EXTERNAL = 1), as onnx.save_model(..., save_as_external_data=True) writes it.
+    out.data_location = 1;
+    out.external_data = Object.entries(t.external).map(([key, value]) => ({ key, value: String(value) }));
+  } else if (t.raw) out.raw_data = t.raw;
   else if (t.ints && type === T.INT64) out.int64_data = t.ints;
   else if (t.ints) out.int32_data = t.ints;
   else if (t.floats) out.float_data = t.floats;
@@ -84,6 +89,14 @@ export function onnxModel(g, opset = 17, extraOpsets = {}) {
 
 /** A float weight of the given dims (values not needed for planning). */
 export const weight = (name, dims, type = T.FLOAT) => ({ name, dims, type, raw: new Uint8Array(0) });
+/** An int64 constant stored as raw little-endian bytes: exact for any bigint (INT64_MAX included). */
+export function int64Raw(name, values, dims = [values.length]) {
+  const raw = new Uint8Array(8 * values.length);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, k) => view.setBigInt64(8 * k, BigInt(v), true));
+  return { name, dims, type: T.INT64, raw };
+}
+
 /** An int64 constant. */
 export const ints = (name, values, dims = [values.length]) => ({ name, dims, ints: values });
 

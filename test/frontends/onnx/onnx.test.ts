@@ -311,7 +311,7 @@ describe('ONNX import: errors', () => {
     expect(() => importOnnx(oneNode('MatMul', { a: [2, 3], b: [4, 5] }))).toThrow(/inner dimensions differ/);
     expect(() => importOnnx(oneNode('Relu', { x: [null, 3] }))).toThrow(/graph input "x" has shape \[\?,3\]/);
     const missing = onnxModel({ nodes: [{ op: 'Relu', inputs: ['ghost'], outputs: ['y'] }], inputs: [], outputs: [{ name: 'y' }] });
-    expect(() => importOnnx(missing)).toThrow(/reads "ghost", which no earlier node/);
+    expect(() => importOnnx(missing)).toThrow(/reads "ghost", which no node, initializer or graph input provides/);
     expect(() => importOnnx(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0x02]), { source: 'bad.onnx' })).toThrow(TensorplanError);
     expect(() => importOnnx(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0x02]), { source: 'bad.onnx' })).toThrow(/bad\.onnx: not a readable ONNX file/);
   });

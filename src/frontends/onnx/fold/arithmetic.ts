@@ -1,0 +1,181 @@
+// Element-wise arithmetic, comparisons and logic, casts, reductions, Range and ConstantOfShape.
+// Integer types compute in bigint and wrap to their width (as the runtime's kernels do); float
+// types compute in double, FLOAT rounded to single precision.
+import { BOOL, FLOAT, FoldGap, broadcastIndex, castScalar, isIntegerType, numel, roundFloat, stridesOf, toSafeInt, wrapInt } from './elements.js';
+import type { Elements, Scalar } from './elements.js';
+import { broadcast } from './movement.js';
+import { attribute, attrInt, attrInts, axisOf, intsOf, required } from './tensor.js';
+import type { FoldContext, Known } from './tensor.js';
+
+type IntFn = (a: bigint, b: bigint) => bigint;
+type FloatFn = (a: number, b: number) => number;
+
+const noZero = (b: bigint): bigint => { if (b === 0n) throw new FoldGap('integer division by zero'); return b; };
+/** Integer Mod: fmod = 0 takes the divisor's sign (Python), fmod = 1 the dividend's (C). */
+const intMod = (fmod: boolean): IntFn => (a, b) => {
+  const r = a % noZero(b);
+  return !fmod && r !== 0n && (r < 0n) !== (b < 0n) ? r + b : r;
+};
+const floatMod = (fmod: boolean): FloatFn => (a, b) => {
+  const r = a % b;
+  return !fmod && r !== 0 && (r < 0) !== (b < 0) ? r + b : r;
+};
+
+/** Binary (and variadic) arithmetic: integer and float definitions. */
+const ARITHMETIC: Record<string, (c: FoldContext) => [IntFn, FloatFn]> = {
+  Add: () => [(a, b) => a + b, (a, b) => a + b],
+  Sum: () => [(a, b) => a + b, (a, b) => a + b],
+  Sub: () => [(a, b) => a - b, (a, b) => a - b],
+  Mul: () => [(a, b) => a * b, (a, b) => a * b],
+  // Integer division truncates toward zero, as C++ (ORT's kernel) does; bigint division does too.
+  Div: () => [(a, b) => a / noZero(b), (a, b) => a / b],
+  Mod: (c) => [intMod(attrInt(c, 'fmod', 0) === 1), floatMod(attrInt(c, 'fmod', 0) === 1)],
+  Pow: () => [(a, b) => { if (b < 0n) throw new FoldGap(`integer power with exponent ${b}`); return a ** b; }, (a, b) => a ** b],
+  Max: () => [(a, b) => (a > b ? a : b), Math.max],
+  Min: () => [(a, b) => (a < b ? a : b), Math.min],
+};
+
+const COMPARISON: Record<string, (a: Scalar, b: Scalar) => boolean> = {
+  Equal: (a, b) => a === b, Less: (a, b) => a < b, Greater: (a, b) => a > b,
+  LessOrEqual: (a, b) => a <= b, GreaterOrEqual: (a, b) => a >= b,
+  And: (a, b) => !!a && !!b, Or: (a, b) => !!a || !!b, Xor: (a, b) => !!a !== !!b,
+};
+
+const UNARY: Record<string, [((a: bigint) => bigint) | undefined, (a: number) => number]> = {
+  Neg: [(a) => -a, (a) => -a],
+  Abs: [(a) => (a < 0n ? -a : a), Math.abs],
+  Sign: [(a) => (a > 0n ? 1n : a < 0n ? -1n : 0n), Math.sign],
+  Relu: [(a) => (a > 0n ? a : 0n), (a) => Math.max(0, a)],
+  Identity: [(a) => a, (a) => a],
+  Not: [(a) => (a ? 0n : 1n), (a) => +!a],
+  Floor: [undefined, Math.floor],
+  Ceil: [undefined, Math.ceil],
+  // ONNX Round: halves to even.
+  Round: [undefined, (a) => { const r = Math.round(a); return Math.abs(a % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r; }],
+  Sqrt: [undefined, Math.sqrt],
+  Reciprocal: [undefined, (a) => 1 / a],
+};
+
+function binary(c: FoldContext, a: Known, b: Known, op: string): Known {
+  const shape = broadcast([a.shape, b.shape]);
+  const [ai, bi] = [a, b].map((v) => broadcastIndex(v.shape, shape));
+  const n = numel(shape);
+  const data: Elements = new Array(n);
+  const compare = COMPARISON[op];
+  if (compare) {
+    for (let i = 0; i < n; ++i) data[i] = compare(a.data[ai[i]], b.data[bi[i]]) ? 1n : 0n;
+    return { shape, elemType: BOOL, data };
+  }
+  const t = a.elemType;
+  if (b.elemType !== t && op !== 'Pow') throw new FoldGap(`operands have element types ${t} and ${b.elemType}`);
+  const [intFn, floatFn] = ARITHMETIC[op](c);
+  if (isIntegerType(t)) {
+    for (let i = 0; i < n; ++i) data[i] = wrapInt(t, intFn(BigInt(a.data[ai[i]]), BigInt(b.data[bi[i]])));
+  } else {
+    for (let i = 0; i < n; ++i) data[i] = roundFloat(t, floatFn(Number(a.data[ai[i]]), Number(b.data[bi[i]])));
+  }
+  return { shape, elemType: t, data };
+}
+
+function unary(x: Known, op: string): Known {
+  const [intFn, floatFn] = UNARY[op];
+  if (isIntegerType(x.elemType)) {
+    if (!intFn) throw new FoldGap(`${op} is not defined on integers`);
+    return { shape: x.shape, elemType: x.elemType, data: x.data.map((v) => wrapInt(x.elemType, intFn(v as bigint))) };
+  }
+  return { shape: x.shape, elemType: x.elemType, data: x.data.map((v) => roundFloat(x.elemType, floatFn(v as number))) };
+}
+
+export function cast(x: Known, to: number): Known {
+  return { shape: x.shape, elemType: to, data: x.data.map((v) => castScalar(v, to)) };
+}
+
+/** ReduceSum / ReduceProd / ReduceMax / ReduceMin over `axes` (all when empty). */
+export function reduce(x: Known, op: string, axes: number[] | undefined, keep: boolean, noopWithEmpty: boolean): Known {
+  if ((!axes || axes.length === 0) && noopWithEmpty) return x;
+  const rank = x.shape.length;
+  const set = new Set((axes && axes.length ? axes : x.shape.map((_, k) => k)).map((a) => axisOf(a, rank)));
+  const outShape = x.shape.map((d, k) => (set.has(k) ? 1 : d));
+  const outStrides = stridesOf(outShape);
+  const integer = isIntegerType(x.elemType);
+  const init: Scalar[] = [];
+  const combine = {
+    ReduceSum: (a: Scalar, b: Scalar) => (integer ? (a as bigint) + (b as bigint) : (a as number) + (b as number)),
+    ReduceProd: (a: Scalar, b: Scalar) => (integer ? (a as bigint) * (b as bigint) : (a as number) * (b as number)),
+    ReduceMax: (a: Scalar, b: Scalar) => (b > a ? b : a),
+    ReduceMin: (a: Scalar, b: Scalar) => (b < a ? b : a),
+  }[op]!;
+  const coord = new Array<number>(rank).fill(0);
+  for (let i = 0; i < x.data.length; ++i) {
+    let o = 0;
+    for (let k = 0; k < rank; ++k) if (!set.has(k)) o += coord[k] * outStrides[k];
+    init[o] = init[o] === undefined ? x.data[i] : combine(init[o], x.data[i]);
+    for (let k = rank - 1; k >= 0; --k) { if (++coord[k] < x.shape[k]) break; coord[k] = 0; }
+  }
+  const n = numel(outShape);
+  const empty: Scalar = op === 'ReduceProd' ? 1 : op === 'ReduceSum' ? 0 : op === 'ReduceMax' ? -Infinity : Infinity;
+  if (n > 0 && x.data.length === 0 && (op === 'ReduceMax' || op === 'ReduceMin') && integer) {
+    throw new FoldGap(`${op} over an empty integer tensor has no value`);
+  }
+  const data: Elements = [];
+  for (let o = 0; o < n; ++o) data.push(init[o] ?? castScalar(empty, x.elemType));
+  const t = x.elemType;
+  return {
+    shape: keep ? outShape : x.shape.filter((_, k) => !set.has(k)),
+    elemType: t,
+    data: data.map((v) => (integer ? wrapInt(t, v as bigint) : roundFloat(t, v as number))),
+  };
+}
+
+export function range(start: Known, limit: Known, delta: Known, maxElements: number): Known {
+  const t = start.elemType;
+  const [s, l, d] = [start, limit, delta].map((v) => {
+    if (v.data.length !== 1) throw new FoldGap(`Range takes scalars, got shape [${v.shape.join(',')}]`);
+    return v.data[0];
+  });
+  let n: number;
+  if (isIntegerType(t)) {
+    const [bs, bl, bd] = [s, l, d].map((v) => BigInt(v));
+    if (bd === 0n) throw new FoldGap('Range with delta 0');
+    const span = bl - bs;
+    const q = span / bd + (span % bd !== 0n && (span > 0n) === (bd > 0n) ? 1n : 0n);
+    n = q > 0n ? toSafeInt(q, 'the element count of Range') : 0;
+  } else {
+    if (Number(d) === 0) throw new FoldGap('Range with delta 0');
+    n = Math.max(0, Math.ceil((Number(l) - Number(s)) / Number(d)));
+  }
+  if (n > maxElements) throw new FoldGap(`Range would have ${n} elements`);
+  const data: Elements = Array.from({ length: n }, (_, i) => (isIntegerType(t)
+    ? wrapInt(t, BigInt(s) + BigInt(i) * BigInt(d))
+    : roundFloat(t, Number(s) + i * Number(d))));
+  return { shape: [n], elemType: t, data };
+}
+
+export const ARITHMETIC_OPS: Record<string, (c: FoldContext) => Known[]> = {};
+for (const op of Object.keys(ARITHMETIC)) {
+  ARITHMETIC_OPS[op] = (c) => {
+    const xs = c.inputs.filter((v): v is Known => !!v);
+    if (xs.length === 0) throw new FoldGap('no inputs');
+    return [xs.slice(1).reduce((acc, v) => binary(c, acc, v, op), xs[0])];
+  };
+}
+for (const op of Object.keys(COMPARISON)) ARITHMETIC_OPS[op] = (c) => [binary(c, required(c, 0), required(c, 1), op)];
+for (const op of Object.keys(UNARY)) ARITHMETIC_OPS[op] = (c) => [unary(required(c, 0), op)];
+ARITHMETIC_OPS.Cast = (c) => [cast(required(c, 0), attribute(c, 'to')?.i ?? (() => { throw new FoldGap('the "to" attribute is missing'); })())];
+ARITHMETIC_OPS.CastLike = (c) => [cast(required(c, 0), required(c, 1).elemType)];
+for (const op of ['ReduceSum', 'ReduceProd', 'ReduceMax', 'ReduceMin']) {
+  ARITHMETIC_OPS[op] = (c) => {
+    const fromInput = op === 'ReduceSum' ? c.opset >= 13 : c.opset >= 18;
+    const axes = fromInput ? intsOf(c, 1, 'axes') : attrInts(c, 'axes');
+    return [reduce(required(c, 0), op, axes, attrInt(c, 'keepdims', 1) === 1, attrInt(c, 'noop_with_empty_axes', 0) === 1)];
+  };
+}
+ARITHMETIC_OPS.Range = (c) => [range(required(c, 0), required(c, 1), required(c, 2), Infinity)];
+ARITHMETIC_OPS.ConstantOfShape = (c) => {
+  const shape = intsOf(c, 0, 'shape') ?? [];
+  const t = attribute(c, 'value')?.t;
+  const elemType = t?.dataType ?? FLOAT;
+  const fill = t?.values?.[0] ?? castScalar(0, elemType);
+  if (shape.some((d) => d < 0)) throw new FoldGap(`shape [${shape.join(',')}] has a negative dimension`);
+  return [{ shape, elemType, data: new Array(numel(shape)).fill(fill) }];
+};
