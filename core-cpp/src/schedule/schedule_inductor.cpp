@@ -21,7 +21,13 @@
 //                           their deps to the real buffer)
 //   pred_buffers(op)        the storages the op touches but does not make
 //   pred_nodes(op)          the op's predecessors (data, write-after-read and
-//                           control edges: Inductor's deps incl. WeakDeps)
+//                           control edges: Inductor's deps incl. WeakDeps) and
+//                           the makers of its pred_buffers (memory.py forwards a
+//                           mutation rename's readers to the real buffer, whose
+//                           maker so becomes their predecessor too)
+//   unmet deps (DFS)        the op's predecessors and the makers of storages it
+//                           writes into but does not make (a mutation reads the
+//                           buffer it mutates)
 //   graph_outputs           graph-output storages
 #include <algorithm>
 #include <functional>
@@ -41,9 +47,10 @@ bool cut(const Deadline& deadline, size_t steps) { return (steps & 15) == 0 && d
 struct InductorView {
   std::vector<int32_t> index;      // mpi_node.index of each op
   std::vector<int64_t> size;       // mpi_node.size: bytes of the storages the op makes + its workspace
-  std::vector<int32_t> maker;      // op that makes each storage; -1 for graph inputs (and untouched ones)
+  std::vector<int32_t> maker;      // op that makes each storage; -1 for graph inputs, persistent and untouched ones
   std::vector<uint8_t> in_memory;  // the storage is a SchedulerBuffer or a FreeableInputBuffer
   std::vector<int64_t> bytes;      // size_free of each storage
+  std::vector<std::vector<int32_t>> pred_nodes, succ_nodes;  // mpi_node.pred_nodes / succ_nodes
 };
 
 InductorView inductor_view(const PlanningGraph& pg) {
@@ -59,8 +66,9 @@ InductorView inductor_view(const PlanningGraph& pg) {
   for (int32_t s = 0; s < storage_count; ++s) {
     const Storage& storage = pg.storage.storages[s];
     view.bytes[s] = storage.arena_bytes();
-    view.in_memory[s] = pg.user_count(s) > 0 ? 1 : 0;
-    if (storage.graph_input) continue;
+    // Persistent storages are non-freeable inputs: outside memory.py's accounting, made by no node.
+    view.in_memory[s] = pg.user_count(s) > 0 && !storage.persistent ? 1 : 0;
+    if (storage.graph_input || storage.persistent) continue;
     for (int32_t u = pg.user_offsets[s]; u < pg.user_offsets[s + 1]; ++u) {
       const int32_t op = pg.users[u];
       if (view.maker[s] < 0 || view.index[op] < view.index[view.maker[s]]) view.maker[s] = op;
@@ -72,6 +80,19 @@ InductorView inductor_view(const PlanningGraph& pg) {
     for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
       if (view.maker[pg.touches[k]] == v) view.size[v] += view.bytes[pg.touches[k]];
     }
+  }
+  view.pred_nodes.assign(n, {});
+  view.succ_nodes.assign(n, {});
+  for (int32_t v = 0; v < n; ++v) {
+    std::vector<int32_t>& preds = view.pred_nodes[v];
+    preds.assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const int32_t m = view.maker[pg.touches[k]];
+      if (m >= 0 && m != v) preds.push_back(m);
+    }
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    for (int32_t p : preds) view.succ_nodes[p].push_back(v);
   }
   return view;
 }
@@ -133,7 +154,7 @@ std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg, const Deadl
     by_net.erase({view.size[v] - to_free[v], view.index[v]});
   };
   for (int32_t v = 0; v < n; ++v) {
-    missing[v] = pg.pred_offsets[v + 1] - pg.pred_offsets[v];
+    missing[v] = static_cast<int32_t>(view.pred_nodes[v].size());
     if (missing[v] == 0) add(v);
   }
   std::vector<int32_t> order;
@@ -155,8 +176,8 @@ std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg, const Deadl
     live += view.size[pick];
     max_memory = std::max(max_memory, live);
     live -= to_free[pick];
-    for (int32_t k = pg.succ_offsets[pick]; k < pg.succ_offsets[pick + 1]; ++k) {
-      if (--missing[pg.succs[k]] == 0) add(pg.succs[k]);
+    for (int32_t w : view.succ_nodes[pick]) {
+      if (--missing[w] == 0) add(w);
     }
     for (int32_t k = pg.touch_offsets[pick]; k < pg.touch_offsets[pick + 1]; ++k) {
       const int32_t s = pg.touches[k];
@@ -198,13 +219,13 @@ std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg, const Deadli
   std::vector<int32_t> missing(n), step(n, -1), order;
   auto push = [&](int32_t v) {
     Entry e{{}, view.index[v], v};
-    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) e.priority.push_back(step[pg.preds[k]]);
+    for (int32_t p : view.pred_nodes[v]) e.priority.push_back(step[p]);
     std::sort(e.priority.begin(), e.priority.end());  // preds are distinct, so are their steps
     ready.push(std::move(e));
   };
   // Ops without predecessors all have priority []: pushed in index order.
   for (int32_t v : schedule_given(pg)) {
-    missing[v] = pg.pred_offsets[v + 1] - pg.pred_offsets[v];
+    missing[v] = static_cast<int32_t>(view.pred_nodes[v].size());
     if (missing[v] == 0) push(v);
   }
   order.reserve(n);
@@ -214,8 +235,8 @@ std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg, const Deadli
     ready.pop();
     step[v] = static_cast<int32_t>(order.size());
     order.push_back(v);
-    for (int32_t k = pg.succ_offsets[v]; k < pg.succ_offsets[v + 1]; ++k) {
-      if (--missing[pg.succs[k]] == 0) push(pg.succs[k]);
+    for (int32_t w : view.succ_nodes[v]) {
+      if (--missing[w] == 0) push(w);
     }
   }
   return order;
@@ -244,6 +265,10 @@ std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg, const Deadli
   std::sort(roots.begin(), roots.end(), smaller);
   return post_order(n, roots, deadline, [&](int32_t v, std::vector<int32_t>* kids) {
     kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
+    for (int32_t t : pg.graph.ops[v].outputs) {
+      const int32_t m = view.maker[pg.storage.tensor_storage[t]];
+      if (m >= 0 && m != v) kids->push_back(m);  // a write into a storage another op made
+    }
     std::sort(kids->begin(), kids->end(), smaller);
   });
 }
