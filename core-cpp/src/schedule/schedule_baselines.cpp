@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "schedule/post_order.h"
 #include "schedule/schedule_state.h"
 
 namespace tp {
@@ -35,22 +36,6 @@ std::vector<int32_t> lowest_index_topological(const PlanningGraph& pg, const Dea
     }
   }
   return order;
-}
-
-// Bytes an op writes into storages it owns (its output roots) plus what it
-// reads: Inductor's "size with reads". Aliased outputs cost nothing.
-std::vector<int64_t> size_with_reads(const PlanningGraph& pg) {
-  const int32_t n = pg.op_count();
-  std::vector<int64_t> size(n, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    const GraphOp& op = pg.graph.ops[v];
-    for (int32_t t : op.outputs) {
-      const Storage& s = pg.storage.storages[pg.storage.tensor_storage[t]];
-      if (s.root_tensor == t) size[v] += s.arena_bytes();
-    }
-    for (int32_t t : op.inputs) size[v] += pg.graph.tensors[t].bytes;
-  }
-  return size;
 }
 
 // A greedy that keeps the ready set in a std::set ordered by `key` and picks
@@ -105,86 +90,9 @@ std::vector<int32_t> schedule_given(const PlanningGraph& pg) {
   return order;
 }
 
-std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg, const Deadline& deadline) {
-  const int32_t n = pg.op_count();
-  ScheduleState state(pg);
-  // size: what the op allocates (storages + workspace); net = size - freed,
-  // where the workspace is freed too.
-  std::vector<int64_t> size(n, 0), net(n, 0);
-  std::set<std::tuple<int64_t, int64_t, int32_t>> by_size;  // (size, net, index)
-  std::set<std::pair<int64_t, int32_t>> by_net;              // (net, index)
-  auto add = [&](int32_t v) {
-    size[v] = state.new_bytes(v) + pg.op_workspace[v];
-    net[v] = size[v] - state.freed_bytes(v) - pg.op_workspace[v];
-    by_size.insert(std::make_tuple(size[v], net[v], v));
-    by_net.insert(std::make_pair(net[v], v));
-  };
-  auto remove = [&](int32_t v) {
-    by_size.erase(std::make_tuple(size[v], net[v], v));
-    by_net.erase(std::make_pair(net[v], v));
-  };
-  for (int32_t v : state.initial_ready()) add(v);
-  std::vector<int32_t> newly, changed, order;
-  order.reserve(n);
-  while (!by_size.empty()) {
-    if (cut(deadline, order.size())) return {};
-    const int64_t gap = state.peak() - state.live();
-    int32_t pick = -1;
-    if (std::get<0>(*by_size.begin()) > gap) {
-      // Every ready op raises the peak: key (size, net, index).
-      pick = std::get<2>(*by_size.begin());
-    } else {
-      // Ops that fit under the peak so far all have key (0, net, index).
-      for (auto it = by_net.begin(); it != by_net.end(); ++it) {
-        if (size[it->second] <= gap) {
-          pick = it->second;
-          break;
-        }
-      }
-    }
-    remove(pick);
-    newly.clear();
-    changed.clear();
-    state.run(pick, &newly, &changed);
-    order.push_back(pick);
-    for (int32_t w : changed) {
-      remove(w);
-      add(w);
-    }
-    for (int32_t w : newly) add(w);
-  }
-  return order;
-}
-
-std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg, const Deadline& deadline) {
-  const int32_t n = pg.op_count();
-  std::vector<int32_t> missing(n), order;
-  using Entry = std::pair<int32_t, int32_t>;  // (step of last predecessor, index)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-  for (int32_t v = 0; v < n; ++v) {
-    missing[v] = pg.pred_offsets[v + 1] - pg.pred_offsets[v];
-    if (missing[v] == 0) ready.push({-1, v});
-  }
-  order.reserve(n);
-  while (!ready.empty()) {
-    if (cut(deadline, order.size())) return {};
-    const int32_t v = ready.top().second;
-    ready.pop();
-    const int32_t step = static_cast<int32_t>(order.size());
-    order.push_back(v);
-    for (int32_t k = pg.succ_offsets[v]; k < pg.succ_offsets[v + 1]; ++k) {
-      if (--missing[pg.succs[k]] == 0) ready.push({step, pg.succs[k]});
-    }
-  }
-  return order;
-}
-
-// Iterative post-order DFS: visit(v) = visit each of children(v) in order,
-// then emit v. `roots` are visited in order. Recursion would overflow the
-// stack on 10^5-op chains (and the WASM stack is small). Empty when the
-// deadline cuts it.
-static std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& roots, const Deadline& deadline,
-                                       const std::function<void(int32_t, std::vector<int32_t>*)>& children) {
+// Declared in post_order.h.
+std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& roots, const Deadline& deadline,
+                                const std::function<void(int32_t, std::vector<int32_t>*)>& children) {
   std::vector<uint8_t> seen(n, 0);
   std::vector<int32_t> order;
   order.reserve(n);
@@ -215,19 +123,6 @@ static std::vector<int32_t> post_order(int32_t n, const std::vector<int32_t>& ro
     }
   }
   return order;
-}
-
-std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg, const Deadline& deadline) {
-  const int32_t n = pg.op_count();
-  const std::vector<int64_t> size = size_with_reads(pg);
-  auto smaller = [&](int32_t a, int32_t b) { return size[a] != size[b] ? size[a] < size[b] : a < b; };
-  std::vector<int32_t> roots(n);
-  for (int32_t v = 0; v < n; ++v) roots[v] = v;
-  std::stable_sort(roots.begin(), roots.end(), smaller);
-  return post_order(n, roots, deadline, [&](int32_t v, std::vector<int32_t>* kids) {
-    kids->assign(pg.preds.begin() + pg.pred_offsets[v], pg.preds.begin() + pg.pred_offsets[v + 1]);
-    std::stable_sort(kids->begin(), kids->end(), smaller);
-  });
 }
 
 std::vector<int32_t> schedule_xla_list(const PlanningGraph& pg, const Deadline& deadline) {

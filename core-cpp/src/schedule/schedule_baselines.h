@@ -1,10 +1,12 @@
 // The published op-ordering heuristics that tensorplan compares itself with
-// (PLANNING.md §3), written from their descriptions. Each returns a
-// topological order of the ops of a PlanningGraph; none of them fails.
+// (PLANNING.md §3). Each returns a topological order of the ops of a
+// PlanningGraph; none of them fails.
 //   given          the graph's own op order (if it is not topological: Kahn's
 //                  algorithm taking the lowest index first)
-//   Inductor       torch/_inductor/memory.py: LPMF, BFS, DFS
-//   XLA            hlo_memory_scheduler: list, DFS, post-order
+//   Inductor       torch 2.14.1 torch/_inductor/memory.py: LPMF, BFS, DFS, read
+//                  from the source (schedule_inductor.cpp; the mapping of its
+//                  buffers onto storages is in docs/scheduling.md)
+//   XLA            hlo_memory_scheduler: list, DFS, post-order (from descriptions)
 // All run in O((V + E) log V) or close to it, so 10^5 ops stay fast. All but
 // `given` (the order every caller can fall back on) take a deadline and
 // check its clock as they go: one it cuts returns an empty order, which the
@@ -22,15 +24,20 @@ namespace tp {
 
 std::vector<int32_t> schedule_given(const PlanningGraph& pg);
 
-// Least Peak Memory First: from the ready set pick the smallest key
-// (size if size > gap else 0, size - freed, index), gap = max_so_far - live.
+// memory.py topological_sort_lpmf (Least Peak Memory First): from the ready
+// set pick the smallest key (size if size > gap else 0, size - freed, index),
+// gap = max_so_far - live, max_so_far starting at max(live input bytes,
+// graph output bytes).
 std::vector<int32_t> schedule_inductor_lpmf(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
-// Ready ops in FIFO order of the step their last predecessor ran (then index).
+// memory.py topological_sort_bfs: ready ops by the sorted list of their
+// predecessors' steps, compared lexicographically (then index).
 std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
-// DFS over all ops by increasing (output bytes + bytes read), each op after
-// its predecessors, which are visited in the same increasing order.
+// memory.py topological_sort_dfs: DFS over all ops by increasing (bytes of
+// the storages the op makes + its workspace + bytes of the freeable storages
+// it reads, then index), each op after its predecessors, which are visited in
+// the same increasing order.
 std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
 // Greedy list scheduler: highest (bytes freed - bytes defined, user count).
