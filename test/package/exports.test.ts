@@ -30,8 +30,8 @@ const TYPE_EXPORTS = [
   'ExecuteReferenceOptions', 'ExecutionResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
   'GraphAlias', 'GraphDocument', 'GraphOp', 'GraphTensor', 'GroupAlias', 'GroupedBuffer',
   'GroupedLayout', 'GroupedLinearLayer', 'InPlaceAlias', 'InitOptions', 'InnerBuffer', 'InnerTensor',
-  'LayerCommon', 'LayerComparison', 'LayerComparisonRow', 'LayerEntry', 'LayerEntryFields', 'LayerGraph',
-  'LayerNormLinearLayer', 'LayerNormMlpLayer', 'LayerOpPhase', 'LayerPeakEntry', 'LayerPlanSummary', 'LayerPlanner',
+  'LayerBehaviourEntry', 'LayerCommon', 'LayerComparison', 'LayerComparisonRow', 'LayerEntry', 'LayerEntryFields', 'LayerGraph',
+  'LayerNormLinearLayer', 'LayerNormMlpLayer', 'LayerOpPhase', 'LayerPeakDelta', 'LayerPeakEntry', 'LayerPlanSummary', 'LayerPlanner',
   'LayerSpec', 'LayerTensorInfo', 'LayerTensorRole', 'LifecycleIssue', 'LinearLayer', 'LivenessResult',
   'MinimallocCsv', 'ModelDims', 'MoeLayer', 'MoeSettings', 'Normalization', 'OnnxImportOptions',
   'OnnxImportResult', 'OpAttributeValue', 'OpName', 'PeakContributor', 'PersistentBreakdown', 'PlaceAlgorithm',
@@ -40,7 +40,7 @@ const TYPE_EXPORTS = [
   'QuantizedTensor', 'Recipe', 'RecipeSpec', 'ReportContributor', 'ReportData', 'ReportSeries',
   'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
   'SplitQuantizeLayout', 'StorageLifetime', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
-  'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
+  'TeBehaviour', 'TeBehaviourId', 'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
   'WasmOptions',
 ];
 
