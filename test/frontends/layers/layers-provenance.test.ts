@@ -59,6 +59,13 @@ describe('the TE behaviour table', () => {
     expect(Object.values(TE_BEHAVIOURS).filter((b) => b.rule !== null).map((b) => b.rule).sort())
       .toEqual([1, 2, 2, 2, 3, 4, 4, 4, 4, 5, 6]);
   });
+
+  it('docs/layer-specs.md lists every behaviour with its rule and TE source', () => {
+    const docs = readFileSync(new URL('../../../docs/layer-specs.md', import.meta.url), 'utf8');
+    for (const b of Object.values(TE_BEHAVIOURS)) {
+      expect(docs).toContain(`| \`${b.id}\` | ${b.rule ?? ''} | ${b.what} | ${b.source} |`);
+    }
+  });
 });
 
 describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => {
