@@ -77,8 +77,10 @@ export type {
   LayerSpec, LinearLayer, ModelDims, MoeLayer, MoeSettings, Normalization, RecipeSpec, RoleRecipe, TransformerLayerSpec,
 } from './frontends/layers/layer-spec.js';
 export type { LayerGraph, LayerOpPhase, LayerTensorInfo, LayerTensorRole } from './frontends/layers/layer-graph.js';
-export type { LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './frontends/layers/layer-summary.js';
-export type { LayerComparison, LayerComparisonRow, LayerPlanner } from './frontends/layers/layer-compare.js';
+export type { LayerBehaviourEntry, LayerPlanSummary, LayerPeakEntry, PersistentBreakdown } from './frontends/layers/layer-summary.js';
+export { TE_BEHAVIOURS } from './frontends/layers/te-behaviours.js';
+export type { TeBehaviour, TeBehaviourId } from './frontends/layers/te-behaviours.js';
+export type { LayerComparison, LayerComparisonRow, LayerPeakDelta, LayerPlanner } from './frontends/layers/layer-compare.js';
 export { OP_SET_V1 } from './execute/op-set.js';
 export type { OpName } from './execute/op-set.js';
 export type { OpAttributeValue } from './graph/graph-document.js';

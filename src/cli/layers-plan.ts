@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import type { LayerComparison, LayerPlanSummary, LayerSpec } from '../index.js';
 import { applyAlternative, parseLayerSpec } from '../index.js';
-import { formatBytes } from './format.js';
+import { formatBytes, formatShortBytes, formatSignedBytes } from './format.js';
 
 /** True when a parsed JSON document is a layer spec rather than a graph file. */
 export function isLayerSpec(input: unknown): boolean {
@@ -27,8 +27,27 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
   for (const [role, bytes] of Object.entries(summary.peakByRole).sort((a, b) => b[1] - a[1])) roles.push([role, formatBytes(bytes)]);
   console.log(roles.toString());
   const table = new Table({ head: ['layer', 'role', 'bytes', 'storages'], style: { head: [] } });
-  for (const e of summary.peakByLayerAndRole.slice(0, 12)) table.push([e.layer, e.role, formatBytes(e.bytes), e.storages]);
-  console.log('live at the peak, by layer and role (largest 12):');
+  for (const e of summary.peakByLayerAndRole.slice(0, 12)) {
+    table.push([e.layer, e.role, formatBytes(e.bytes), e.storages]);
+    // The TE behaviours behind the row (issue #15), on a line of their own to keep the table narrow.
+    const why = Object.entries(e.byBehaviour).sort((a, b) => b[1]! - a[1]!).map(([id, bytes]) => `${id} ${formatShortBytes(bytes!)}`);
+    table.push([{ colSpan: 4, content: `  ${why.join(', ')}` }]);
+  }
+  console.log('live at the peak, by layer and role (largest 12), each with its TE behaviours:');
+  console.log(table.toString());
+  printBehaviours(summary);
+}
+
+/** Live at the peak by TE behaviour, largest first, each with what it is and its TE source (te-behaviours.ts). */
+function printBehaviours(summary: LayerPlanSummary): void {
+  const table = new Table({
+    head: ['live at the peak, by TE behaviour', 'rule', 'bytes', 'storages'], colWidths: [44, 8, 14, 10], wordWrap: true, style: { head: [] },
+  });
+  for (const e of summary.peakByBehaviour) {
+    table.push([e.id, e.rule === null ? '' : `#15.${e.rule}`, formatShortBytes(e.bytes), e.storages]);
+    table.push([{ colSpan: 4, content: `${e.what} TE: ${e.source}` }]);
+  }
+  console.log(`live at the peak (step ${summary.peakStep}), by TE behaviour (TransformerEngine d0067d0da6):`);
   console.log(table.toString());
 }
 
@@ -42,6 +61,32 @@ export function printComparison(comparison: LayerComparison): void {
   }
   console.log('alternatives (deltas against the base spec):');
   console.log(table.toString());
+  // Rules come with the summaries' behaviour entries (both plans carry the same table).
+  const rules: Record<string, number> = Object.fromEntries(comparison.rows.flatMap((r) => r.summary.peakByBehaviour)
+    .filter((e) => e.rule !== null).map((e) => [e.id, e.rule!]));
+  for (const row of comparison.rows.slice(1)) printPeakDifference(row, rules);
+}
+
+/** Where one alternative's peak differs from the base: by role, by TE behaviour, and persistent bytes by kind. */
+function printPeakDifference(row: LayerComparison['rows'][number], rules: Record<string, number>): void {
+  const s = row.summary;
+  const base = s.peakBytes - row.deltaPeakBytes;
+  console.log(`${row.label}: peak ${row.deltaPeakBytes === 0 ? 'unchanged' : formatSignedBytes(row.deltaPeakBytes)} `
+    + `(${formatShortBytes(base)} -> ${formatShortBytes(s.peakBytes)}), live at each peak:`);
+  if (row.peakDeltaByRole.length > 0) {
+    const roles = new Table({ head: ['by role', 'Δ bytes'], colWidths: [44, 14], style: { head: [] } });
+    for (const d of row.peakDeltaByRole) roles.push([d.key, formatSignedBytes(d.bytes)]);
+    console.log(roles.toString());
+    const behaviours = new Table({ head: ['by TE behaviour', 'rule', 'Δ bytes'], colWidths: [34, 9, 14], style: { head: [] } });
+    for (const d of row.peakDeltaByBehaviour) {
+      const rule = rules[d.key];
+      behaviours.push([d.key, rule === undefined ? '' : `#15.${rule}`, formatSignedBytes(d.bytes)]);
+    }
+    console.log(behaviours.toString());
+  }
+  const p = row.deltaPersistent;
+  console.log(`  persistent ${formatSignedBytes(p.total)}: weights ${formatSignedBytes(p.weights)}, quantized weight cache `
+    + `${formatSignedBytes(p.quantizedWeightCache)}, master weights ${formatSignedBytes(p.masterWeights)}, optimizer state ${formatSignedBytes(p.optimizerState)}`);
 }
 
 /** The JSON form of a comparison (summaries without their long tables). */
@@ -56,6 +101,10 @@ export function comparisonJson(comparison: LayerComparison) {
     deltaArenaBytes: row.deltaArenaBytes,
     deltaPersistentBytes: row.deltaPersistentBytes,
     deltaTotalBytes: row.deltaTotalBytes,
+    peakDeltaByRole: row.peakDeltaByRole,
+    peakDeltaByBehaviour: row.peakDeltaByBehaviour,
+    deltaPersistent: row.deltaPersistent,
+    explanation: row.explanation,
   }));
 }
 

@@ -47,7 +47,7 @@ const EXEC_INPUTS = { x: new Float32Array([1, 2, 3, 4]), w: new Float32Array([1,
 /** Exports that are data, not functions: nothing to call. */
 const CONSTANTS = [
   'DTYPES', 'GRAPH_SCHEMA_V1', 'INFERRED_OPS', 'LAYER_SPEC_SCHEMA_V1', 'MAX_DRAWN_STORAGES', 'OP_SET_V1', 'PLAN_SCHEMA_V1',
-  'RECIPES', 'SCHEDULE_METHODS', 'SCHEMAS', 'VERSION', 'VIEW_OPS',
+  'RECIPES', 'SCHEDULE_METHODS', 'SCHEMAS', 'TE_BEHAVIOURS', 'VERSION', 'VIEW_OPS',
 ];
 /** Classes whose methods are targets one by one (`GraphBuilder.prototype.op`). */
 const CLASSES_BY_METHOD = { Tensorplan, GraphBuilder, LayerSpecBuilder } as const;

@@ -11,14 +11,14 @@ const root = new URL('../../', import.meta.url);
 const NODE_EXPORTS = [
   'DTYPES', 'DeviceArena', 'GRAPH_SCHEMA_V1', 'GraphBuilder', 'INFERRED_OPS', 'LAYER_SPEC_SCHEMA_V1',
   'LayerSpecBuilder', 'MAX_DRAWN_STORAGES', 'OP_SET_V1', 'PLAN_SCHEMA_V1', 'RECIPES', 'SCHEDULE_METHODS',
-  'SCHEMAS', 'Tensorplan', 'TensorplanError', 'VERSION', 'VIEW_OPS', 'applyAlternative',
+  'SCHEMAS', 'TE_BEHAVIOURS', 'Tensorplan', 'TensorplanError', 'VERSION', 'VIEW_OPS', 'applyAlternative',
   'compareLayerSpecs', 'formatMinimallocCsv', 'importOnnx', 'info', 'init', 'loadEchartsSource',
   'parseGraph', 'parseLayerSpec', 'parseMinimallocCsv', 'parsePlan', 'planReportData', 'renderReport',
 ];
 
 const BROWSER_EXPORTS = [
   'DTYPES', 'DeviceArena', 'GraphBuilder', 'LAYER_SPEC_SCHEMA_V1', 'LayerSpecBuilder', 'OP_SET_V1',
-  'RECIPES', 'SCHEDULE_METHODS', 'Tensorplan', 'TensorplanError', 'VERSION', 'applyAlternative',
+  'RECIPES', 'SCHEDULE_METHODS', 'TE_BEHAVIOURS', 'Tensorplan', 'TensorplanError', 'VERSION', 'applyAlternative',
   'compareLayerSpecs', 'formatMinimallocCsv', 'info', 'init', 'parseGraph', 'parseLayerSpec',
   'parseMinimallocCsv', 'parsePlan', 'planReportData',
 ];
@@ -30,8 +30,8 @@ const TYPE_EXPORTS = [
   'ExecuteReferenceOptions', 'ExecutionResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
   'GraphAlias', 'GraphDocument', 'GraphOp', 'GraphTensor', 'GroupAlias', 'GroupedBuffer',
   'GroupedLayout', 'GroupedLinearLayer', 'InPlaceAlias', 'InitOptions', 'InnerBuffer', 'InnerTensor',
-  'LayerCommon', 'LayerComparison', 'LayerComparisonRow', 'LayerEntry', 'LayerEntryFields', 'LayerGraph',
-  'LayerNormLinearLayer', 'LayerNormMlpLayer', 'LayerOpPhase', 'LayerPeakEntry', 'LayerPlanSummary', 'LayerPlanner',
+  'LayerBehaviourEntry', 'LayerCommon', 'LayerComparison', 'LayerComparisonRow', 'LayerEntry', 'LayerEntryFields', 'LayerGraph',
+  'LayerNormLinearLayer', 'LayerNormMlpLayer', 'LayerOpPhase', 'LayerPeakDelta', 'LayerPeakEntry', 'LayerPlanSummary', 'LayerPlanner',
   'LayerSpec', 'LayerTensorInfo', 'LayerTensorRole', 'LifecycleIssue', 'LinearLayer', 'LivenessResult',
   'MinimallocCsv', 'ModelDims', 'MoeLayer', 'MoeSettings', 'Normalization', 'OnnxImportOptions',
   'OnnxImportResult', 'OpAttributeValue', 'OpName', 'PeakContributor', 'PersistentBreakdown', 'PlaceAlgorithm',
@@ -39,7 +39,7 @@ const TYPE_EXPORTS = [
   'PlanOptions', 'PlanProgress', 'PlanStatistics', 'PlanStorage', 'PlanWorkspace', 'QuantizeParams',
   'QuantizedTensor', 'Recipe', 'RecipeSpec', 'ReportContributor', 'ReportData', 'ReportSeries',
   'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
-  'SplitQuantizeLayout', 'StorageLifetime', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
+  'SplitQuantizeLayout', 'StorageLifetime', 'TeBehaviour', 'TeBehaviourId', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
   'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
   'WasmOptions',
 ];

@@ -3,7 +3,8 @@ import type { GraphDocument } from '../../graph/graph-document.js';
 import type { PlanOptions } from '../../plan/make-plan.js';
 import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph } from './layer-graph.js';
-import type { LayerPlanSummary } from './layer-summary.js';
+import type { LayerPlanSummary, PersistentBreakdown } from './layer-summary.js';
+import type { TeBehaviourId } from './te-behaviours.js';
 import { type LayerSpec, parseLayerSpec } from './layer-spec.js';
 
 /**
@@ -26,6 +27,26 @@ export interface LayerComparisonRow {
   deltaArenaBytes: number;
   deltaPersistentBytes: number;
   deltaTotalBytes: number;
+  /**
+   * Bytes live at each plan's peak by role (`saved quantizedWeight`, ...), alternative minus base,
+   * both signs kept, largest |delta| first, zeros left out: they add up to `deltaPeakBytes`.
+   */
+  peakDeltaByRole: LayerPeakDelta<string>[];
+  /** The same by TE behaviour (te-behaviours.ts); they add up to `deltaPeakBytes`. */
+  peakDeltaByBehaviour: LayerPeakDelta<TeBehaviourId>[];
+  /** Persistent bytes by kind, alternative minus base (`total` is `deltaPersistentBytes`). */
+  deltaPersistent: PersistentBreakdown;
+  /**
+   * One line naming what makes the peak differ, e.g.
+   * `recipe=bf16: peak -13.98 GiB (48.62 GiB -> 34.64 GiB): saved quantizedWeight -13.41 GiB, ...`.
+   */
+  explanation: string;
+}
+
+/** A signed byte difference between the bytes live at two plans' peaks. */
+export interface LayerPeakDelta<K extends string> {
+  key: K;
+  bytes: number;
 }
 
 /** The base spec and each alternative, planned the same way. */
@@ -148,7 +169,8 @@ export function compareLayerSpecs(tp: LayerPlanner, spec: LayerSpec, alternative
     });
     optionsObject(options, 'options');
     if (base !== undefined && (base === null || typeof base !== 'object' || typeof base.peakBytes !== 'number' || typeof base.arenaBytes !== 'number'
-      || typeof base.persistentBytes !== 'number' || typeof base.totalBytes !== 'number')) {
+      || typeof base.persistentBytes !== 'number' || typeof base.totalBytes !== 'number' || base.peakByRole === null
+      || typeof base.peakByRole !== 'object' || !Array.isArray(base.peakByBehaviour) || base.persistent === null || typeof base.persistent !== 'object')) {
       bad(`base = ${shown(base)}: must be a layer plan summary (tp.layerPlanSummary)`);
     }
     return compareChecked(tp, spec, alternatives, options, base);
@@ -161,16 +183,64 @@ function compareChecked(tp: LayerPlanner, spec: LayerSpec, alternatives: readonl
     return tp.layerPlanSummary(lg, tp.plan(lg.graph, options));
   };
   base ??= planOne(spec);
-  const rows: LayerComparisonRow[] = [{ label: 'base', summary: base, deltaPeakBytes: 0, deltaArenaBytes: 0, deltaPersistentBytes: 0, deltaTotalBytes: 0 }];
+  const rows: LayerComparisonRow[] = [{
+    label: 'base', summary: base, deltaPeakBytes: 0, deltaArenaBytes: 0, deltaPersistentBytes: 0, deltaTotalBytes: 0,
+    peakDeltaByRole: [], peakDeltaByBehaviour: [],
+    deltaPersistent: { weights: 0, quantizedWeightCache: 0, masterWeights: 0, optimizerState: 0, total: 0 },
+    explanation: `base: peak ${shortBytes(base.peakBytes)}`,
+  }];
   for (const alternative of alternatives) {
     const summary = planOne(applyAlternative(spec, alternative));
+    const byRole = deltas(base.peakByRole, summary.peakByRole);
+    const deltaPeakBytes = summary.peakBytes - base.peakBytes;
+    const p = (k: keyof PersistentBreakdown) => summary.persistent[k] - base.persistent[k];
     rows.push({
       label: alternative, summary,
-      deltaPeakBytes: summary.peakBytes - base.peakBytes,
+      deltaPeakBytes,
       deltaArenaBytes: summary.arenaBytes - base.arenaBytes,
       deltaPersistentBytes: summary.persistentBytes - base.persistentBytes,
       deltaTotalBytes: summary.totalBytes - base.totalBytes,
+      peakDeltaByRole: byRole,
+      peakDeltaByBehaviour: deltas(byBehaviourOf(base), byBehaviourOf(summary)) as LayerPeakDelta<TeBehaviourId>[],
+      deltaPersistent: { weights: p('weights'), quantizedWeightCache: p('quantizedWeightCache'), masterWeights: p('masterWeights'),
+        optimizerState: p('optimizerState'), total: p('total') },
+      explanation: explain(alternative, base.peakBytes, summary.peakBytes, byRole),
     });
   }
   return { rows };
+}
+
+const byBehaviourOf = (s: LayerPlanSummary): Record<string, number> =>
+  Object.fromEntries(s.peakByBehaviour.map((e) => [e.id, e.bytes]));
+
+/** b minus a for every key of either, zeros left out, largest |delta| first. */
+function deltas(a: Record<string, number>, b: Record<string, number>): LayerPeakDelta<string>[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].map((key) => ({ key, bytes: (b[key] ?? 0) - (a[key] ?? 0) }))
+    .filter((d) => d.bytes !== 0)
+    .sort((x, y) => Math.abs(y.bytes) - Math.abs(x.bytes) || x.key.localeCompare(y.key));
+}
+
+/** Bytes in the largest binary unit below them, at most two decimals (`13.98 GiB`, `462 MiB`). */
+function shortBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = Math.abs(bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${bytes < 0 ? '-' : ''}${Number(value.toFixed(2))} ${units[unit]}`;
+}
+
+const signedBytes = (bytes: number): string => (bytes > 0 ? `+${shortBytes(bytes)}` : shortBytes(bytes));
+
+/** The roles behind a peak difference: the four largest, then the rest summed. */
+function explain(label: string, basePeak: number, peak: number, byRole: LayerPeakDelta<string>[]): string {
+  const head = `${label}: peak ${peak === basePeak ? 'unchanged' : signedBytes(peak - basePeak)} (${shortBytes(basePeak)} -> ${shortBytes(peak)})`;
+  if (byRole.length === 0) return head;
+  const named = byRole.slice(0, 4).map((d) => `${d.key} ${signedBytes(d.bytes)}`);
+  const rest = byRole.slice(4);
+  if (rest.length > 0) named.push(`${rest.length} other role${rest.length > 1 ? 's' : ''} ${signedBytes(rest.reduce((sum, d) => sum + d.bytes, 0))}`);
+  return `${head}: ${named.join(', ')}`;
 }

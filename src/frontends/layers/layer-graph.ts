@@ -14,6 +14,7 @@ import type {
 import { parseLayerSpec } from './layer-spec.js';
 import { dtypeFacts, recipeFacts } from './core-facts.js';
 import { layerArch } from './layer-arch.js';
+import type { TeBehaviourId } from './te-behaviours.js';
 
 /** What a tensor of a layer graph is, for attribution. */
 export type LayerTensorRole =
@@ -32,7 +33,22 @@ export interface LayerTensorInfo {
   /** For a quantized buffer: the TE attribute (e.g. `_columnwise_data`) and the recipe. */
   buffer?: string;
   recipe?: Recipe;
+  /** The TE behaviour that puts it in memory (te-behaviours.ts, issue #15). */
+  because: TeBehaviourId;
+  /**
+   * Set when TE keeps it past its last reader (holdUntil): `lastReader` is the
+   * last op that really reads it (in build order), `until` the op it is kept
+   * alive until, `because` the behaviour that keeps it there.
+   */
+  held?: { lastReader: string | null; until: string; because: TeBehaviourId };
 }
+
+/** The behaviour a tensor has unless its builder says otherwise. */
+const BECAUSE_BY_ROLE: Record<LayerTensorRole, TeBehaviourId> = {
+  input: 'modelInput', activation: 'forwardOutput', quantizedActivation: 'forwardOutput', communication: 'spAllGather',
+  gradient: 'gradient', quantizedGradient: 'gradient', quantizedWeight: 'savedQuantizedWeight', weightGradient: 'weightGradient',
+  weight: 'weight', masterWeight: 'masterWeight', optimizerState: 'optimizerState',
+};
 
 /** Phase of an op of a layer graph. */
 export type LayerOpPhase = 'forward' | 'loss' | 'backward' | 'recompute';
@@ -135,6 +151,8 @@ class Gen {
   readonly tensors: Record<string, LayerTensorInfo> = {};
   readonly ops: Record<string, LayerOpPhase> = {};
   private readonly reads = new Map<string, LayerOpPhase[]>();
+  /** The last op that really reads each tensor (holdUntil does not count). */
+  private readonly lastReader = new Map<string, string>();
   private readonly producers = new Map<string, LayerOpPhase>();
   private readonly params = new Set<string>();
   readonly wgrads = new Map<string, string[]>();
@@ -172,8 +190,13 @@ class Gen {
   t(name: string, size: TensorSize, module: string, role: LayerTensorRole, absolute = false, extra: Partial<LayerTensorInfo> = {}): string {
     const full = absolute ? name : this.prefix + name;
     this.b.tensor(full, size);
-    this.tensors[full] = { layer: this.layer, module, role, saved: false, ...extra };
+    this.tensors[full] = { layer: this.layer, module, role, saved: false, because: BECAUSE_BY_ROLE[role], ...extra };
     return full;
+  }
+
+  /** Sets the TE behaviour of tensors already added. */
+  tag(names: readonly string[], because: TeBehaviourId): void {
+    for (const name of names) this.tensors[name].because = because;
   }
 
   hp(name: string, rows: number, cols: number, module: string, role: LayerTensorRole, dtype: DType = this.dtype): string {
@@ -195,6 +218,7 @@ class Gen {
       const list = this.reads.get(t) ?? [];
       list.push(this.phase);
       this.reads.set(t, list);
+      this.lastReader.set(t, full);
     }
     for (const t of outputs) this.producers.set(t, this.phase);
     return full;
@@ -204,9 +228,10 @@ class Gen {
    * Keeps tensors alive until an op that already exists (its short name under
    * the current prefix) by adding them to its inputs: TE's autograd ctx holds
    * its saved tensors until the node's backward returns, whether or not the
-   * last op of that backward reads them.
+   * last op of that backward reads them. `because` is what the summary names
+   * when a tensor is alive only for that reason (rule 3 unless told).
    */
-  holdUntil(opName: string, tensors: string[]): void {
+  holdUntil(opName: string, tensors: string[], because: TeBehaviourId = 'heldUntilNodeEnd'): void {
     if (tensors.length === 0) return;
     const full = this.prefix + opName;
     const op = this.b.ops.find((o) => o.name === full);
@@ -214,6 +239,7 @@ class Gen {
     for (const t of tensors) {
       if (op.inputs.includes(t)) continue;
       op.inputs.push(t);
+      this.tensors[t].held = { lastReader: this.lastReader.get(t) ?? null, until: full, because };
       const list = this.reads.get(t) ?? [];
       list.push(this.ops[full]);
       this.reads.set(t, list);
@@ -297,7 +323,8 @@ class Gen {
       invalid(`${base}: ${(error as Error).message}`);
     }
     const buffers = spec.buffers.map((buf) => {
-      const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, role, true, { buffer: buf.name, recipe });
+      const name = this.t(`${base}.${buf.name.replace(/^_/, '')}`, { bytes: buf.bytes }, module, role, true,
+        { buffer: buf.name, recipe, because: role === 'weight' ? 'primaryQuantizedWeight' : 'cachedWeightWorkspace' });
       this.b.persistent(name);
       return { tensor: name, name: buf.name, usages: buf.usages };
     });
@@ -417,6 +444,8 @@ class Gen {
         at = parent.get(at);
       }
     }
+    // A forward output some backward reads is saved by autograd, whatever else reads it.
+    for (const info of Object.values(this.tensors)) if (info.saved && info.because === 'forwardOutput') info.because = 'savedForBackward';
   }
 }
 
@@ -490,6 +519,7 @@ function gatherQuantized(g: Gen, name: string, opName: string, local: QT, usage:
     const localHp = g.hp(`${name}_local_hp`, local.shape[0], cols, module, 'communication');
     g.op(`${opName}_dequantize`, 'dequantize', use(local, usage), [localHp]);
     const fullHp = g.hp(`${name}_hp`, rows, cols, module, 'communication');
+    g.tag([localHp, fullHp], 'highPrecisionGather');
     g.op(opName, 'all_gather', [localHp], [fullHp]);
     g.op(`${opName}_cast`, 'quantize', [fullHp], all(gq));
   }
@@ -606,6 +636,9 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
   const held = [...heldW];
   // The rank-local quantized input TE saves (inputmat / ln_out), every usage it keeps.
   const savedLocal = savedQ ? [...savedIn, ...keptIn] : [];
+  // Provenance (#15): LayerNormMLP keeps its GEMM inputs whole (rule 2); others keep what wgrad reads.
+  if (a.keepInput && savedQ) g.tag(all(savedQ), module === 'fc1' ? 'lnOutBothUsages' : 'actOutBothUsages');
+  else g.tag(savedLocal.length > 0 ? savedLocal : savedIn, 'savedLinearInput');
 
   let y = g.hp(`${m}.out`, rowsFull, out, module, 'activation');
   // High precision without bias is op set v1's matmul (y = x · Wᵀ); the rest stays a TE GEMM.
@@ -651,6 +684,8 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
     if (savedQ && savedIn.length === 0) {
       if (gatherInput) invalid(`${m}: a gathered input needs its columnwise usage from forward`);
       savedIn = columnwiseOf(g, `${m}.input`, `${m}.input_columnwise`, savedQ, x.rows, inF, module);
+      const made = all(savedQ);
+      g.tag(savedIn.filter((t) => !made.includes(t)), 'actOutColumnwiseInBackward');
       keptIn = keptIn.filter((t) => !savedIn.includes(t));
     }
     // wgrad needs the full input: with SP it is gathered again in backward.
@@ -659,6 +694,8 @@ function linear(g: Gen, a: LinearArgs): { y: Act; bwd: Bwd; held: string[] } {
       if (savedQ && rowwiseGather) {
         const total = gatherQuantized(g, `${m}.input_regathered`, `${m}.input_regather`, savedQ, 'rowwise', rowsFull, inF, module);
         wIn = columnwiseOf(g, `${m}.input_regathered`, `${m}.input_regathered_columnwise`, total, rowsFull, inF, module);
+        const gathered = all(total);
+        g.tag(wIn.filter((t) => !gathered.includes(t)), 'spAllGather');
       } else if (savedQ) {
         wIn = use(gatherQuantized(g, `${m}.input_regathered`, `${m}.input_regather`, savedQ, 'columnwise', rowsFull, inF, module), 'columnwise');
       } else {
@@ -721,12 +758,14 @@ function norm(g: Gen, module: string, x: Act, kind: Normalization, quantize: boo
   const stats: string[] = [];
   if (kind === 'layernorm') stats.push(g.t(`${module}.mu`, { shape: [x.rows], dtype: 'fp32' }, module, 'activation'));
   stats.push(g.t(`${module}.rsigma`, { shape: [x.rows], dtype: 'fp32' }, module, 'activation'));
+  g.tag([saved, ...stats], 'savedNormInput');
   let y: Act;
   const q = quantize ? g.quantized(`${module}.out`, [x.rows, h], g.roles.inputs, usages, module, 'quantizedActivation') : undefined;
   if (q && normHasTemporary(g.roles.inputs, g.spec.cudnnNorms ?? false, x.rows, h)) {
     // TE computes the norm into a high-precision temporary, then quantizes it
     // (issue #15 rule 4, see normHasTemporary): it lives across this op pair only.
     const tmp = g.hp(`${module}.out_hp`, x.rows, h, module, 'activation');
+    g.tag([tmp], 'normQuantizeTemporary');
     g.op(`${module}.fwd`, kind, [x.name, gamma, ...beta], [tmp, ...stats]);
     g.op(`${module}.out_quantize`, 'quantize', [tmp], all(q));
     y = { q, rows: x.rows, cols: h };
@@ -756,11 +795,13 @@ function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast:
   const gated = kind === 'swiglu' || kind === 'geglu';
   const outCols = gated ? x.cols / 2 : x.cols;
   const saved = g.view(`${module}.saved_input`, x.name, module, 'activation', { shape: [x.rows, x.cols], dtype: g.dtype });
+  g.tag([saved], 'savedActivationInput');
   const q = fusedCast ? g.quantized(`${module}.out`, [x.rows, outCols], g.roles.inputs, usages, module, 'quantizedActivation') : undefined;
   let y: Act;
   if (q && activationHasTemporary(g.roles.inputs)) {
     // High-precision activation, then a separate quantize (issue #15 rule 4, see activationHasTemporary).
     const tmp = g.hp(`${module}.out_hp`, x.rows, outCols, module, 'activation');
+    g.tag([tmp], 'activationQuantizeTemporary');
     g.op(`${module}.fwd`, kind, [x.name], [tmp]);
     g.op(`${module}.out_quantize`, 'quantize', [tmp], all(q));
     y = { q, rows: x.rows, cols: outCols };
@@ -779,11 +820,12 @@ function activation(g: Gen, module: string, x: Act, kind: Activation, fusedCast:
       // dact [M, in] in high precision, then quantized for FC1's dgrad/wgrad
       // (issue #15 rule 4, see dactHasTemporary): it lives across this op pair only.
       const dact = g.hp(`${module}.dact`, x.rows, x.cols, module, 'gradient');
+      g.tag([dact], 'dactTemporary');
       g.op(`${module}.bwd`, backwardOp, [dy.name, saved], [dact]);
       g.op(`${module}.grad_quantize`, 'quantize', [dact], all(dq));
       // fc1_out stays until after the quantize: TE clears it only then
       // (layernorm_mlp.py `_LayerNormMLP.backward`, clear_tensor_data(fc1_out, ...)).
-      g.holdUntil(`${module}.grad_quantize`, [saved]);
+      g.holdUntil(`${module}.grad_quantize`, [saved], 'fc1OutUntilDactQuantized');
       return { q: dq, rows: x.rows, cols: x.cols };
     }
     if (dq) {
@@ -817,6 +859,7 @@ function coreAttention(g: Gen, module: string, qkv: Act, settings: AttentionSett
   const ctx = g.hp(`${module}.out`, T, hl * d, module, 'activation');
   if (settings.fused ?? true) {
     const lse = g.t(`${module}.softmax_stats`, { shape: [b, hl, s], dtype: 'fp32' }, module, 'activation');
+    g.tag([q, k, v, ctx, lse], 'savedAttention');
     g.op(`${module}.fwd`, 'fused_attention', [q, k, v], [ctx, lse], ws);
     const bwd: Bwd = (dy) => {
       const dqkv = g.hp(`${module}.grad_in`, T, qkv.cols, module, 'gradient');
@@ -998,6 +1041,7 @@ function groupedLinear(g: Gen, module: string, x: Act, splits: number[], out: nu
   } else {
     savedIn = [g.view(`${module}.saved_input`, x.name, module, 'activation', { shape: [x.rows, inF], dtype: g.dtype })];
   }
+  g.tag(savedIn, 'savedLinearInput');
   const fpropW: string[] = [];
   const dgradW: string[] = [];
   const heldW: string[] = [];

@@ -5,6 +5,7 @@ import { parsePlan } from '../../plan/parse-plan.js';
 import { bulkLayout } from '../../formats/bulk-layout.js';
 import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph, LayerTensorRole } from './layer-graph.js';
+import { TE_BEHAVIOURS, type TeBehaviour, type TeBehaviourId } from './te-behaviours.js';
 
 /** Bytes live at the peak for one layer and role. */
 export interface LayerPeakEntry {
@@ -12,6 +13,14 @@ export interface LayerPeakEntry {
   layer: string;
   /** The role, prefixed with `saved ` when the tensor is kept for backward. */
   role: string;
+  bytes: number;
+  storages: number;
+  /** The same bytes by the TE behaviour that keeps them (they add up to `bytes`). */
+  byBehaviour: Partial<Record<TeBehaviourId, number>>;
+}
+
+/** Bytes live at the peak that one TE behaviour keeps, with its citation (te-behaviours.ts). */
+export interface LayerBehaviourEntry extends TeBehaviour {
   bytes: number;
   storages: number;
 }
@@ -48,6 +57,43 @@ export interface LayerPlanSummary {
   peakByRole: Record<string, number>;
   /** Bytes live at the peak that are saved for backward. */
   savedAtPeakBytes: number;
+  /**
+   * Live at the peak by the TE behaviour that keeps each storage there, largest first (they add
+   * up to `peakBytes`). A saved tensor whose backward readers are all done by the peak step counts
+   * under `heldUntilNodeEnd` (rule 3 of issue #15: TE's autograd ctx keeps it until the node returns).
+   */
+  peakByBehaviour: LayerBehaviourEntry[];
+}
+
+const knownBehaviour = (id: unknown): TeBehaviourId =>
+  (typeof id === 'string' && Object.hasOwn(TE_BEHAVIOURS, id) ? id as TeBehaviourId : 'unattributed');
+
+/**
+ * Why a storage is alive at step `peak` of the plan's schedule: the behaviour of its tensor that a
+ * later op (or the op at the peak) still reads or writes, the one used last; when none is, the
+ * behaviour that holds it past its readers (holdUntil) if a backward op read it, else its own.
+ */
+function behaviourAtPeak(lg: LayerGraph, members: readonly string[], peak: number,
+  usesOf: (tensor: string) => { last: number; backward: boolean }, stepOf: Map<string, number>): TeBehaviourId {
+  let best: TeBehaviourId | undefined;
+  let bestLast = -1;
+  let held: TeBehaviourId | undefined;
+  let heldUntil = -1;
+  for (const name of members) {
+    const info = lg.tensors[name];
+    if (info === null || typeof info !== 'object') continue;
+    const uses = usesOf(name);
+    if (uses.last >= peak && uses.last > bestLast) {
+      best = knownBehaviour(info.because);
+      bestLast = uses.last;
+    }
+    const until = info.held && typeof info.held === 'object' ? stepOf.get(info.held.until) ?? -1 : -1;
+    if (until >= peak && until > heldUntil) {
+      held = knownBehaviour(uses.backward ? info.held!.because : info.because);
+      heldUntil = until;
+    }
+  }
+  return best ?? held ?? knownBehaviour(lg.tensors[members[0]]?.because);
 }
 
 function roundedSum(core: CoreBinding, lg: LayerGraph, names: string[]): number {
@@ -87,6 +133,36 @@ export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDo
   };
   const entries = new Map<string, LayerPeakEntry>();
   const byRole: Record<string, number> = {};
+  const byBehaviour = new Map<TeBehaviourId, { bytes: number; storages: number }>();
+  const addBehaviour = (entry: LayerPeakEntry, id: TeBehaviourId, bytes: number) => {
+    entry.byBehaviour[id] = (entry.byBehaviour[id] ?? 0) + bytes;
+    const total = byBehaviour.get(id) ?? { bytes: 0, storages: 0 };
+    total.bytes += bytes;
+    total.storages += 1;
+    byBehaviour.set(id, total);
+  };
+  // Steps of the ops that really read or write each tensor (a holdUntil read is not one).
+  const stepOf = new Map(plan.schedule.map((op, step) => [op, step]));
+  const touching = new Map<string, { op: string; reads: boolean }[]>();
+  const touch = (t: string, op: string, reads: boolean) => {
+    const list = touching.get(t) ?? [];
+    list.push({ op, reads });
+    touching.set(t, list);
+  };
+  for (const op of lg.graph.ops) {
+    for (const t of op.inputs) if (lg.tensors[t]?.held?.until !== op.name) touch(t, op.name, true);
+    for (const t of op.outputs) touch(t, op.name, false);
+  }
+  const usesOf = (tensor: string) => {
+    let last = -1;
+    let backward = false;
+    for (const use of touching.get(tensor) ?? []) {
+      last = Math.max(last, stepOf.get(use.op) ?? -1);
+      if (use.reads && lg.ops?.[use.op] === 'backward') backward = true;
+    }
+    return { last, backward };
+  };
+  const membersOf = new Map(plan.storages.map((st) => [st.tensors[0], st.tensors]));
   let saved = 0;
   let counted = 0;
   for (const c of s.peakContributors) {
@@ -95,16 +171,19 @@ export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDo
     const layer = typeof info?.layer === 'string' ? info.layer : 'model';
     const role = typeof info?.role === 'string' ? `${info.saved === true ? 'saved ' : ''}${info.role}` : 'other';
     const key = `${layer}\u0000${role}`;
-    const entry = entries.get(key) ?? { layer, role, bytes: 0, storages: 0 };
+    const entry = entries.get(key) ?? { layer, role, bytes: 0, storages: 0, byBehaviour: {} };
     entry.bytes += c.bytes;
     entry.storages += 1;
     entries.set(key, entry);
+    addBehaviour(entry, behaviourAtPeak(lg, membersOf.get(c.storage) ?? [c.storage], s.peakStep, usesOf, stepOf), c.bytes);
     byRole[role] = (byRole[role] ?? 0) + c.bytes;
     if (info?.saved) saved += c.bytes;
     counted += c.bytes;
   }
   if (s.peakBytes > counted) {
-    entries.set('workspace', { layer: 'workspace', role: 'workspace', bytes: s.peakBytes - counted, storages: 1 });
+    const workspace: LayerPeakEntry = { layer: 'workspace', role: 'workspace', bytes: s.peakBytes - counted, storages: 1, byBehaviour: {} };
+    addBehaviour(workspace, 'workspace', workspace.bytes);
+    entries.set('workspace', workspace);
     byRole.workspace = s.peakBytes - counted;
   }
   const peakByLayerAndRole = [...entries.values()].sort((a, b) => b.bytes - a.bytes || a.layer.localeCompare(b.layer) || a.role.localeCompare(b.role));
@@ -122,5 +201,7 @@ export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDo
     peakByLayerAndRole,
     peakByRole: byRole,
     savedAtPeakBytes: saved,
+    peakByBehaviour: [...byBehaviour].map(([id, t]) => ({ ...TE_BEHAVIOURS[id], ...t }))
+      .sort((a, b) => b.bytes - a.bytes || a.id.localeCompare(b.id)),
   };
 }

@@ -56,6 +56,38 @@ describe('tensorplan plan with layer specs', () => {
     expect(text.stdout).toContain('weightGradients=bulk');
   });
 
+  // Issue #15: which TE behaviour keeps the bytes live at the peak, and where MXFP8 costs more than BF16.
+  it('prints the bytes live at the peak by TE behaviour and explains a --compare by role and behaviour, narrow', () => {
+    const mxFile = join(dir, 'mx.layers.json');
+    writeFileSync(mxFile, JSON.stringify({ ...tinySpec, recipe: 'mxfp8', layers: [{ kind: 'transformer', repeat: 2, activation: 'swiglu' }] }));
+    const out = run('plan', mxFile, '--compare', 'recipe=bf16', '--backend', 'wasm');
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    const lines = out.stdout.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+    const from = lines.findIndex((l) => l.startsWith('live at the peak (step'));
+    expect(from).toBeGreaterThan(0);
+    const behaviours = lines.slice(from, lines.findIndex((l) => l.startsWith('alternatives (deltas')));
+    expect(behaviours.join('\n')).toMatch(/savedQuantizedWeight\s+│ #15\.1\s+│ [\d.]+ [KMG]iB/);
+    expect(behaviours.join('\n')).toContain('module/linear.py _linear_forward_impl');
+    const explained = lines.slice(lines.findIndex((l) => l.startsWith('recipe=bf16: peak ')));
+    expect(explained[0]).toMatch(/^recipe=bf16: peak -[\d.]+ [KM]iB \([\d.]+ [KM]iB -> [\d.]+ [KM]iB\), live at each peak:$/);
+    expect(explained.join('\n')).toMatch(/saved quantizedWeight\s+│ -[\d.]+ [KM]iB/);
+    expect(explained.join('\n')).toMatch(/savedLinearInput\s+│\s+│ \+[\d.]+ [KM]iB/);
+    expect(explained.join('\n')).toContain('persistent 0 B: weights 0 B');
+    for (const line of [...behaviours, ...explained]) expect(line.length, line).toBeLessThanOrEqual(100);
+    const json = JSON.parse(run('plan', mxFile, '--json', '--compare', 'recipe=bf16', '--backend', 'wasm').stdout);
+    const sum = (xs: { bytes: number }[]) => xs.reduce((a, x) => a + x.bytes, 0);
+    expect(sum(json.layers.peakByBehaviour)).toBe(json.peakBytes);
+    expect(json.layers.peakByBehaviour[0]).toHaveProperty('source');
+    expect(json.layers.peakByLayerAndRole[0]).toHaveProperty('byBehaviour');
+    const row = json.comparison[1];
+    expect(sum(row.peakDeltaByRole)).toBe(row.deltaPeakBytes);
+    expect(sum(row.peakDeltaByBehaviour)).toBe(row.deltaPeakBytes);
+    expect(row.deltaPersistent.total).toBe(row.deltaPersistentBytes);
+    expect(row.explanation).toMatch(/^recipe=bf16: peak -.*saved quantizedWeight -/);
+  });
+
   it('--budget answers "does it fit" for the example Llama stack (exit 1 when it does not)', () => {
     const fits = run('plan', example('llama3-8b-bf16-tp8sp.layers.json'), '--budget', '80GiB', '--json');
     expect(fits.code).toBe(0);
