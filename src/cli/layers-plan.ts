@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import type { LayerComparison, LayerPlanSummary, LayerSpec } from '../index.js';
 import { applyAlternative, parseLayerSpec } from '../index.js';
 import { formatBytes } from './format.js';
@@ -23,10 +24,10 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
   const cache = p.quantizedWeightCache > 0 ? `, quantized weight cache ${formatBytes(p.quantizedWeightCache)}` : '';
   console.log(`persistent: weights ${formatBytes(p.weights)}${cache}, master weights ${formatBytes(p.masterWeights)}, optimizer state ${formatBytes(p.optimizerState)}`);
   console.log(`arena + persistent: ${formatBytes(summary.totalBytes)}; saved for backward at the peak: ${formatBytes(summary.savedAtPeakBytes)}`);
-  const roles = new Table({ head: ['live at the peak, by role', 'bytes'], style: { head: [] } });
+  const roles = new Table({ head: ['live at the peak, by role', 'bytes'], style: tableStyle() });
   for (const [role, bytes] of Object.entries(summary.peakByRole).sort((a, b) => b[1] - a[1])) roles.push([role, formatBytes(bytes)]);
   console.log(roles.toString());
-  const table = new Table({ head: ['layer', 'role', 'bytes', 'storages'], style: { head: [] } });
+  const table = new Table({ head: ['layer', 'role', 'bytes', 'storages'], style: tableStyle() });
   for (const e of summary.peakByLayerAndRole.slice(0, 12)) table.push([e.layer, e.role, formatBytes(e.bytes), e.storages]);
   console.log('live at the peak, by layer and role (largest 12):');
   console.log(table.toString());
@@ -34,7 +35,7 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
 
 /** The `--compare` table: each alternative's figures and its byte deltas against the base. */
 export function printComparison(comparison: LayerComparison): void {
-  const table = new Table({ head: ['alternative', 'peak', 'arena', 'persistent', 'Δ peak', 'Δ arena', 'Δ persistent', 'Δ arena + persistent'], style: { head: [] } });
+  const table = new Table({ head: ['alternative', 'peak', 'arena', 'persistent', 'Δ peak', 'Δ arena', 'Δ persistent', 'Δ arena + persistent'], style: tableStyle() });
   for (const row of comparison.rows) {
     const s = row.summary;
     table.push([row.label, formatBytes(s.peakBytes), formatBytes(s.arenaBytes), formatBytes(s.persistentBytes),

@@ -1,7 +1,7 @@
 import { DTYPES, dtypeCode } from '../formats/dtype.js';
 import { TensorplanError, shown } from '../errors.js';
-import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from '../abi/c-api-tables.generated.js';
-import { RECIPES, type Recipe } from '../formats/tensor-format.js';
+import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, USAGE_CODE } from '../abi/c-api-tables.generated.js';
+import { RECIPE_WORDS, recipeCode } from '../formats/recipe-names.js';
 import type { GraphDocument, OpAttributeValue } from '../graph/graph-document.js';
 
 /**
@@ -71,8 +71,8 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
     case 'rmsnorm': return [num('epsilon', 1e-5)];
     case 'quantize':
     case 'dequantize': {
-      const recipe = typeof attrs.recipe === 'string' && Object.hasOwn(RECIPE_CODE, attrs.recipe) ? RECIPE_CODE[attrs.recipe as Recipe] : -1;
-      if (recipe < 0) fail(`${field}.recipe = ${shown(attrs.recipe)}: expected one of ${RECIPES.join(', ')}`);
+      const recipe = recipeCode(attrs.recipe);
+      if (recipe < 0) fail(`${field}.recipe = ${shown(attrs.recipe)}: expected one of ${RECIPE_WORDS.join(', ')}`);
       const arch = attrs.arch ?? 'hopper';
       if (arch !== 'hopper' && arch !== 'blackwell') fail(`${field}.arch = ${shown(arch)}: expected hopper or blackwell`);
       const fp8 = attrs.fp8Dtype ?? 'fp8_e4m3';
