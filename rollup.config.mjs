@@ -48,6 +48,20 @@ export default [
     output: { file: 'dist/browser.mjs', format: 'es', sourcemap: true },
   },
   {
+    // init({ worker: true }) in Node: the worker thread's script, beside dist/index.mjs.
+    input: 'src/worker/node-worker.ts',
+    external,
+    plugins: [unlocatedGlue(), ts()],
+    output: { file: 'dist/worker.mjs', format: 'es', sourcemap: true },
+  },
+  {
+    // init({ worker: true }) in browsers: the module Web Worker, self-contained like dist/browser.mjs.
+    input: 'src/worker/browser-worker.ts',
+    external: (id) => id.startsWith('node:') || builtinModules.includes(id),
+    plugins: [unlocatedGlue(), ts(), nodeResolve({ browser: true }), commonjs(), json()],
+    output: { file: 'dist/browser-worker.mjs', format: 'es', sourcemap: true },
+  },
+  {
     input: 'src/cli/main.ts',
     external,
     plugins: [ts()],

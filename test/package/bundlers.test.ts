@@ -25,6 +25,7 @@ interface PageResult {
   error?: string;
   backend?: string;
   plan?: { statistics: Record<string, unknown> } & Record<string, unknown>;
+  workerPlan?: PageResult['plan'];
   diagnostics?: unknown[];
 }
 
@@ -82,19 +83,21 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`bundled web apps in chromium${BROWS
     expect(result.backend).toBe('wasm');
     expect(result.diagnostics).toEqual([]);
     expect(comparable(result.plan)).toEqual(comparable(nodePlan));
+    if (outDir !== 'out-esbuild') expect(comparable(result.workerPlan)).toEqual(comparable(nodePlan));
     // The bundler emitted the .wasm into the output and the page fetched that copy.
     const emitted = readdirSync(join(app, outDir), { recursive: true }).map(String).filter((file) => file.endsWith('.wasm'));
     expect(emitted).toHaveLength(1);
-    expect(wasmRequests).toEqual([`${base}/${outDir}/${emitted[0]}`]);
+    // The page fetched that copy: once for the main-thread session, once in the worker.
+    expect(wasmRequests).toEqual(Array(outDir === 'out-esbuild' ? 1 : 2).fill(`${base}/${outDir}/${emitted[0]}`));
   }
 
-  it('vite build: finds the .wasm through new URL(..., import.meta.url) with no configuration', async () => {
+  it('vite build: finds the .wasm and the worker through new URL(..., import.meta.url) with no configuration', async () => {
     const { build } = await import('vite');
     await build({ root: app, configFile: false, logLevel: 'silent', base: './', build: { outDir: join(app, 'out-vite'), emptyOutDir: true } });
     expectPlanned(await resultOf(`${base}/out-vite/index.html`), 'out-vite');
   });
 
-  it('webpack 5: emits the .wasm as an asset module with no configuration and no warning', async () => {
+  it('webpack 5: emits the .wasm as an asset module and bundles the worker, with no configuration and no warning', async () => {
     const webpack = (await import('webpack')).default;
     const stats = await new Promise<import('webpack').Stats>((resolve, reject) => {
       const compiler = webpack({
@@ -141,7 +144,8 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`bundled web apps in chromium${BROWS
         expect(errors).toEqual([]);
         expect(result.error).toBeUndefined();
         expect(comparable(result.plan)).toEqual(comparable(nodePlan));
-        expect(wasmRequests).toEqual([`${url}node_modules/tensorplan/wasm/dist/tensorplan_core.wasm`]);
+        expect(comparable(result.workerPlan)).toEqual(comparable(nodePlan));
+        expect(wasmRequests).toEqual(Array(2).fill(`${url}node_modules/tensorplan/wasm/dist/tensorplan_core.wasm`));
       } finally {
         await dev.close();
       }
