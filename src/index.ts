@@ -37,7 +37,7 @@ export type { CudaDevice } from './backend/native-core.js';
 export type { WasmOptions } from './backend/wasm-source.js';
 export type { BulkEntry, BulkLayout, BulkTensor } from './formats/bulk-layout.js';
 export { RECIPES } from './formats/tensor-format.js';
-export type { Arch, FormatOptions, Recipe, TensorFormat } from './formats/tensor-format.js';
+export type { Arch, FormatOptions, Recipe, RecipeWord, TensorFormat } from './formats/tensor-format.js';
 export type { GivenBuffer, InnerBuffer, TensorSpecBuffers, TensorSpecJson } from './formats/tensor-spec.js';
 export type { DelayedScalingUpdate, InnerTensor, QuantizedTensor, QuantizeParams } from './formats/quantize.js';
 export type { GroupedBuffer, GroupedLayout, SplitQuantizeEntry, SplitQuantizeLayout } from './formats/grouped.js';

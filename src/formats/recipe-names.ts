@@ -14,10 +14,10 @@ export type Recipe = (typeof RECIPES)[number];
  * quantization" (te.fp8_autocast(enabled=False) trains in the model dtype),
  * so it means `none`, whatever the model dtype is.
  */
-export const RECIPE_ALIASES: Readonly<Record<'bf16', Recipe>> = { bf16: 'none' };
+export const RECIPE_ALIASES: Readonly<Record<Exclude<RecipeWord, Recipe>, Recipe>> = { bf16: 'none' };
 
-/** A recipe name as a user may write it: a canonical name or an alias. */
-export type RecipeWord = Recipe | keyof typeof RECIPE_ALIASES;
+/** A recipe name as a user may write it: a canonical name, or `'bf16'` (another name for `'none'`). */
+export type RecipeWord = Recipe | 'bf16';
 
 /** Every name accepted for a recipe: the canonical ones in code order, each followed by its aliases (none, bf16, fp8_delayed, ...). */
 export const RECIPE_WORDS: readonly RecipeWord[] = RECIPES.flatMap((recipe): RecipeWord[] => [
