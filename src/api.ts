@@ -5,6 +5,8 @@ import { TensorplanError, optionsObject, shown } from './errors.js';
 import { Tensorplan } from './tensorplan.js';
 import type { SessionFrontEnds } from './tensorplan.js';
 import { VERSION } from './version.js';
+import type { WorkerInitOptions, WorkerPort } from './worker/protocol.js';
+import { type TensorplanWorker, openWorkerSession } from './worker/worker-session.js';
 
 /** Options of {@link init}. */
 export interface InitOptions {
@@ -12,6 +14,13 @@ export interface InitOptions {
   backend?: BackendChoice;
   /** Where the WASM core comes from (browsers; optional in Node). */
   wasm?: WasmOptions;
+  /**
+   * Run the session in its own worker (a Web Worker in browsers, a worker
+   * thread in Node): `init({ worker: true })` resolves to a {@link TensorplanWorker}
+   * whose methods return promises, so planning never blocks the page or the
+   * event loop. The worker loads `backend` itself; end it with `dispose()`.
+   */
+  worker?: boolean;
 }
 
 /** What {@link info} reports. */
@@ -40,11 +49,26 @@ function checkInitOptions(given: InitOptions | undefined): InitOptions {
   if (options.wasm !== undefined && (options.wasm === null || typeof options.wasm !== 'object')) {
     throw new TensorplanError('INVALID_ARGUMENT', `options.wasm = ${shown(options.wasm)}: must be an object ({ url } or { bytes })`);
   }
+  if (options.worker !== undefined && typeof options.worker !== 'boolean') {
+    throw new TensorplanError('INVALID_ARGUMENT', `options.worker = ${shown(options.worker)}: must be true or false`);
+  }
   return options;
 }
 
-/** The public entry points, bound to one backend registry (node or browser) and the front ends its sessions get. */
-export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds = {}) {
+/**
+ * The worker's own options: a URL the page gave is made absolute here, since
+ * the worker would resolve it against its own script instead of the page.
+ */
+function workerOptions(options: InitOptions): WorkerInitOptions {
+  const { worker: _worker, ...rest } = options;
+  const url = rest.wasm?.url;
+  const page = (globalThis as { location?: { href: string } }).location?.href;
+  if (url !== undefined && page !== undefined) rest.wasm = { ...rest.wasm, url: new URL(String(url), page).href };
+  return rest;
+}
+
+/** The public entry points, bound to one backend registry (node or browser), the front ends its sessions get, and how it starts a worker. */
+export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds = {}, startWorker?: () => WorkerPort) {
   const sessions = new Map<BackendName, Tensorplan>();
 
   /**
@@ -53,8 +77,14 @@ export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds
    * load rejects with its reason (never a silent fallback). Memoised: the
    * same backend is loaded once per process.
    */
-  async function init(given?: InitOptions): Promise<Tensorplan> {
+  function init(given: InitOptions & { worker: true }): Promise<TensorplanWorker>;
+  function init(given?: InitOptions): Promise<Tensorplan>;
+  async function init(given?: InitOptions): Promise<Tensorplan | TensorplanWorker> {
     const options = checkInitOptions(given);
+    if (options.worker === true) {
+      if (!startWorker) throw new TensorplanError('UNSUPPORTED', 'options.worker = true: this entry cannot start workers');
+      return openWorkerSession(startWorker(), workerOptions(options));
+    }
     try {
       configureWasm(options.wasm);
     } catch (error) {
@@ -62,7 +92,7 @@ export function createApi(registry: BackendRegistry, frontEnds: SessionFrontEnds
     }
     const loaded = await registry.resolve(options.backend ?? 'auto');
     let session = sessions.get(loaded.name);
-    if (!session) {
+    if (!session || session.disposed) {
       session = new Tensorplan(loaded, frontEnds);
       sessions.set(loaded.name, session);
     }

@@ -5,17 +5,20 @@
 import { BACKEND_PRIORITY, BackendRegistry } from './backend/registry.js';
 import { loadWasmBackendBrowser } from './backend/wasm-backend-browser.js';
 import { createApi } from './api.js';
+import { browserWorkerPort } from './worker/browser-port.js';
 
 const registry = new BackendRegistry();
 registry.register('wasm', BACKEND_PRIORITY.wasm, loadWasmBackendBrowser);
 
-const api = createApi(registry);
+// init({ worker: true }) runs the session in dist/browser-worker.mjs, a module Web Worker.
+const api = createApi(registry, {}, browserWorkerPort);
 
 export const init = api.init;
 export const info = api.info;
 
 export { TensorplanError } from './errors.js';
 export { Tensorplan } from './tensorplan.js';
+export type { TensorplanWorker } from './worker/worker-session.js';
 export { DTYPES } from './formats/dtype.js';
 export { RECIPES } from './formats/tensor-format.js';
 export { VERSION } from './version.js';

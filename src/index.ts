@@ -11,6 +11,7 @@ import { BACKEND_PRIORITY, BackendRegistry } from './backend/registry.js';
 import { loadWasmBackendNode } from './backend/wasm-backend-node.js';
 import { createApi } from './api.js';
 import { importOnnxWith } from './frontends/onnx/onnx-import.js';
+import { nodeWorkerPort } from './worker/node-port.js';
 
 const registry = new BackendRegistry();
 registry.register('cuda', BACKEND_PRIORITY.cuda, loadCudaBackend);
@@ -18,7 +19,8 @@ registry.register('native', BACKEND_PRIORITY.native, loadNativeBackend);
 registry.register('wasm', BACKEND_PRIORITY.wasm, loadWasmBackendNode);
 
 // Sessions of the Node entry import ONNX (tp.importOnnx); the browser entry has no importer.
-const api = createApi(registry, { importOnnx: importOnnxWith });
+// init({ worker: true }) runs the session in dist/worker.mjs on a worker thread.
+const api = createApi(registry, { importOnnx: importOnnxWith }, nodeWorkerPort);
 
 /** Loads a backend and returns a {@link Tensorplan} session on it. */
 export const init = api.init;
@@ -29,12 +31,13 @@ export { TensorplanError } from './errors.js';
 export type { TensorplanErrorCode } from './errors.js';
 export { Tensorplan } from './tensorplan.js';
 export type { InitOptions, TensorplanInfo } from './api.js';
+export type { TensorplanWorker } from './worker/worker-session.js';
 export type { BackendChoice, BackendName, BackendStatus } from './backend/registry.js';
 export type { CudaDevice } from './backend/native-core.js';
 export type { WasmOptions } from './backend/wasm-source.js';
 export type { BulkEntry, BulkLayout, BulkTensor } from './formats/bulk-layout.js';
 export { RECIPES } from './formats/tensor-format.js';
-export type { Arch, FormatOptions, Recipe, TensorFormat } from './formats/tensor-format.js';
+export type { Arch, FormatOptions, Recipe, RecipeWord, TensorFormat } from './formats/tensor-format.js';
 export type { GivenBuffer, InnerBuffer, TensorSpecBuffers, TensorSpecJson } from './formats/tensor-spec.js';
 export type { DelayedScalingUpdate, InnerTensor, QuantizedTensor, QuantizeParams } from './formats/quantize.js';
 export type { GroupedBuffer, GroupedLayout, SplitQuantizeEntry, SplitQuantizeLayout } from './formats/grouped.js';

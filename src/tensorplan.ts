@@ -40,6 +40,9 @@ export interface SessionFrontEnds {
   importOnnx?: typeof importOnnxWith;
 }
 
+/** Sessions whose dispose() ran (a WeakSet: the prototype wrapper below checks it for every method). */
+const DISPOSED = new WeakSet<object>();
+
 /**
  * A tensorplan session bound to one backend. Get one from `init()`; every
  * method runs synchronously in the chosen core and returns the same bytes on
@@ -54,6 +57,7 @@ export class Tensorplan {
   private readonly addon: unknown;
 
   private readonly frontEnds: SessionFrontEnds;
+  private readonly arenas = new Set<DeviceArena>();
 
   /** @internal Use `init()`. */
   constructor(loaded: LoadedBackend, frontEnds: SessionFrontEnds = {}) {
@@ -317,9 +321,30 @@ export class Tensorplan {
     return { ...(await executeCuda(this.core, this.cudaAddon(), plan, inputs, options)), executor };
   }
 
-  /** Allocates one device arena of `bytes` on the GPU (cuda sessions); free it with `dispose()`. */
+  /** Allocates one device arena of `bytes` on the GPU (cuda sessions); free it with `dispose()` (the arena's or the session's). */
   createDeviceArena(bytes: number): DeviceArena {
-    return new DeviceArena(this.cudaAddon(), bytes);
+    const arena = new DeviceArena(this.cudaAddon(), bytes);
+    this.arenas.add(arena);
+    return arena;
+  }
+
+  /** True once {@link Tensorplan.dispose} was called. */
+  get disposed(): boolean {
+    return DISPOSED.has(this);
+  }
+
+  /**
+   * Ends the session: frees the device arenas it created that are still held,
+   * and makes every later call reject with INVALID_ARGUMENT. The backend itself
+   * is shared by the process and stays loaded; the next `init()` returns a new
+   * session on it. (A worker session's `dispose()` ends its worker and core.)
+   * Calling it again does nothing.
+   */
+  dispose(): void {
+    if (DISPOSED.has(this)) return;
+    DISPOSED.add(this);
+    for (const arena of this.arenas) if (!arena.disposed) arena.dispose();
+    this.arenas.clear();
   }
 
   /** Bytes of the single device allocation the CUDA executor makes for a plan: its arena, then its persistent tensors. */
@@ -342,6 +367,7 @@ export class Tensorplan {
 
 // Issue #14: input nested deeper than the stack gets a TensorplanError naming
 // the argument (errors.ts guarded), whatever path inside a method reaches it.
+// Issue #17: a disposed session refuses every call but dispose().
 for (const name of Object.getOwnPropertyNames(Tensorplan.prototype)) {
   const descriptor = Object.getOwnPropertyDescriptor(Tensorplan.prototype, name);
   if (name === 'constructor' || !descriptor || typeof descriptor.value !== 'function') continue;
@@ -349,6 +375,11 @@ for (const name of Object.getOwnPropertyNames(Tensorplan.prototype)) {
   Object.defineProperty(Tensorplan.prototype, name, {
     ...descriptor,
     value: function guardedMethod(this: Tensorplan, ...args: unknown[]): unknown {
+      if (name !== 'dispose' && DISPOSED.has(this)) {
+        const error = new TensorplanError('INVALID_ARGUMENT', `tp.${name}: the session was disposed (dispose() was called); get a new one with init()`);
+        if (name === 'execute') return Promise.reject(error);
+        throw error;
+      }
       return guarded(`tp.${name}`, args, () => method.apply(this, args));
     },
   });

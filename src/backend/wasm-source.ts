@@ -4,7 +4,7 @@
  * application already has (a bundler asset, a cache, a service worker).
  */
 export interface WasmOptions {
-  /** URL of `tensorplan_core.wasm` (default: next to the package's wasm glue). */
+  /** URL of `tensorplan_core.wasm`; in browsers relative to the page, in Node to the package entry (default: the file shipped in the package, `tensorplan/wasm`). */
   url?: string | URL;
   /** The module's bytes; skips any file or network access. */
   bytes?: ArrayBuffer | Uint8Array;

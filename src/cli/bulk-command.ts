@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { init } from '../index.js';
 import type { BackendChoice, BulkTensor } from '../index.js';
 import { CliError } from './exit-codes.js';
@@ -16,7 +17,7 @@ export async function bulkCommand(file: string, options: { json?: boolean; backe
     console.log(JSON.stringify({ backend: tp.backend, ...layout }, null, 2));
     return 0;
   }
-  const table = new Table({ head: ['#', 'tensor', 'shape', 'dtype', 'offset', 'bytes', 'align'] });
+  const table = new Table({ head: ['#', 'tensor', 'shape', 'dtype', 'offset', 'bytes', 'align'], style: tableStyle() });
   layout.entries.forEach((entry, i) => {
     const tensor = tensors[i] as BulkTensor;
     table.push([

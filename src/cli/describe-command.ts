@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { init } from '../index.js';
 import type { Arch, BackendChoice, DType, Recipe, TensorFormat } from '../index.js';
 import { CliError } from './exit-codes.js';
@@ -54,7 +55,7 @@ async function describeGrouped(options: DescribeOptions, format: Omit<TensorForm
   }
   console.log(`${format.recipe} grouped tensor of ${members.length} members (${layout.kind}), logical shape [${layout.logicalShape.join(', ')}], backend ${tp.backend}`);
   if (layout.hasTensorOffsets) console.log(`tensor_offsets (elements): [${layout.tensorOffsets.join(', ')}]`);
-  const table = new Table({ head: ['buffer', 'dtype', 'bytes (per-member, Python)', 'bytes (total shape, C++)', 'member offsets (elements)'] });
+  const table = new Table({ head: ['buffer', 'dtype', 'bytes (per-member, Python)', 'bytes (total shape, C++)', 'member offsets (elements)'], style: tableStyle() });
   const cpp = (bytes: number) => (layout.cppAvailable ? bytes : 'unavailable');
   for (const b of layout.buffers) table.push([b.name, b.dtype, b.bytes, cpp(b.cppBytes), b.memberOffsets.length > 0 ? b.memberOffsets.join(', ') : '']);
   console.log(table.toString());
@@ -95,7 +96,7 @@ export async function describeCommand(options: DescribeOptions): Promise<number>
     console.log(JSON.stringify({ backend: tp.backend, format, ...spec }, null, 2));
     return 0;
   }
-  const table = new Table({ head: ['#', 'buffer', 'shape', 'dtype', 'element', 'bytes', 'align', 'usage'] });
+  const table = new Table({ head: ['#', 'buffer', 'shape', 'dtype', 'element', 'bytes', 'align', 'usage'], style: tableStyle() });
   spec.buffers.forEach((b, i) => {
     table.push([i, b.name, `[${b.shape.join(', ')}]`, b.dtype, b.element, b.bytes, b.alignment, b.usages.join('+')]);
   });

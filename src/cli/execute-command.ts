@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { info, init } from '../index.js';
 import type { BackendChoice, DeviceExecutionResult, GraphDocument, LifecycleIssue } from '../index.js';
 import { CliError, EXIT_NEGATIVE } from './exit-codes.js';
@@ -175,7 +176,7 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
   }
 
   console.log(`execute ${file}: ${plan.schedule.length} steps on ${tp.backend}`);
-  const summary = new Table({ style: { head: [] } });
+  const summary = new Table({ style: tableStyle() });
   summary.push(
     { executor: `${main.result.executor}, memory '${memory}' (${main.result.allocations} allocation${main.result.allocations === 1 ? '' : 's'})` },
     { arena: formatBytes(plan.arenaBytes) },
@@ -194,11 +195,11 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
   if (issues.length > 20) console.log(`  ... and ${issues.length - 20} more (use --json for all)`);
 
   if (sources.length > 0) {
-    const inputTable = new Table({ head: ['input', 'tensor', 'bytes', 'from', 'sha256'], style: { head: [] } });
+    const inputTable = new Table({ head: ['input', 'tensor', 'bytes', 'from', 'sha256'], style: tableStyle() });
     for (const s of sources) inputTable.push([s.name, describeTensor(s), String(s.bytes), sourceText(s, seed), s.sha256 ?? '']);
     console.log(inputTable.toString());
   }
-  const outputTable = new Table({ head: ['output', 'dtype', 'shape', 'bytes', 'sha256'], style: { head: [] } });
+  const outputTable = new Table({ head: ['output', 'dtype', 'shape', 'bytes', 'sha256'], style: tableStyle() });
   for (const r of rows) outputTable.push([r.name, r.dtype ?? '(bytes)', r.shape ? `[${r.shape.join(', ')}]` : '', String(r.bytes), r.sha256]);
   console.log(outputTable.toString());
   if (options.outputs) console.log(`outputs written to ${options.outputs} (NAME.bin, and NAME.npy)`);

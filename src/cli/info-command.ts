@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { info } from '../index.js';
 import type { BackendChoice } from '../index.js';
 import { formatBytes } from './format.js';
@@ -12,7 +13,7 @@ export async function infoCommand(options: { json?: boolean; backend?: BackendCh
   }
   console.log(`tensorplan ${report.version}`);
   console.log(`backend in use: ${report.backend ?? `none (${report.reason})`}`);
-  const table = new Table({ head: ['backend', 'priority', 'available', 'reason / source'], wordWrap: true, colWidths: [10, 10, 11, 70] });
+  const table = new Table({ head: ['backend', 'priority', 'available', 'reason / source'], wordWrap: true, colWidths: [10, 10, 11, 70], style: tableStyle() });
   for (const b of report.backends) {
     table.push([b.name, b.priority, b.available ? 'yes' : 'no', b.available ? (b.source ?? '') : b.reason]);
   }

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import type { LayerComparison, LayerPlanSummary, LayerSpec } from '../index.js';
 import { applyAlternative, parseLayerSpec } from '../index.js';
 import { formatBytes, formatShortBytes, formatSignedBytes } from './format.js';
@@ -23,10 +24,10 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
   const cache = p.quantizedWeightCache > 0 ? `, quantized weight cache ${formatBytes(p.quantizedWeightCache)}` : '';
   console.log(`persistent: weights ${formatBytes(p.weights)}${cache}, master weights ${formatBytes(p.masterWeights)}, optimizer state ${formatBytes(p.optimizerState)}`);
   console.log(`arena + persistent: ${formatBytes(summary.totalBytes)}; saved for backward at the peak: ${formatBytes(summary.savedAtPeakBytes)}`);
-  const roles = new Table({ head: ['live at the peak, by role', 'bytes'], style: { head: [] } });
+  const roles = new Table({ head: ['live at the peak, by role', 'bytes'], style: tableStyle() });
   for (const [role, bytes] of Object.entries(summary.peakByRole).sort((a, b) => b[1] - a[1])) roles.push([role, formatBytes(bytes)]);
   console.log(roles.toString());
-  const table = new Table({ head: ['layer', 'role', 'bytes', 'storages'], style: { head: [] } });
+  const table = new Table({ head: ['layer', 'role', 'bytes', 'storages'], style: tableStyle() });
   for (const e of summary.peakByLayerAndRole.slice(0, 12)) {
     table.push([e.layer, e.role, formatBytes(e.bytes), e.storages]);
     // The TE behaviours behind the row (issue #15), on a line of their own to keep the table narrow.
@@ -41,7 +42,7 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
 /** Live at the peak by TE behaviour, largest first, each with what it is and its TE source (te-behaviours.ts). */
 function printBehaviours(summary: LayerPlanSummary): void {
   const table = new Table({
-    head: ['live at the peak, by TE behaviour', 'rule', 'bytes', 'storages'], colWidths: [44, 8, 14, 10], wordWrap: true, style: { head: [] },
+    head: ['live at the peak, by TE behaviour', 'rule', 'bytes', 'storages'], colWidths: [44, 8, 14, 10], wordWrap: true, style: tableStyle(),
   });
   for (const e of summary.peakByBehaviour) {
     table.push([e.id, e.rule === null ? '' : `#15.${e.rule}`, formatShortBytes(e.bytes), e.storages]);
@@ -53,7 +54,7 @@ function printBehaviours(summary: LayerPlanSummary): void {
 
 /** The `--compare` table: each alternative's figures and its byte deltas against the base. */
 export function printComparison(comparison: LayerComparison): void {
-  const table = new Table({ head: ['alternative', 'peak', 'arena', 'persistent', 'Δ peak', 'Δ arena', 'Δ persistent', 'Δ arena + persistent'], style: { head: [] } });
+  const table = new Table({ head: ['alternative', 'peak', 'arena', 'persistent', 'Δ peak', 'Δ arena', 'Δ persistent', 'Δ arena + persistent'], style: tableStyle() });
   for (const row of comparison.rows) {
     const s = row.summary;
     table.push([row.label, formatBytes(s.peakBytes), formatBytes(s.arenaBytes), formatBytes(s.persistentBytes),
@@ -74,10 +75,10 @@ function printPeakDifference(row: LayerComparison['rows'][number], rules: Record
   console.log(`${row.label}: peak ${row.deltaPeakBytes === 0 ? 'unchanged' : formatSignedBytes(row.deltaPeakBytes)} `
     + `(${formatShortBytes(base)} -> ${formatShortBytes(s.peakBytes)}), live at each peak:`);
   if (row.peakDeltaByRole.length > 0) {
-    const roles = new Table({ head: ['by role', 'Δ bytes'], colWidths: [44, 14], style: { head: [] } });
+    const roles = new Table({ head: ['by role', 'Δ bytes'], colWidths: [44, 14], style: tableStyle() });
     for (const d of row.peakDeltaByRole) roles.push([d.key, formatSignedBytes(d.bytes)]);
     console.log(roles.toString());
-    const behaviours = new Table({ head: ['by TE behaviour', 'rule', 'Δ bytes'], colWidths: [34, 9, 14], style: { head: [] } });
+    const behaviours = new Table({ head: ['by TE behaviour', 'rule', 'Δ bytes'], colWidths: [34, 9, 14], style: tableStyle() });
     for (const d of row.peakDeltaByBehaviour) {
       const rule = rules[d.key];
       behaviours.push([d.key, rule === undefined ? '' : `#15.${rule}`, formatSignedBytes(d.bytes)]);

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
-import { RECIPES, TensorplanError, VERSION } from '../index.js';
+import { TensorplanError, VERSION } from '../index.js';
+import { RECIPE_WORDS } from '../formats/recipe-names.js';
 import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { executeCommand } from './execute-command.js';
@@ -10,6 +11,7 @@ import { placeCommand } from './place-command.js';
 import { planCommand } from './plan-command.js';
 import { validateCommand } from './validate-command.js';
 import { scheduleCommand } from './schedule-command.js';
+import { expandListOptions } from './list-options.js';
 
 const backendOption = () =>
   new Option('--backend <name>', 'backend to use').choices(['auto', 'cuda', 'native', 'wasm']).default('auto');
@@ -29,17 +31,17 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('plan a graph: op order, offsets in one arena, validation, and what makes the peak')
     .argument('<graph>', 'graph file (format tensorplan.graph, version 1), layer spec (format tensorplan.layers, version 1) or ONNX model (.onnx)')
     .option('-o, --output <plan.json>', 'write the plan file')
-    .option('--input <name=DxD...>', 'ONNX: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); repeatable', collectInput)
-    .option('--value <name=v,...>', 'ONNX: a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; repeatable', collectInput)
+    .option('--input <name=DxD>', 'ONNX: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); takes several (--input x=1x3x640x640 batch=4)', collectInput)
+    .option('--value <name=v,...>', 'ONNX: a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
     .option('--report <report.html>', 'write a self-contained HTML memory report')
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
-    .option('--time-limit <duration>', 'spend up to this long on exact search (e.g. 10s); default: stay fast')
+    .option('--time-limit <duration>', 'spend up to this long on exact search, e.g. 10s or 500ms; default: stay fast')
     .option('--baselines', 'also measure the Inductor/XLA scheduling and greedy placement baselines')
     .option('--reference-graph', 'store the graph as a path relative to the plan file instead of embedding it')
     .option('--check-fusion <ops>', 'judge running these ops (comma-separated) as one fused op: the peak may not rise')
     .option('--max-fused-read <size>', 'with --check-fusion: the most a fused op may read at once, e.g. 64MiB')
-    .option('--compare <key=value...>', 'layer specs: also plan these alternatives (recipe=mxfp8, weightGradients=bulk, recompute=on, tp=8, sp=on, attention=unfused, any.dotted.path=JSON) and print byte deltas')
+    .option('--compare <key=value>', 'layer specs: also plan these alternatives (recipe=mxfp8, weightGradients=bulk, recompute=on, tp=8, sp=on, attention=unfused, any.dotted.path=JSON) and print byte deltas; takes several (--compare recipe=bf16 recompute=on)', collectInput)
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));
@@ -49,8 +51,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('import an ONNX model as a graph file: shapes inferred, constants folded, views for reshapes')
     .argument('<model>', 'ONNX model (.onnx)')
     .option('-o, --output <graph.json>', 'write the graph file (default: print it)')
-    .option('--input <name=DxD...>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); repeatable', collectInput)
-    .option('--value <name=v,...>', 'a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; repeatable', collectInput)
+    .option('--input <name=DxD>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); takes several (--input x=1x3x640x640 batch=4)', collectInput)
+    .option('--value <name=v,...>', 'a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--in-place', 'element-wise ops may overwrite an input that dies there')
     .option('--json', 'print what the import found (and the graph, without -o) as JSON')
     .addOption(backendOption())
@@ -62,7 +64,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .argument('<file>', 'CSV file')
     .option('--capacity <bytes>', 'decision mode: find a placement within this height or prove there is none (exit 1)')
     .option('--minimize', 'find the smallest height and prove it when the time allows')
-    .option('--time-limit <duration>', 'solver budget, e.g. 10s (default 10s)')
+    .option('--time-limit <duration>', 'solver budget, e.g. 10s or 500ms (default 10s)')
     .addOption(new Option('--algorithm <name>', 'solver').choices(['ours', 'greedy-size', 'xla-best', 'first-fit']).default('ours'))
     .option('-o, --output <out.csv>', 'write the CSV with an offset column')
     .option('--json', 'print { height, lowerBound, proved, feasible, timeMs, algorithm }')
@@ -114,7 +116,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('order a graph\'s ops for the smallest peak memory; compares Inductor and XLA baselines')
     .argument('<file>', 'graph file (format tensorplan.graph, version 1)')
     .option('--method <name>', 'given, inductor-lpmf, inductor-bfs, inductor-dfs, xla-list, xla-dfs, xla-post-order, inductor-best, xla-best or ours', 'ours')
-    .option('--time-limit <seconds>', 'search time for ours', '1')
+    .option('--time-limit <duration>', 'search time for ours, e.g. 1s or 500ms', '1s')
     .option('--json', 'print JSON for machines')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await scheduleCommand(file, options)));
@@ -126,7 +128,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--grouped <members>', 'a grouped tensor instead: member shapes, e.g. 128x512,256x512,384x512')
     .option('--dtype <dtype>', 'logical dtype (fp32, bf16, fp16)', 'bf16')
     .addOption(new Option('--recipe <recipe>', 'quantization recipe')
-      .choices([...RECIPES]).default('mxfp8'))
+      .choices([...RECIPE_WORDS]).default('mxfp8'))
     .option('--usage <usages>', 'rowwise, columnwise or rowwise,columnwise', 'rowwise,columnwise')
     .addOption(new Option('--arch <arch>', 'GPU class (default: the lowest TE runs the recipe on)').choices(['hopper', 'blackwell']))
     .option('--swizzled', 'GEMM-swizzled scales (MXFP8/NVFP4)')
@@ -148,7 +150,7 @@ export async function main(argv: string[]): Promise<number> {
     exitCode = code;
   });
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(expandListOptions(argv));
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {

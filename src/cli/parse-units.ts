@@ -14,10 +14,15 @@ export function parseBytes(text: string, option: string): number {
   return Math.floor(Number(match[1]) * BYTE_UNITS[unit]);
 }
 
-/** `10s`, `500ms`, `2m`, `3` (seconds) -> seconds. */
-export function parseSeconds(text: string, option: string): number {
+/**
+ * `10s`, `500ms`, `2m`, `3` (seconds) -> seconds: the one duration form of every
+ * command's options. `allowZero` where 0 has a meaning (schedule: no search).
+ */
+export function parseSeconds(text: string, option: string, allowZero = false): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
   const value = match ? Number(match[1]) * ({ ms: 1e-3, s: 1, m: 60 }[match[2] ?? 's'] ?? 1) : Number.NaN;
-  if (!match || !(value > 0)) throw new CliError(`${option} ${JSON.stringify(text)}: expected a duration such as 10s, 500ms or 2m`);
+  if (!match || !(value > 0 || (allowZero && value === 0))) {
+    throw new CliError(`${option} ${JSON.stringify(text)}: expected a duration such as 10s, 500ms or 2m${allowZero ? ' (or 0)' : ''}`);
+  }
   return value;
 }

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { compareLayerSpecs, init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
 import type { BackendChoice, PlanDocument } from '../index.js';
 import { CliError, EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
@@ -52,7 +53,7 @@ function jsonSummary(plan: PlanDocument) {
 function printSummary(file: string, plan: PlanDocument): void {
   const s = plan.statistics;
   console.log(`plan of ${file}: ${plan.schedule.length} steps, ${plan.storages.length} storages (backend ${plan.tool.backend})`);
-  const summary = new Table({ style: { head: [] } });
+  const summary = new Table({ style: tableStyle() });
   summary.push(
     { 'peak (lower bound)': `${formatBytes(s.peakBytes)} at step ${s.peakStep}${s.peakOp ? ` (${s.peakOp})` : ''}` },
     { arena: `${formatBytes(s.arenaBytes)}  (arena / LB = ${s.arenaOverLowerBound.toFixed(4)})` },
@@ -67,14 +68,14 @@ function printSummary(file: string, plan: PlanDocument): void {
     ...Object.entries(s.placement.baselines).map(([name, height]) => ['placement', name, formatBytes(height), (height / Math.max(1, s.arenaBytes)).toFixed(3)]),
   ];
   if (baselineRows.length > 0) {
-    const table = new Table({ head: ['phase', 'baseline', 'peak / arena', 'baseline / ours'], style: { head: [] } });
+    const table = new Table({ head: ['phase', 'baseline', 'peak / arena', 'baseline / ours'], style: tableStyle() });
     baselineRows.forEach((row) => table.push(row));
     console.log('baselines, measured in the same run:');
     console.log(table.toString());
   }
   const members = new Map(plan.storages.map((storage) => [storage.tensors[0], storage.tensors.length]));
   const label = (owner: string) => ((members.get(owner) ?? 1) > 1 ? `${owner} (+${members.get(owner)! - 1} aliases)` : owner);
-  const top = new Table({ head: ['alive at the peak', 'bytes', 'made by', 'last used by'], style: { head: [] } });
+  const top = new Table({ head: ['alive at the peak', 'bytes', 'made by', 'last used by'], style: tableStyle() });
   for (const c of s.peakContributors.slice(0, 8)) top.push([label(c.storage), formatBytes(c.bytes), c.producer ?? '(graph input)', c.lastUse ?? '']);
   console.log(top.toString());
   if (s.budget) {

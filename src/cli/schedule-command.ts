@@ -1,8 +1,10 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { SCHEDULE_METHODS, init, parseGraph } from '../index.js';
 import type { BackendChoice, ScheduleMethod } from '../index.js';
 import { CliError } from './exit-codes.js';
 import { formatBytes } from './format.js';
+import { parseSeconds } from './parse-units.js';
 import { readJsonFile } from './read-input.js';
 
 /**
@@ -15,8 +17,7 @@ export async function scheduleCommand(
 ): Promise<number> {
   const method = (options.method ?? 'ours') as ScheduleMethod;
   if (!SCHEDULE_METHODS.includes(method)) throw new CliError(`--method ${method}: expected one of ${SCHEDULE_METHODS.join(', ')}`);
-  const timeLimitSeconds = options.timeLimit === undefined ? 1 : Number(options.timeLimit);
-  if (!Number.isFinite(timeLimitSeconds) || timeLimitSeconds < 0) throw new CliError(`--time-limit ${options.timeLimit}: expected seconds >= 0`);
+  const timeLimitSeconds = parseSeconds(options.timeLimit ?? '1s', '--time-limit', true);
   const graph = parseGraph(await readJsonFile(file), file);
   const tp = await init({ backend: options.backend ?? 'auto' });
   const result = tp.schedule(graph, { method, timeLimitSeconds });
@@ -25,7 +26,7 @@ export async function scheduleCommand(
     console.log(JSON.stringify({ backend: tp.backend, schedule: result, liveness: { ...live, storages: undefined } }, null, 2));
     return 0;
   }
-  const table = new Table({ head: ['method', 'peak', 'vs chosen', 'ms'] });
+  const table = new Table({ head: ['method', 'peak', 'vs chosen', 'ms'], style: tableStyle() });
   for (const [name, figure] of Object.entries(result.baselines)) {
     table.push([name, formatBytes(figure!.peakBytes), (figure!.peakBytes / Math.max(1, result.peakBytes)).toFixed(3), (figure!.seconds * 1e3).toFixed(2)]);
   }
@@ -36,7 +37,7 @@ export async function scheduleCommand(
   if (result.startedFrom) console.log(`started from ${result.startedFrom}, searched ${(result.searchSeconds * 1e3).toFixed(1)} ms`);
   if (live.peakOp !== null) {
     console.log(`at the peak (step ${live.peakStep}, op ${live.peakOp}, workspace ${formatBytes(live.peakWorkspaceBytes)}):`);
-    const top = new Table({ head: ['storage', 'bytes', 'made by', 'last use'] });
+    const top = new Table({ head: ['storage', 'bytes', 'made by', 'last use'], style: tableStyle() });
     for (const c of live.peakContributors.slice(0, 10)) top.push([c.owner, formatBytes(c.bytes), c.producer ?? '(input)', c.lastUse ?? '']);
     console.log(top.toString());
   }

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { tableStyle } from './colour.js';
 import { init } from '../index.js';
 import type { BackendChoice } from '../index.js';
 import { CliError, EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
@@ -16,7 +17,7 @@ export async function validateCommand(file: string, options: { graph?: string; j
     console.log(`${file}: valid (${plan.schedule.length} steps, ${plan.storages.length} storages, arena ${plan.arenaBytes} bytes)`);
   } else {
     console.log(`${file}: INVALID, ${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}`);
-    const table = new Table({ head: ['code', 'problem'], colWidths: [22, 96], wordWrap: true, style: { head: [] } });
+    const table = new Table({ head: ['code', 'problem'], colWidths: [22, 96], wordWrap: true, style: tableStyle() });
     for (const d of diagnostics.slice(0, 50)) table.push([d.code, d.message]);
     console.log(table.toString());
     if (diagnostics.length > 50) console.log(`... and ${diagnostics.length - 50} more (use --json for all)`);

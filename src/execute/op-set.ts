@@ -1,7 +1,8 @@
 import { DTYPES, dtypeCode } from '../formats/dtype.js';
 import { TensorplanError, shown } from '../errors.js';
-import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, RECIPE_CODE, USAGE_CODE } from '../abi/c-api-tables.generated.js';
-import { RECIPES, type Recipe, defaultArch } from '../formats/tensor-format.js';
+import { ARCH_CODE, FORMAT_OPTION_CODE, OP_CODE, OP_NAMES, USAGE_CODE } from '../abi/c-api-tables.generated.js';
+import { RECIPE_WORDS, type RecipeWord, recipeCode } from '../formats/recipe-names.js';
+import { defaultArch } from '../formats/tensor-format.js';
 import type { GraphDocument, OpAttributeValue } from '../graph/graph-document.js';
 
 /**
@@ -71,9 +72,9 @@ function encodeAttributes(op: OpName, attrs: Record<string, OpAttributeValue>, f
     case 'rmsnorm': return [num('epsilon', 1e-5)];
     case 'quantize':
     case 'dequantize': {
-      const recipe = typeof attrs.recipe === 'string' && Object.hasOwn(RECIPE_CODE, attrs.recipe) ? RECIPE_CODE[attrs.recipe as Recipe] : -1;
-      if (recipe < 0) fail(`${field}.recipe = ${shown(attrs.recipe)}: expected one of ${RECIPES.join(', ')}`);
-      const arch = attrs.arch ?? defaultArch(attrs.recipe as Recipe);
+      const recipe = recipeCode(attrs.recipe);
+      if (recipe < 0) fail(`${field}.recipe = ${shown(attrs.recipe)}: expected one of ${RECIPE_WORDS.join(', ')}`);
+      const arch = attrs.arch ?? defaultArch(attrs.recipe as RecipeWord);
       if (arch !== 'hopper' && arch !== 'blackwell') fail(`${field}.arch = ${shown(arch)}: expected hopper or blackwell`);
       const fp8 = attrs.fp8Dtype ?? 'fp8_e4m3';
       if (fp8 !== 'fp8_e4m3' && fp8 !== 'fp8_e5m2') fail(`${field}.fp8Dtype = ${shown(fp8)}: expected fp8_e4m3 or fp8_e5m2`);

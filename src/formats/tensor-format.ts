@@ -1,17 +1,16 @@
 // A tensor format (dtype, recipe, usages, architecture, options) and its
 // encoding as c_api.h codes; the other formats/ modules build on these helpers.
 import {
-  ARCH_CODE, ARCH_NAME, BUFFER_ROLE_NAMES, FORMAT_OPTION_CODE, RECIPE_ATTRIBUTE, RECIPE_CODE, RECIPE_NAMES, USAGE_CODE,
+  ARCH_CODE, ARCH_NAME, BUFFER_ROLE_NAMES, FORMAT_OPTION_CODE, RECIPE_ATTRIBUTE, USAGE_CODE,
 } from '../abi/c-api.generated.js';
 import type { CoreArray } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
 import { TensorplanError, shown } from '../errors.js';
 
-/** Quantization recipes, in ABI code order (c_api.h TP_RECIPE_LIST). */
-export const RECIPES = RECIPE_NAMES;
+import { RECIPE_WORDS, type RecipeWord, canonicalRecipe, recipeCode } from './recipe-names.js';
 
-/** A quantization recipe of FORMATS.md §2. */
-export type Recipe = (typeof RECIPES)[number];
+export { RECIPES } from './recipe-names.js';
+export type { Recipe, RecipeWord } from './recipe-names.js';
 
 /**
  * GPU class: Hopper-class GPUs (SM < 10, SM 12.x) materialise an FP8
@@ -41,7 +40,8 @@ export interface TensorFormat {
   shape: readonly number[];
   /** Logical (high-precision) dtype: fp32, bf16 or fp16 for quantized recipes. */
   dtype: DType;
-  recipe: Recipe;
+  /** The recipe; `'bf16'` is another name for `'none'`. */
+  recipe: RecipeWord;
   /** Rowwise usage (default true). */
   rowwise?: boolean;
   /** Columnwise usage (default true). */
@@ -60,8 +60,8 @@ export interface TensorFormat {
  * transformer_engine/pytorch/quantization.py `_compute_mxfp8_support` and
  * `_compute_nvfp4_support` refuse compute capability below 10.0).
  */
-export function defaultArch(recipe: Recipe): Arch {
-  return ARCH_NAME[RECIPE_ATTRIBUTE[recipe]] as Arch;
+export function defaultArch(recipe: RecipeWord): Arch {
+  return ARCH_NAME[RECIPE_ATTRIBUTE[canonicalRecipe(recipe) ?? 'none']] as Arch;
 }
 
 /** Buffer roles, in ABI code order (c_api.h). */
@@ -84,13 +84,14 @@ export function formatCodes(format: Omit<TensorFormat, 'shape'>, field = 'format
   if (format === null || typeof format !== 'object') invalid(`${field} must be an object`);
   const dtype = dtypeCode(format.dtype);
   if (dtype < 0) invalid(`${field}.dtype = ${shown(format.dtype)}: expected one of ${DTYPES.join(', ')}`);
-  const recipe = typeof format.recipe === 'string' && Object.hasOwn(RECIPE_CODE, format.recipe) ? RECIPE_CODE[format.recipe] : -1;
-  if (recipe < 0) invalid(`${field}.recipe = ${shown(format.recipe)}: expected one of ${RECIPES.join(', ')}`);
+  const recipe = recipeCode(format.recipe);
+  if (recipe < 0) invalid(`${field}.recipe = ${shown(format.recipe)}: expected one of ${RECIPE_WORDS.join(', ')}`);
   const arch = format.arch ?? defaultArch(format.recipe);
   if (arch !== 'hopper' && arch !== 'blackwell') invalid(`${field}.arch = ${shown(arch)}: expected hopper or blackwell`);
-  if (ARCH_CODE[arch] < RECIPE_ATTRIBUTE[format.recipe]) {
-    invalid(`${field}.arch = ${arch}: recipe ${format.recipe} needs blackwell (compute capability 10.0 or higher); `
-      + `TransformerEngine d0067d0da6 refuses it below (transformer_engine/pytorch/quantization.py _compute_${format.recipe}_support)`);
+  const canonical = canonicalRecipe(format.recipe)!;
+  if (ARCH_CODE[arch] < RECIPE_ATTRIBUTE[canonical]) {
+    invalid(`${field}.arch = ${arch}: recipe ${canonical} needs blackwell (compute capability 10.0 or higher); `
+      + `TransformerEngine d0067d0da6 refuses it below (transformer_engine/pytorch/quantization.py _compute_${canonical}_support)`);
   }
   const usage = ((format.rowwise ?? true) ? USAGE_CODE.rowwise : 0) | ((format.columnwise ?? true) ? USAGE_CODE.columnwise : 0);
   const options = format.options ?? {};

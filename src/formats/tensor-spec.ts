@@ -6,6 +6,7 @@ import {
 import type { CoreBinding } from '../abi/core-binding.js';
 import { shown } from '../errors.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
+import { canonicalRecipe } from './recipe-names.js';
 import {
   type Arch, type FormatOptions, type Recipe, type TensorFormat, ROLES, defaultArch, dims, formatCodes, invalid, names, shapes, text,
 } from './tensor-format.js';
@@ -174,18 +175,20 @@ export function tensorSpecToJson(core: CoreBinding, format: TensorFormat,
   const options = { ...DEFAULT_OPTIONS, ...(format.options ?? {}) };
   const requiresGrad = extra.requiresGrad ?? false;
   let metadata: Record<string, unknown>;
-  if (format.recipe === 'none') {
+  // The JSON form names the recipe canonically ('bf16' is 'none').
+  const recipe = canonicalRecipe(format.recipe) ?? format.recipe;
+  if (recipe === 'none') {
     metadata = { is_tensor: true, is_quantized: false, dtype: format.dtype, requires_grad: requiresGrad };
   } else {
     const kwargs: Record<string, unknown> = { quantizer: spec.quantizerClass, fake_dtype: format.dtype };
-    if (format.recipe === 'nvfp4') {
+    if (recipe === 'nvfp4') {
       kwargs.fp4_dtype = 'fp4_e2m1';
       kwargs.with_gemm_swizzled_scales = options.gemmSwizzledScales;
       kwargs.row_scaled_nvfp4 = options.nvfp4RowScaled;
     } else {
       kwargs.fp8_dtype = options.fp8Dtype;
-      if (format.recipe === 'mxfp8') kwargs.with_gemm_swizzled_scales = options.gemmSwizzledScales;
-      if (format.recipe === 'fp8_block_1d' || format.recipe === 'fp8_block_2d') kwargs.is_2D_scaled = format.recipe === 'fp8_block_2d';
+      if (recipe === 'mxfp8') kwargs.with_gemm_swizzled_scales = options.gemmSwizzledScales;
+      if (recipe === 'fp8_block_1d' || recipe === 'fp8_block_2d') kwargs.is_2D_scaled = recipe === 'fp8_block_2d';
     }
     const internal = extra.internal ?? false;
     metadata = {
@@ -193,7 +196,7 @@ export function tensorSpecToJson(core: CoreBinding, format: TensorFormat,
     };
   }
   return {
-    version: 1, shape: Array.from(format.shape), dtype: format.dtype, recipe: format.recipe,
+    version: 1, shape: Array.from(format.shape), dtype: format.dtype, recipe: recipe as Recipe,
     rowwise: format.rowwise ?? true, columnwise: format.columnwise ?? true, arch: format.arch ?? defaultArch(format.recipe),
     options, requiresGrad, metadata,
   };

@@ -31,7 +31,7 @@ export function parseMinimallocCsv(text: string, source = 'input.csv'): Minimall
     throw new TensorplanError('INVALID_ARGUMENT', `${source}:${line}: ${message}`);
   };
   const header = (lines[0] ?? '').split(',').map((c) => c.trim());
-  for (const name of header) if (!KNOWN.has(name)) fail(1, `unknown column "${name}" (expected id, lower, upper or end, size, alignment, hint, gaps)`);
+  for (const name of header) if (!KNOWN.has(name)) fail(1, `unknown column ${shown(name)} (expected id, lower, upper or end, size, alignment, hint, gaps)`);
   for (const name of REQUIRED) if (!header.includes(name)) fail(1, `missing column "${name}"`);
   const inclusive = header.includes('end');
   if (inclusive === header.includes('upper')) fail(1, 'expected exactly one of the columns "upper" (exclusive) and "end" (inclusive)');
@@ -49,12 +49,12 @@ export function parseMinimallocCsv(text: string, source = 'input.csv'): Minimall
       const cell = cells[at(name)];
       const value = Number(cell);
       if (cell === '' || !Number.isInteger(value) || value < min || value > 2 ** 53) {
-        fail(line, `column "${name}" = ${JSON.stringify(cell)}: expected an integer >= ${min}`);
+        fail(line, `column "${name}" = ${shown(cell)}: expected an integer >= ${min}`);
       }
       return value;
     };
     const id = cells[at('id')];
-    if (seen.has(id)) fail(line, `column "id" = ${JSON.stringify(id)}: already used on line ${seen.get(id)}`);
+    if (seen.has(id)) fail(line, `column "id" = ${shown(id)}: already used on line ${seen.get(id)}`);
     seen.set(id, line);
     const lower = integer('lower', 0);
     const upper = inclusive ? integer('end', 0) + 1 : integer('upper', 0);

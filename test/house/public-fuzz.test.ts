@@ -292,6 +292,10 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
     'Tensorplan.prototype.createDeviceArena': method('createDeviceArena', [1024], { seedMayFail: !cuda }),
     'Tensorplan.prototype.planDeviceBytes': method('planDeviceBytes', [execPlan], { seedMayFail: !cuda }),
     'Tensorplan.prototype.deviceAllocationCount': method('deviceAllocationCount', [], { seedMayFail: !cuda }),
+    // On a session of its own (sharing the core), so disposing it leaves `tp` to the other targets.
+    'Tensorplan.prototype.dispose': {
+      args: [], call: () => new Tensorplan({ name: tp.backend, source: 'fuzz', core: (tp as unknown as { core: unknown }).core } as never).dispose(),
+    },
     'Tensorplan.prototype.cudaAddon': { args: [], call: () => (tp as unknown as { cudaAddon(): unknown }).cudaAddon(), seedMayFail: !cuda },
   };
 }

@@ -37,10 +37,10 @@ const TYPE_EXPORTS = [
   'OnnxImportResult', 'OpAttributeValue', 'OpName', 'PeakContributor', 'PersistentBreakdown', 'PlaceAlgorithm',
   'PlaceBuffer', 'PlaceOptions', 'PlaceResult', 'PlanContributor', 'PlanDiagnostic', 'PlanDocument',
   'PlanOptions', 'PlanProgress', 'PlanStatistics', 'PlanStorage', 'PlanWorkspace', 'QuantizeParams',
-  'QuantizedTensor', 'Recipe', 'RecipeSpec', 'ReportContributor', 'ReportData', 'ReportSeries',
+  'QuantizedTensor', 'Recipe', 'RecipeSpec', 'RecipeWord', 'ReportContributor', 'ReportData', 'ReportSeries',
   'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
   'SplitQuantizeLayout', 'StorageLifetime', 'TeBehaviour', 'TeBehaviourId', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
-  'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
+  'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TensorplanWorker', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
   'WasmOptions',
 ];
 

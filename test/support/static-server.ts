@@ -3,16 +3,18 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize } from 'node:path';
+import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
 const TYPES: Record<string, string> = {
   '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript',
   '.wasm': 'application/wasm', '.json': 'application/json', '.map': 'application/json',
 };
 
-export async function startStaticServer(pages: Record<string, string> = {}): Promise<{ url: string; server: Server }> {
+/** Serves `pages` (path -> HTML) and the files under `root` (default: the repository). */
+export async function startStaticServer(pages: Record<string, string> = {}, root = REPOSITORY): Promise<{ url: string; server: Server }> {
+  const base = root.endsWith(sep) ? root : `${root}${sep}`;
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
     if (pages[path] !== undefined) {
@@ -20,8 +22,8 @@ export async function startStaticServer(pages: Record<string, string> = {}): Pro
       response.end(pages[path]);
       return;
     }
-    const file = normalize(join(root, path));
-    if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
+    const file = normalize(join(base, path));
+    if (!file.startsWith(base) || !existsSync(file) || !statSync(file).isFile()) {
       response.writeHead(404, { 'content-type': 'text/html' });
       response.end('<!doctype html><title>not found</title>');
       return;

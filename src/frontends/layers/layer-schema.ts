@@ -1,5 +1,7 @@
+import { RECIPE_WORDS } from '../../formats/recipe-names.js';
 const count = { type: 'integer', minimum: 1, maximum: 1073741824 };
-const roleRecipe = { enum: ['none', 'bf16', 'fp8_delayed', 'fp8_current', 'mxfp8', 'nvfp4', 'fp8_block_1d', 'fp8_block_2d'] };
+// The recipe names every API takes (formats/recipe-names.ts), so specs and the CLI cannot drift apart.
+const roleRecipe = { enum: [...RECIPE_WORDS] };
 const common = {
   name: { type: 'string', minLength: 1, pattern: '^[A-Za-z0-9_-]+$' },
   repeat: { type: 'integer', minimum: 1, maximum: 4096 },
