@@ -326,34 +326,6 @@ void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const Place
   }
 }
 
-// Order search (placement_order_search.cpp, under minimize) on every piece
-// still above the target after the noisy dives: on tight instances (perfect packings) it is
-// what gets a dive within a few percent of the bound. It has its own budget:
-// up to 4000 dives and 40% of the time limit (the exact search gets the rest), or without a
-// limit as many dives as the noisy dives' work budget pays for.
-void improve_by_order_search(const PlaceOptions& options, double start, int64_t lower_bound,
-                             std::vector<Piece>* pieces) {
-  const int64_t good_enough = options.minimize ? lower_bound : lower_bound + lower_bound / 2000;
-  SearchBudget order_budget;
-  order_budget.deadline_seconds = options.time_limit_seconds > 0 ? start + 0.4 * options.time_limit_seconds : 0;
-  for (Piece& piece : *pieces) {
-    if (piece.height <= good_enough || order_budget.expired()) continue;
-    const size_t n = piece.buffers.size();
-    int64_t log_n = 1;
-    while ((size_t{1} << log_n) < n) ++log_n;
-    const int64_t dive_cost = 16 * static_cast<int64_t>(n) * log_n;
-    const int64_t max_dives = options.time_limit_seconds > 0 ? 4000 : std::max<int64_t>(1, noisy_dive_work(n) / dive_cost);
-    const std::vector<int64_t> heaviest = placement_detail::heaviest_section_loads(piece.buffers);
-    placement_detail::OrderSearchResult found = placement_detail::order_local_search(
-        piece.buffers, placement_detail::preorder(piece.buffers, heaviest, "A"), good_enough, max_dives, &order_budget);
-    if (!found.offsets.empty() && found.height < piece.height) {
-      piece.offsets = std::move(found.offsets);
-      piece.height = found.height;
-      piece.method = PlaceMethod::kConstructive;
-    }
-  }
-}
-
 // What the search phase knows: no placement is lower than `proved`, and the
 // pieces reach `best`.
 struct HeightBracket {
@@ -481,9 +453,6 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   out->stats.components = static_cast<int32_t>(pieces.size());
   construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
   if (!budget.dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
-  // Only when the caller hunts for the optimum: it costs ~0.1 s even where
-  // the exact search would find the lower bound in a millisecond.
-  if (options.minimize && !budget.dive_cut) improve_by_order_search(options, start, lower_bound, &pieces);
   const HeightBracket bracket = search_pieces(buffers.size(), options, lower_bound, &pieces, &budget, out);
   write_placement(pieces, buffers.size(), budget, bracket, out);
   return Status::ok();

@@ -136,19 +136,6 @@ std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buff
 std::vector<int32_t> preorder(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& heaviest,
                               const char* keys);
 
-// Local search over a dive's order (placement_order_search.cpp), starting
-// from `order`: at most `max_dives` dives, each one move away from the
-// current order, kept when no higher; stops early at `target` or when the
-// budget's deadline passes (dives then cut short are discarded). `offsets`
-// is the lowest placement seen (empty if not even the first dive finished).
-struct OrderSearchResult {
-  std::vector<int64_t> offsets;
-  int64_t height = 0;
-  int64_t dives = 0;
-};
-OrderSearchResult order_local_search(const std::vector<PlaceBuffer>& buffers, std::vector<int32_t> order,
-                                     int64_t target, int64_t max_dives, SearchBudget* budget);
-
 }  // namespace placement_detail
 }  // namespace tp
 #endif  // TENSORPLAN_PLACEMENT_INTERNAL_H

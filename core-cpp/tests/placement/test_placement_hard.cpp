@@ -1,9 +1,8 @@
 // The search rules added for hard instances (issue #18): the exact search's
 // candidate filter by the largest unplaced load and its randomised restart
 // orders must keep it complete (every answer agrees with brute force over all
-// canonical placements), the restarts must still place a perfect packing at
-// its bound, and the order local search must never return worse than the
-// dive it starts from, the same way every time.
+// canonical placements), and the restarts must still place a perfect packing
+// at its bound.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,31 +88,6 @@ TEST(PlacementHard, RandomisedRestartsStillPlaceAPerfectPackingAtItsBound) {
   ASSERT_EQ(tp::placement_detail::search_at_capacity(p.buffers, p.height, 0, &budget, &offsets), SearchOutcome::kFound);
   EXPECT_GT(budget.nodes, 600);
   EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok());
-}
-
-TEST(PlacementHard, TheOrderSearchNeverEndsAboveItsFirstDiveAndRepeatsItself) {
-  const tp::PerfectPacking p = tp::random_perfect_packing(60, 5);
-  const std::vector<int64_t> heaviest = tp::placement_detail::heaviest_section_loads(p.buffers);
-  const std::vector<int32_t> order = tp::placement_detail::preorder(p.buffers, heaviest, "A");
-  SearchBudget first_budget;
-  const int64_t first_dive = tp::placement_height(
-      p.buffers, tp::placement_detail::skyline_in_order(p.buffers, order, p.height / 1000000, false, false, &first_budget));
-  ASSERT_GT(first_dive, p.height);  // something to improve
-  std::vector<int64_t> previous;
-  for (int run = 0; run < 2; ++run) {
-    SearchBudget budget;
-    const tp::placement_detail::OrderSearchResult found =
-        tp::placement_detail::order_local_search(p.buffers, order, p.height, 300, &budget);
-    ASSERT_EQ(found.offsets.size(), p.buffers.size());
-    EXPECT_TRUE(tp::validate_placement(p.buffers, found.offsets, 0).is_ok());
-    EXPECT_EQ(tp::placement_height(p.buffers, found.offsets), found.height);
-    EXPECT_LT(found.height, first_dive);  // 300 moves improve on a dive 10-40% above the bound
-    EXPECT_LE(found.dives, 300);
-    if (run == 1) {
-      EXPECT_EQ(found.offsets, previous);
-    }
-    previous = found.offsets;
-  }
 }
 
 }  // namespace
