@@ -37,10 +37,12 @@ function instances() {
     ['minimalloc-challenging/J.1048576.csv', { minimize: true, timeLimitSeconds: 10 }],
     ['idealloc-iopddl/S_1.csv', { timeLimitSeconds: 5 }],
   ];
+  const missing = [];
   for (const [file, options] of extra) {
     if (existsSync(DSA + file)) list.push({ name: file, path: DSA + file, options, perfect: false });
+    else missing.push(file);
   }
-  return list;
+  return { list, missing };
 }
 
 export async function run({ sessions }) {
@@ -51,7 +53,8 @@ export async function run({ sessions }) {
   let perfect = 0;
   let optimalSmall = 0;
   let small = 0;
-  for (const instance of instances()) {
+  const { list, missing } = instances();
+  for (const instance of list) {
     const file = instance.path.split('/').pop();
     const { buffers } = parseMinimallocCsv(readFileSync(instance.path, 'utf8'), file);
     const greedy = tp.place(buffers, { algorithm: 'greedy-size' });
@@ -79,6 +82,9 @@ export async function run({ sessions }) {
     `hard placement instances on ${backend}: height / LB (perfect packings: LB is the optimum); ours minimises for 10 s (S_1: 5 s, no minimize)`,
     ['instance', 'n', 'LB', 'greedy-size', 'first-fit', 'xla-best', 'ours', 'proved', 'nodes', 'ms'],
     rows,
-    [`perfect packings within 1.02 of the optimum: ${within}/${perfect}; at the optimum under 100 buffers: ${optimalSmall}/${small}`],
+    [
+      `perfect packings within 1.02 of the optimum: ${within}/${perfect}; at the optimum under 100 buffers: ${optimalSmall}/${small}`,
+      ...(missing.length > 0 ? [`not found under ${DSA} (it sits beside the repository in this project's workspace): ${missing.join(', ')}`] : []),
+    ],
   );
 }
