@@ -50,6 +50,14 @@ namespace {
 
 enum class Step { kFound, kNotFound, kAborted };
 
+// Runs 0..2 use MiniMalloc's static orders; from the second round of
+// restarts on, each round adds one run in a randomised order (heuristic
+// 3 + round): on tight instances a search stuck below a wrong early choice
+// in every static order often finds a placement quickly in a random one
+// (restarts against heavy-tailed run times, Gomes, Selman and Kautz,
+// "Boosting combinatorial search through randomization", AAAI 1998).
+constexpr int kStaticOrders = 3;
+
 class CanonicalSearch {
  public:
   CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget)
@@ -183,12 +191,32 @@ class CanonicalSearch {
     const char* keys = order_keys(heuristic);
     std::vector<int32_t> order(static_cast<size_t>(n_));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const int cmp = compare_by_keys(keys, buffers_[static_cast<size_t>(a)], buffers_[static_cast<size_t>(b)],
-                                      heaviest[static_cast<size_t>(a)], heaviest[static_cast<size_t>(b)]);
-      if (cmp != 0) return cmp < 0;
-      return a < b;
-    });
+    if (heuristic >= kStaticOrders) {
+      // A randomised restart: heaviest section first as in TWA, then area
+      // with multiplicative noise of +-50% (raw draws of a fixed-seed engine,
+      // so every build searches the same orders).
+      uint64_t state = mix64(static_cast<uint64_t>(heuristic) * 0xA24BAED4963EE407ull);
+      std::vector<double> noisy(static_cast<size_t>(n_));
+      for (int32_t b = 0; b < n_; ++b) {
+        state = mix64(state);
+        const double unit = static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+        const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
+        noisy[static_cast<size_t>(b)] = static_cast<double>(buf.size) * static_cast<double>(buf.upper - buf.lower) * (0.5 + unit);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        if (heaviest[static_cast<size_t>(a)] != heaviest[static_cast<size_t>(b)]) {
+          return heaviest[static_cast<size_t>(a)] > heaviest[static_cast<size_t>(b)];
+        }
+        return noisy[static_cast<size_t>(a)] > noisy[static_cast<size_t>(b)];
+      });
+    } else {
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        const int cmp = compare_by_keys(keys, buffers_[static_cast<size_t>(a)], buffers_[static_cast<size_t>(b)],
+                                        heaviest[static_cast<size_t>(a)], heaviest[static_cast<size_t>(b)]);
+        if (cmp != 0) return cmp < 0;
+        return a < b;
+      });
+    }
     pos_.assign(static_cast<size_t>(n_), 0);
     for (int32_t i = 0; i < n_; ++i) pos_[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
     // Identical buffers are interchangeable: only the first unplaced one of a
@@ -331,6 +359,12 @@ class CanonicalSearch {
     offset_[static_cast<size_t>(b)] = -1;
   }
 
+  int64_t max_remaining(int32_t section_lo, int32_t section_hi) const {
+    int64_t most = 0;
+    for (int32_t s = section_lo; s < section_hi; ++s) most = std::max(most, remaining_[static_cast<size_t>(s)]);
+    return most;
+  }
+
   bool sections_fit(int32_t section_lo, int32_t section_hi, int64_t level) const {
     for (int32_t s = section_lo; s < section_hi; ++s) {
       const int64_t rem = remaining_[static_cast<size_t>(s)];
@@ -399,6 +433,13 @@ class CanonicalSearch {
       if (lowest_top < 0 || t < lowest_top) lowest_top = t;
     }
     if (!any) return Step::kFound;
+    // Placing any buffer at offset m raises the level to m, and every section
+    // of the partition with unplaced bytes then needs m + (its unplaced
+    // bytes, the buffer's own included when it covers it) <= capacity: so
+    // no candidate above capacity - (largest unplaced load) can succeed.
+    // The section test after placing would refute each such one a node
+    // later; on tight instances (no slack at all) most of them are such.
+    const int64_t highest_level = capacity_ - max_remaining(section_lo, section_hi);
     std::vector<int32_t>& cands = candidates_[static_cast<size_t>(depth_)];
     cands.clear();
     for (int32_t c : part) {
@@ -407,6 +448,7 @@ class CanonicalSearch {
       if (m < level || (m == level && pos_[static_cast<size_t>(c)] < last_pos)) continue;  // canonical order
       if (m >= lowest_top) continue;                                                      // dominance
       if (m + buffers_[static_cast<size_t>(c)].size > capacity_) continue;
+      if (m > highest_level) continue;                                                    // sections
       const int32_t twin = twin_before_[static_cast<size_t>(c)];
       if (twin >= 0 && offset_[static_cast<size_t>(twin)] < 0) continue;  // its twin goes first
       cands.push_back(c);
@@ -460,13 +502,20 @@ class CanonicalSearch {
 
   static const char* order_keys(int heuristic) {
     static const char* const kOrders[] = {"TWA", "TAW", "WAT"};
-    return kOrders[heuristic % 3];
+    return kOrders[heuristic % kStaticOrders];
   }
 
   // Ranks the buffers of a piece by the run's heuristic, with T taken from
   // the bytes still unplaced in each section.
   void reorder_piece(std::vector<int32_t>* piece) {
     const char* keys = order_keys(heuristic_);
+    if (heuristic_ >= kStaticOrders) {
+      // A randomised run keeps its random ranks within the new piece.
+      std::stable_sort(piece->begin(), piece->end(),
+                       [&](int32_t a, int32_t b) { return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)]; });
+      for (size_t k = 0; k < piece->size(); ++k) pos_[static_cast<size_t>((*piece)[k])] = static_cast<int32_t>(k);
+      return;
+    }
     heaviest_now_.resize(static_cast<size_t>(n_));
     for (int32_t b : *piece) {
       int64_t heaviest = 0;
@@ -567,8 +616,10 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
   const double setup_seconds = now_seconds() - built_at;
   int64_t limit = std::max<int64_t>(64, static_cast<int64_t>(buffers.size()) * 2);
   int64_t spent = 0;
-  while (true) {
-    for (int heuristic = 0; heuristic < 3; ++heuristic) {
+  for (int round = 0;; ++round) {
+    const int runs = round == 0 ? kStaticOrders : kStaticOrders + 1;
+    for (int index = 0; index < runs; ++index) {
+      const int heuristic = index < kStaticOrders ? index : kStaticOrders + round;
       int64_t run_limit = limit;
       bool last = false;
       if (node_limit > 0 && spent + run_limit >= node_limit) {

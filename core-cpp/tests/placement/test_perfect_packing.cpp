@@ -1,0 +1,93 @@
+// The random perfect packing generator (placement/perfect_packing.h): its
+// packing is valid at exactly the lower bound, it is not a guillotine
+// partition (no straight cut crosses it), it is a function of the seed, and
+// the guillotine check itself tells the two kinds apart.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "placement/perfect_packing.h"
+#include "placement/placement.h"
+
+namespace {
+
+using tp::PlaceBuffer;
+
+TEST(PerfectPacking, ItsPackingIsValidAtTheLowerBoundForEverySizeAndSeed) {
+  for (int32_t n : {5, 6, 20, 40, 80, 100, 200, 600}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      const tp::PerfectPacking p = tp::random_perfect_packing(n, seed);
+      ASSERT_EQ(p.buffers.size(), static_cast<size_t>(n)) << n << " " << seed;
+      EXPECT_EQ(tp::placement_lower_bound(p.buffers), p.height) << n << " " << seed;
+      EXPECT_EQ(tp::placement_height(p.buffers, p.offsets), p.height) << n << " " << seed;
+      EXPECT_TRUE(tp::validate_placement(p.buffers, p.offsets, p.height).is_ok()) << n << " " << seed;
+      for (const PlaceBuffer& b : p.buffers) {
+        EXPECT_GT(b.size, 0);
+        EXPECT_GE(b.lower, 0);
+        EXPECT_LE(b.upper, p.span);
+      }
+    }
+  }
+}
+
+TEST(PerfectPacking, NoStraightCutCrossesItAndNoBlockIsGuillotine) {
+  for (int32_t n : {5, 20, 80, 400}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      const tp::PerfectPacking p = tp::random_perfect_packing(n, seed);
+      EXPECT_FALSE(tp::has_straight_cut(p.buffers, p.offsets)) << n << " " << seed;
+      EXPECT_EQ(tp::guillotine_free_buffers(p.buffers, p.offsets), n) << n << " " << seed;
+    }
+  }
+}
+
+TEST(PerfectPacking, TheSameSeedGivesTheSameInstanceAndAnotherSeedAnother) {
+  const tp::PerfectPacking a = tp::random_perfect_packing(100, 7);
+  const tp::PerfectPacking b = tp::random_perfect_packing(100, 7);
+  const tp::PerfectPacking c = tp::random_perfect_packing(100, 8);
+  ASSERT_EQ(a.buffers.size(), b.buffers.size());
+  bool same = true, differs = false;
+  for (size_t i = 0; i < a.buffers.size(); ++i) {
+    same = same && a.buffers[i].lower == b.buffers[i].lower && a.buffers[i].upper == b.buffers[i].upper &&
+           a.buffers[i].size == b.buffers[i].size && a.offsets[i] == b.offsets[i];
+    differs = differs || a.buffers[i].lower != c.buffers[i].lower || a.buffers[i].size != c.buffers[i].size;
+  }
+  EXPECT_TRUE(same);
+  EXPECT_TRUE(differs);
+}
+
+// The check on hand-made partitions of a 4 x 4 square (time x space).
+std::vector<PlaceBuffer> rects(const std::vector<std::vector<int64_t>>& xywh, std::vector<int64_t>* offsets) {
+  std::vector<PlaceBuffer> buffers;
+  offsets->clear();
+  for (const auto& r : xywh) {
+    PlaceBuffer b;
+    b.lower = r[0];
+    b.upper = r[0] + r[2];
+    b.size = r[3];
+    buffers.push_back(b);
+    offsets->push_back(r[1]);
+  }
+  return buffers;
+}
+
+TEST(PerfectPacking, TheGuillotineCheckFindsStraightCutsAndPinwheels) {
+  std::vector<int64_t> offsets;
+  // Four quadrants: cut in time at 2, then in space: a guillotine partition.
+  std::vector<PlaceBuffer> quads = rects({{0, 0, 2, 2}, {2, 0, 2, 2}, {0, 2, 2, 2}, {2, 2, 2, 2}}, &offsets);
+  EXPECT_TRUE(tp::has_straight_cut(quads, offsets));
+  EXPECT_EQ(tp::guillotine_free_buffers(quads, offsets), 0);
+  // A pinwheel: bottom [0,3)x[0,1), right [3,4)x[0,3), top [1,4)x[3,4),
+  // left [0,1)x[1,4), centre [1,3)x[1,3).
+  std::vector<PlaceBuffer> wheel =
+      rects({{0, 0, 3, 1}, {3, 0, 1, 3}, {1, 3, 3, 1}, {0, 1, 1, 3}, {1, 1, 2, 2}}, &offsets);
+  EXPECT_FALSE(tp::has_straight_cut(wheel, offsets));
+  EXPECT_EQ(tp::guillotine_free_buffers(wheel, offsets), 5);
+  // The same pinwheel stacked on a full-width strip: the strip is cut off,
+  // the wheel stays.
+  std::vector<PlaceBuffer> stacked =
+      rects({{0, 0, 3, 1}, {3, 0, 1, 3}, {1, 3, 3, 1}, {0, 1, 1, 3}, {1, 1, 2, 2}, {0, 4, 4, 1}}, &offsets);
+  EXPECT_TRUE(tp::has_straight_cut(stacked, offsets));
+  EXPECT_EQ(tp::guillotine_free_buffers(stacked, offsets), 5);
+}
+
+}  // namespace

@@ -1,0 +1,93 @@
+// The search rules added for hard instances (issue #18): the exact search's
+// candidate filter by the largest unplaced load and its randomised restart
+// orders must keep it complete (every answer agrees with brute force over all
+// canonical placements), and the restarts must still place a perfect packing
+// at its bound.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "placement/perfect_packing.h"
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace {
+
+using tp::PlaceBuffer;
+using tp::placement_detail::SearchBudget;
+using tp::placement_detail::SearchOutcome;
+
+// The optimum by brute force: every canonical placement (each buffer pushed
+// down onto the placed buffers alive with it) is built by some order of
+// placing buffers on top of those placed before them that they overlap.
+int64_t brute_force_optimum(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<int32_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  int64_t best = -1;
+  std::vector<int64_t> offsets(buffers.size());
+  do {
+    int64_t height = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const PlaceBuffer& b = buffers[static_cast<size_t>(order[k])];
+      int64_t offset = 0;
+      for (size_t j = 0; j < k; ++j) {
+        const PlaceBuffer& c = buffers[static_cast<size_t>(order[j])];
+        if (c.lower < b.upper && b.lower < c.upper) offset = std::max(offset, offsets[static_cast<size_t>(order[j])] + c.size);
+      }
+      offset = (offset + b.alignment - 1) / b.alignment * b.alignment;
+      offsets[static_cast<size_t>(order[k])] = offset;
+      height = std::max(height, offset + b.size);
+    }
+    if (best < 0 || height < best) best = height;
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+std::vector<PlaceBuffer> random_instance(int n, std::mt19937_64* rng) {
+  std::vector<PlaceBuffer> buffers(static_cast<size_t>(n));
+  for (PlaceBuffer& b : buffers) {
+    // Few steps, odd sizes and alignments up to 4: without the alignments
+    // such small instances nearly always pack at the lower bound.
+    b.lower = static_cast<int64_t>((*rng)() % 4);
+    b.upper = b.lower + 1 + static_cast<int64_t>((*rng)() % 3);
+    const int64_t sizes[] = {1, 2, 3, 5};
+    b.size = sizes[(*rng)() % 4];
+    b.alignment = int64_t{1} << ((*rng)() % 3);
+  }
+  return buffers;
+}
+
+TEST(PlacementHard, TheSearchAgreesWithBruteForceAtTheOptimumAndJustBelowIt) {
+  std::mt19937_64 rng(18);
+  int below_bound = 0;  // instances whose optimum is above the lower bound: the refutation needs the search
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::vector<PlaceBuffer> buffers = random_instance(8, &rng);
+    const int64_t optimum = brute_force_optimum(buffers);
+    if (optimum > tp::placement_lower_bound(buffers)) ++below_bound;
+    SearchBudget budget;
+    std::vector<int64_t> offsets;
+    ASSERT_EQ(tp::placement_detail::search_at_capacity(buffers, optimum, 0, &budget, &offsets), SearchOutcome::kFound)
+        << "trial " << trial;
+    EXPECT_TRUE(tp::validate_placement(buffers, offsets, optimum).is_ok()) << "trial " << trial;
+    EXPECT_EQ(tp::placement_detail::search_at_capacity(buffers, optimum - 1, 0, &budget, &offsets),
+              SearchOutcome::kInfeasible)
+        << "trial " << trial;
+  }
+  EXPECT_GT(below_bound, 5);  // the test really asks for proofs, not only the load bound
+}
+
+TEST(PlacementHard, RandomisedRestartsStillPlaceAPerfectPackingAtItsBound) {
+  // 100 buffers: the three static orders' first round (200 nodes each) does
+  // not find it, so later rounds, random orders among them, do the work.
+  const tp::PerfectPacking p = tp::random_perfect_packing(100, 3);
+  SearchBudget budget;
+  std::vector<int64_t> offsets;
+  ASSERT_EQ(tp::placement_detail::search_at_capacity(p.buffers, p.height, 0, &budget, &offsets), SearchOutcome::kFound);
+  EXPECT_GT(budget.nodes, 600);
+  EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok());
+}
+
+}  // namespace
