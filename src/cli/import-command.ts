@@ -9,6 +9,8 @@ export interface OnnxCliOptions {
   input?: string[];
   /** `--value NAME=V[,V...]` (repeatable): a graph input's value (its element type is the file's). */
   value?: string[];
+  /** `--branch NODE=then|else` (repeatable): the branch of If NODE that runs, inlined. */
+  branch?: string[];
   /** `--in-place`: element-wise ops may overwrite an input that dies there. */
   inPlace?: boolean;
   /** `--backend`: the core that imports (it decides the in-place writes). */
@@ -57,6 +59,16 @@ export function parseValueSpec(spec: string): [string, (number | bigint | boolea
   return [name, items];
 }
 
+/** `gate=then` -> ['gate', 'then']. */
+export function parseBranchSpec(spec: string): [string, 'then' | 'else'] {
+  const eq = spec.lastIndexOf('=');
+  const name = spec.slice(0, eq), which = spec.slice(eq + 1);
+  if (eq <= 0 || (which !== 'then' && which !== 'else')) {
+    throw new CliError(`--branch ${spec}: expected NODE=then or NODE=else (the If node's name and the branch that runs)`);
+  }
+  return [name, which];
+}
+
 /** True when the path names an ONNX model rather than a graph file. */
 export const isOnnxPath = (file: string) => /\.onnx$/i.test(file);
 
@@ -78,15 +90,22 @@ export async function importOnnxFile(file: string, options: OnnxCliOptions): Pro
     const [name, items] = parseValueSpec(spec);
     values[name] = items;
   }
+  const branches: Record<string, 'then' | 'else'> = {};
+  for (const spec of options.branch ?? []) {
+    const [name, which] = parseBranchSpec(spec);
+    branches[name] = which;
+  }
   const tp = await init({ backend: options.backend ?? 'auto' });
-  return tp.importOnnx(bytes, { bindings, values, inPlace: options.inPlace ?? false, source: file });
+  return tp.importOnnx(bytes, { bindings, values, branches, inPlace: options.inPlace ?? false, source: file });
 }
 
 /** A one-line summary of an import. */
 export function importSummary(file: string, r: OnnxImportResult, graph: GraphDocument = r.graph): string {
   return `imported ${file} (opset ${r.opset}${r.producer ? `, from ${r.producer}` : ''}): ${r.nodes} nodes -> ${graph.ops.length} ops, `
     + `${r.folded} folded into constants, ${graph.persistent?.length ?? 0} persistent tensors, ${r.views} views, ${r.inPlace} in place`
-    + (r.inlinedIfs ? `, ${r.inlinedIfs} If inlined` : '');
+    + (r.inlinedIfs ? `, ${r.inlinedIfs} If inlined` : '')
+    + r.subgraphs.map((g) => `\n  ${g.opType} "${g.op}": workspace ${g.workspaceBytes} B from its ${g.workspaceFrom}`
+      + ` (${Object.entries(g.peaks).map(([k, v]) => `${k} ${v} B`).join(', ')}${g.tripCount !== undefined ? `, ${g.tripCount} iterations` : ''}${g.temporaryBytes ? `, ${g.temporaryBytes} B kept by the kernel` : ''})`).join('');
 }
 
 /** `tensorplan import MODEL.onnx -o GRAPH.json`: writes the graph file. */

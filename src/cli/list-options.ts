@@ -9,7 +9,7 @@
  * `--option word`. The first word is always the option's value (so a bad one is
  * still reported as a bad value); a word without `=` ends the list.
  */
-export const LIST_OPTIONS: readonly string[] = ['--compare', '--input', '--value'];
+export const LIST_OPTIONS: readonly string[] = ['--compare', '--input', '--value', '--branch'];
 
 /** `['--compare', 'a=b', 'c=d', 'f.json']` -> `['--compare', 'a=b', '--compare', 'c=d', 'f.json']`. */
 export function expandListOptions(argv: readonly string[], listOptions: readonly string[] = LIST_OPTIONS): string[] {

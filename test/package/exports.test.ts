@@ -34,7 +34,7 @@ const TYPE_EXPORTS = [
   'LayerNormLinearLayer', 'LayerNormMlpLayer', 'LayerOpPhase', 'LayerPeakDelta', 'LayerPeakEntry', 'LayerPlanSummary', 'LayerPlanner',
   'LayerSpec', 'LayerTensorInfo', 'LayerTensorRole', 'LifecycleIssue', 'LinearLayer', 'LivenessResult',
   'MinimallocCsv', 'ModelDims', 'MoeLayer', 'MoeSettings', 'Normalization', 'OnnxImportOptions',
-  'OnnxImportResult', 'OpAttributeValue', 'OpName', 'PeakContributor', 'PersistentBreakdown', 'PlaceAlgorithm',
+  'OnnxImportResult', 'OnnxSubgraph', 'OpAttributeValue', 'OpName', 'PeakContributor', 'PersistentBreakdown', 'PlaceAlgorithm',
   'PlaceBuffer', 'PlaceOptions', 'PlaceResult', 'PlanContributor', 'PlanDiagnostic', 'PlanDocument',
   'PlanOptions', 'PlanProgress', 'PlanStatistics', 'PlanStorage', 'PlanWorkspace', 'QuantizeParams',
   'QuantizedTensor', 'Recipe', 'RecipeSpec', 'RecipeWord', 'ReportContributor', 'ReportData', 'ReportSeries',

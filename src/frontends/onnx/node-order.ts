@@ -13,7 +13,7 @@ function readsOf(node: OnnxNode): string[] {
 }
 
 /** Names a subgraph reads that it does not define itself (captured from the enclosing graphs). */
-function outerReads(g: OnnxGraph): string[] {
+export function outerReads(g: OnnxGraph): string[] {
   const defined = new Set([...g.inputs.map((i) => i.name), ...g.initializers.map((t) => t.name)]);
   for (const n of g.nodes) for (const o of n.outputs) defined.add(o);
   return g.nodes.flatMap(readsOf).filter((n) => !defined.has(n));

@@ -11,7 +11,9 @@ import { BINARY_OPS, InferenceGap, UNARY_OPS, inferNode } from './onnx-infer.js'
 import { signatureMismatch } from './onnx-signatures.js';
 import type { Value } from './onnx-infer.js';
 import { ONNX_DTYPES, decodeOnnxModel } from './onnx-model.js';
-import { topologicalOrder } from './node-order.js';
+import { outerReads, topologicalOrder } from './node-order.js';
+import { ifOutputs, loopTemporaryBytes, normalAxis, planSubgraph, scanTemporaryBytes } from './control-flow.js';
+import type { OnnxSubgraph } from './control-flow.js';
 import { inputValue } from './input-values.js';
 import type { InputValue } from './input-values.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
@@ -44,6 +46,13 @@ export interface OnnxImportOptions {
    * number of values.
    */
   values?: Record<string, InputValue>;
+  /**
+   * The branch that runs, by If node name (the CLI's `--branch NODE=then|else`): that branch's
+   * nodes become ops of the graph, as for an If whose condition is known. Without it, an If whose
+   * condition is not known at import time has both branches planned as subgraphs (a session's
+   * `tp.importOnnx` only: the core plans them), its op's workspace the larger branch's arena.
+   */
+  branches?: Record<string, 'then' | 'else'>;
   /** Label for error messages (a file name); default "model". */
   source?: string;
 }
@@ -63,8 +72,13 @@ export interface OnnxImportResult {
   views: number;
   /** Outputs written in place of an input. */
   inPlace: number;
-  /** If nodes whose branch was chosen at import time. */
+  /** If nodes whose branch was chosen at import time (a known condition or `branches`). */
   inlinedIfs: number;
+  /**
+   * Control-flow nodes planned with their subgraphs (If with an unknown condition, Loop, Scan):
+   * each op's workspace and which subgraph it comes from.
+   */
+  subgraphs: OnnxSubgraph[];
 }
 
 /** Ops whose output is a view (same bytes, new shape) of input 0. */
@@ -91,10 +105,20 @@ class Importer {
   /** For each node output: the node's label and the names it read (to explain an unknown If condition). */
   private readonly producedBy = new Map<string, { label: string; reads: string[] }>();
   readonly stats = { nodes: 0, folded: 0, views: 0, inPlace: 0, inlinedIfs: 0 };
+  readonly subgraphs: OnnxSubgraph[] = [];
+  /**
+   * In a subgraph: values read from the enclosing graphs that are not known at import time. They
+   * live in the enclosing graph's memory (ORT passes them as feeds), so here they are persistent
+   * (outside the subgraph's arena), and the enclosing op lists them as inputs.
+   */
+  private readonly outer = new Set<string>();
+  /** In a subgraph: its own inputs (an iteration number, loop-carried values), fed by the kernel. */
+  private readonly formals = new Set<string>();
 
   private readonly options: OnnxImportOptions;
 
-  constructor(private readonly model: OnnxModel, options: OnnxImportOptions, private readonly core?: CoreBinding) {
+  constructor(private readonly model: OnnxModel, options: OnnxImportOptions, private readonly core?: CoreBinding,
+    private readonly parent?: Importer) {
     const inputNames = new Set(model.graph.inputs.map((i) => i.name));
     const inputShapes = { ...options.inputShapes };
     const dims = { ...options.dims };
@@ -174,6 +198,7 @@ class Importer {
         this.fail(`--value ${name}: the model has no graph input "${name}" (inputs: ${g.inputs.filter((i) => !this.constants.has(i.name)).map((i) => i.name).join(', ')})`);
       }
     }
+    this.checkBranches(g);
     for (const info of g.inputs) {
       if (this.constants.has(info.name)) continue; // an initializer listed as input (IR < 4): a weight
       const given = this.options.inputShapes?.[info.name];
@@ -225,6 +250,33 @@ class Importer {
     this.addTensor(name, this.values.get(name)!, `constant "${name}"`);
   }
 
+  /** A value of the enclosing graph read here: persistent in this subgraph (it lives outside its arena). */
+  private useOuter(name: string): void {
+    if (this.usedConstants.has(name)) return;
+    this.usedConstants.add(name);
+    this.addTensor(name, this.values.get(name)!, `outer value "${name}"`);
+  }
+
+  /** Every If node of the model (subgraphs included), by the name `branches` uses. */
+  private ifNames(g: OnnxGraph, out: string[] = []): string[] {
+    for (const n of g.nodes) {
+      if (n.opType === 'If') out.push(n.name || n.outputs[0]);
+      for (const a of n.attributes.values()) if (a.g) this.ifNames(a.g, out);
+    }
+    return out;
+  }
+
+  private checkBranches(g: OnnxGraph): void {
+    const given = Object.keys(this.options.branches ?? {});
+    if (!given.length) return;
+    const ifs = this.ifNames(g);
+    for (const name of given) {
+      if (!ifs.includes(name)) {
+        this.fail(`--branch ${name}=${this.options.branches![name]}: the model has no If node "${name}" (${ifs.length ? `If nodes: ${ifs.map((n) => `"${n}"`).join(', ')}` : 'it has no If nodes'})`);
+      }
+    }
+  }
+
   private graph(g: OnnxGraph): void {
     const order = topologicalOrder(g.nodes);
     if (order.cycle) {
@@ -252,6 +304,8 @@ class Importer {
     const inputs = node.inputs.map((n) => (n === '' ? '' : this.resolve(n)));
     if (node.opType === 'Constant') return this.constantNode(node);
     if (node.opType === 'If') return this.ifNode(node, inputs);
+    if (node.opType === 'Loop' && (node.domain === '' || node.domain === 'ai.onnx')) return this.loopNode(node, inputs);
+    if (node.opType === 'Scan' && (node.domain === '' || node.domain === 'ai.onnx')) return this.scanNode(node, inputs);
     const values = inputs.map((n) => {
       if (n === '') return undefined;
       const v = this.values.get(n);
@@ -294,9 +348,19 @@ class Importer {
     });
     if (foldable) { this.stats.folded += 1; return; }
 
+    const { opOutputs } = this.pushOp(node, live);
+    if (VIEW_OPS.includes(node.opType) && live[0] && !this.constants.has(live[0]) && opOutputs[0] === node.outputs[0]) {
+      this.aliases.push({ kind: 'view', tensor: node.outputs[0], base: live[0] });
+      this.stats.views += 1;
+    }
+  }
+
+  /** Adds the op of `node` reading `live` (constants and outer values become persistent tensors). */
+  private pushOp(node: OnnxNode, live: string[], extra: Partial<GraphOp> = {}): { name: string; opOutputs: string[] } {
     const opInputs: string[] = [];
     for (const n of live) {
       if (this.constants.has(n)) this.useConstant(n);
+      else if (this.outer.has(n)) this.useOuter(n);
       if (!opInputs.includes(n)) opInputs.push(n);
     }
     const opOutputs = node.outputs.filter((o) => o !== '');
@@ -304,11 +368,8 @@ class Importer {
     let name = node.name || `${node.opType}_${this.ops.length}`;
     while (this.opNames.has(name)) name = `${name}_${this.ops.length}`;
     this.opNames.add(name);
-    this.ops.push({ name, op: node.opType, inputs: opInputs, outputs: opOutputs });
-    if (VIEW_OPS.includes(node.opType) && live[0] && !this.constants.has(live[0]) && opOutputs[0] === node.outputs[0]) {
-      this.aliases.push({ kind: 'view', tensor: node.outputs[0], base: live[0] });
-      this.stats.views += 1;
-    }
+    this.ops.push({ name, op: node.opType, inputs: opInputs, outputs: opOutputs, ...extra });
+    return { name, opOutputs };
   }
 
   private constantNode(node: OnnxNode): void {
@@ -327,11 +388,15 @@ class Importer {
 
   private ifNode(node: OnnxNode, inputs: string[]): void {
     const cond = this.values.get(inputs[0]);
-    if (!cond?.data || cond.data.length !== 1) {
-      this.fail(`${this.label(node)}: its condition "${inputs[0]}" is not known at import time, so the branch cannot be inlined${this.whyUnknown(inputs[0])}`, 'UNSUPPORTED');
+    const key = node.name || node.outputs[0];
+    const known = cond?.data && cond.data.length === 1 ? (cond.data[0] ? 'then' : 'else') : undefined;
+    const chosen = this.options.branches?.[key];
+    if (chosen && known && chosen !== known) {
+      this.fail(`--branch ${key}=${chosen}: the condition of ${this.label(node)} ("${inputs[0]}") is known at import time and selects the ${known}_branch`);
     }
-    const branch = node.attributes.get(cond.data[0] ? 'then_branch' : 'else_branch')?.g
-      ?? this.fail(`${this.label(node)} has no ${cond.data[0] ? 'then_branch' : 'else_branch'}`);
+    const pick = known ?? chosen;
+    if (!pick) return this.ifSubgraphs(node, inputs);
+    const branch = node.attributes.get(`${pick}_branch`)?.g ?? this.fail(`${this.label(node)} has no ${pick}_branch`);
     for (const t of branch.initializers) {
       this.values.set(t.name, this.constantValue(t));
       this.constants.add(t.name);
@@ -346,12 +411,251 @@ class Importer {
   }
 
   /**
-   * Why a value is not known: the graph inputs it depends on (which `--value` sets), or the
-   * nodes the evaluator does not compute although their inputs are known.
+   * Imports subgraph `g` of `node` on its own: a new importer whose outer reads come from this one
+   * (known values stay known, so they fold; unknown ones are persistent there). `formals` are the
+   * subgraph's inputs with the values the kernel feeds. `io` says where the subgraph's inputs and
+   * outputs live: 'outside' (If, Scan: the enclosing op's buffers, persistent in the subgraph's
+   * document) or 'arena' (Loop: the body's own frame, graph inputs and outputs of the document).
    */
-  private whyUnknown(name: string): string {
+  private subgraph(node: OnnxNode, attr: string, formals: Value[], io: 'outside' | 'arena'): { peak: number; outputs: Value[]; reads: string[] } {
+    const g = node.attributes.get(attr)?.g ?? this.fail(`${this.label(node)} has no ${attr} attribute (a graph)`);
+    const child = new Importer(this.model, this.options, this.core, this);
+    const reads: string[] = [];
+    for (const n of new Set(outerReads(g))) {
+      const r = this.resolve(n);
+      const v = this.values.get(r);
+      if (!v) continue; // the child's node that reads it says which name no node provides
+      if (r !== n) child.rename.set(n, r);
+      child.values.set(r, v);
+      if (this.known(r)) child.constants.add(r);
+      else child.outer.add(r);
+      if (this.external.has(r)) child.external.add(r);
+      reads.push(r);
+    }
+    for (const t of g.initializers) {
+      child.values.set(t.name, child.constantValue(t));
+      child.constants.add(t.name);
+      if (t.external) child.external.add(t.name);
+    }
+    for (const info of [...g.valueInfo, ...g.outputs]) child.declared.set(info.name, info);
+    const where = `${attr} of ${this.label(node)}`;
+    if (formals.length !== g.inputs.length) this.fail(`${where} has ${g.inputs.length} inputs, the node feeds it ${formals.length}`);
+    g.inputs.forEach((info, k) => {
+      child.values.set(info.name, formals[k]);
+      child.formals.add(info.name);
+      child.addTensor(info.name, formals[k], `input "${info.name}" of the ${where}`);
+    });
+    child.graph(g);
+    const outputs: string[] = [];
+    const values = g.outputs.map((o) => {
+      const name = child.resolve(o.name);
+      const v = child.values.get(name) ?? this.fail(`${where}: output "${o.name}" is produced by no node`);
+      if (child.constants.has(name)) child.useConstant(name);
+      else if (child.outer.has(name)) child.useOuter(name);
+      else if (!child.tensors.has(name)) child.addTensor(name, v, `output "${o.name}" of the ${where}`);
+      if (!outputs.includes(name)) outputs.push(name);
+      return v;
+    });
+    const formalNames = g.inputs.map((i) => i.name);
+    const persistent = new Set(child.usedConstants);
+    if (io === 'outside') for (const n of [...formalNames, ...outputs]) persistent.add(n);
+    const doc: GraphDocument = {
+      format: 'tensorplan.graph',
+      version: 1,
+      name: `${this.options.source ?? 'model'}: ${where}`,
+      tensors: [...child.tensors.values()],
+      ops: child.ops,
+      ...(child.aliases.length ? { aliases: [...child.aliases] } : {}),
+      inputs: io === 'arena' ? formalNames : [],
+      outputs,
+      persistent: [...persistent],
+    };
+    const peak = planSubgraph(this.core!, doc, `${this.options.source ?? 'model'} (${where})`);
+    this.stats.nodes += child.stats.nodes;
+    this.stats.folded += child.stats.folded;
+    this.stats.inlinedIfs += child.stats.inlinedIfs;
+    const prefix = node.name || node.outputs[0];
+    for (const s of child.subgraphs) this.subgraphs.push({ ...s, op: `${prefix}/${s.op}` });
+    return { peak, outputs: values, reads };
+  }
+
+  /** Needs the core (it plans the subgraphs): the free importOnnx has none. */
+  private needCore(node: OnnxNode, why: string): void {
+    if (this.core) return;
+    this.fail(`${this.label(node)}: ${why}; its subgraphs are planned on their own as ONNX Runtime runs them, which needs the core's planner: use tp.importOnnx(bytes, options) on a session (const tp = await init())`, 'UNSUPPORTED');
+  }
+
+  /** Adds the control-flow op: outputs as ordinary tensors, the subgraphs' outer reads as inputs, the workspace. */
+  private controlOp(node: OnnxNode, live: string[], outs: Value[], entry: Omit<OnnxSubgraph, 'op' | 'opType'>): void {
+    node.outputs.forEach((o, k) => {
+      if (o === '') return;
+      if (this.values.has(o)) this.fail(`${this.label(node)}: "${o}" is written twice`);
+      this.values.set(o, outs[k]);
+      this.producedBy.set(o, { label: this.label(node), reads: live });
+    });
+    const attributes: Record<string, string | number> = { workspaceFrom: entry.workspaceFrom };
+    for (const [attr, peak] of Object.entries(entry.peaks)) attributes[`${attr.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}PeakBytes`] = peak;
+    if (entry.tripCount !== undefined) attributes.tripCount = entry.tripCount;
+    if (entry.temporaryBytes) attributes.temporaryBytes = entry.temporaryBytes;
+    const { name } = this.pushOp(node, live, { ...(entry.workspaceBytes > 0 ? { workspaceBytes: entry.workspaceBytes } : {}), attributes });
+    this.subgraphs.push({ op: name, opType: node.opType, ...entry });
+  }
+
+  /**
+   * An If whose condition is not known at import time: both branches are planned on their own
+   * (their outer reads and outputs outside their arenas, as ORT's IfImpl feeds and fetches them),
+   * and the If op needs the larger branch's arena while it runs.
+   */
+  private ifSubgraphs(node: OnnxNode, inputs: string[]): void {
+    const key = node.name || node.outputs[0];
+    this.needCore(node, `its condition "${inputs[0]}" is not known at import time${this.whyUnknown(inputs[0])}, or choose the branch that runs with --branch ${key}=then|else (API: branches)`);
+    const then = this.subgraph(node, 'then_branch', [], 'outside');
+    const other = this.subgraph(node, 'else_branch', [], 'outside');
+    const outs = ifOutputs(then.outputs, other.outputs, this.opset(node), node.outputs,
+      (m) => this.fail(`${this.label(node)}: ${m}`));
+    if (outs.length !== node.outputs.length) this.fail(`${this.label(node)}: its branches have ${outs.length} outputs, the node ${node.outputs.length}`);
+    const live = [...new Set([inputs[0], ...then.reads, ...other.reads])];
+    const from = then.peak >= other.peak ? 'then_branch' : 'else_branch';
+    this.controlOp(node, live, outs, {
+      workspaceBytes: Math.max(then.peak, other.peak), workspaceFrom: from, peaks: { then_branch: then.peak, else_branch: other.peak },
+    });
+  }
+
+  /** A scalar integer input's value (a trip count), or why it is not known. */
+  private countOf(name: string): number | undefined {
+    const v = this.values.get(name);
+    if (!v?.data || v.data.length !== 1) return undefined;
+    const n = v.data[0];
+    return typeof n === 'bigint' ? (n < 0n ? 0 : n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n)) : Math.max(0, Number(n));
+  }
+
+  /**
+   * Loop: the body is planned on its own (its inputs and outputs in its arena: ORT's body frame
+   * allocates them and feeds one iteration's carried outputs to the next); the op's workspace is the
+   * body's arena plus the earlier iterations' scan outputs ORT keeps until it concatenates them.
+   * The final carried values are ordinary tensors; the scan outputs are [trip count, ...per iteration].
+   */
+  private loopNode(node: OnnxNode, inputs: string[]): void {
+    const [m = '', cond = ''] = inputs;
+    const carried = inputs.slice(2);
+    const body = node.attributes.get('body')?.g ?? this.fail(`${this.label(node)} has no body attribute (a graph)`);
+    const scanOutputs = body.outputs.length - 1 - carried.length;
+    if (scanOutputs < 0) this.fail(`${this.label(node)}: its body has ${body.outputs.length} outputs, fewer than 1 + ${carried.length} loop-carried values`);
+    const condValue = cond ? this.values.get(cond) : undefined;
+    const stops = condValue?.data?.length === 1 && !condValue.data[0];
+    let trip = m ? this.countOf(m) : undefined;
+    if (stops) trip = 0;
+    this.needCore(node, 'a Loop is planned with its body');
+    if (trip === undefined && scanOutputs > 0) {
+      const sized = node.outputs.slice(carried.length).filter((o) => o !== '').map((o) => `"${o}"`).join(', ');
+      const what = `its scan output${scanOutputs > 1 ? 's' : ''} ${sized} (trip count x the per-iteration shape) cannot be sized`;
+      this.fail(m
+        ? `${this.label(node)}: its trip count (input 0, "${m}") is not known at import time, so ${what}${this.whyUnknown(m, 'to set the trip count at import time')}`
+        : `${this.label(node)}: it has no trip count (input 0, "M", is empty): it runs until its condition turns false, which is not known at import time, so ${what}`, 'UNSUPPORTED');
+    }
+    if (trip !== undefined && trip > 2 ** 31 && scanOutputs > 0) {
+      this.fail(`${this.label(node)}: its trip count (input 0, "${m}") is ${trip}, a bound rather than a count (a while loop that stops on its condition), so its scan outputs cannot be sized; give the real count with --value if "${m}" depends on a graph input`, 'UNSUPPORTED');
+    }
+    const declaredIter = body.inputs[0]?.dims;
+    const formals: Value[] = [
+      { shape: declaredIter && declaredIter.length === 1 ? [1] : [], elemType: 7 },
+      { shape: body.inputs[1]?.dims?.length === 1 ? [1] : [], elemType: 9 },
+      ...carried.map((n) => {
+        const v = this.values.get(n) ?? this.fail(`${this.label(node)} reads "${n}", which no node, initializer or graph input provides`);
+        return { shape: [...v.shape], elemType: v.elemType };
+      }),
+    ];
+    const sub = this.subgraph(node, 'body', formals, 'arena');
+    carried.forEach((n, k) => {
+      const a = formals[2 + k], b = sub.outputs[1 + k];
+      if (a.elemType !== b.elemType || a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
+        this.fail(`${this.label(node)}: loop-carried value ${k} ("${n}") goes in as [${a.shape.join(',')}] and comes out of the body as [${b.shape.join(',')}]: its shape changes across iterations, so its final shape is not known at import time`, 'UNSUPPORTED');
+      }
+    });
+    const perIteration = sub.outputs.slice(1 + carried.length);
+    const outs: Value[] = [
+      ...carried.map((_, k) => ({ shape: [...formals[2 + k].shape], elemType: formals[2 + k].elemType })),
+      ...perIteration.map((v) => ({ shape: [trip!, ...v.shape], elemType: v.elemType })),
+    ];
+    const temporary = trip === undefined ? 0 : loopTemporaryBytes(trip, perIteration);
+    const runs = trip !== 0;
+    this.controlOp(node, [...new Set([...inputs.filter((n) => n !== ''), ...sub.reads])], outs, {
+      workspaceBytes: runs ? sub.peak + temporary : 0, workspaceFrom: 'body', peaks: { body: sub.peak },
+      ...(trip !== undefined ? { tripCount: trip } : {}), temporaryBytes: runs ? temporary : 0,
+    });
+  }
+
+  /**
+   * Scan (opset 9 on): the body is planned on its own (its inputs and outputs outside its arena: ORT
+   * feeds slices of the scan inputs and writes into slices of the scan outputs); the op's workspace
+   * is the body's arena plus ORT's state buffers and transposes. The trip count is the scan
+   * inputs' length along their axis.
+   */
+  private scanNode(node: OnnxNode, inputs: string[]): void {
+    const opset = this.opset(node);
+    if (opset < 9) this.fail(`${this.label(node)}: Scan-8 (sequence_lens and a batch axis) is not planned; re-export the model at opset 9 or later`, 'UNSUPPORTED');
+    this.needCore(node, 'a Scan is planned with its body');
+    const m = node.attributes.get('num_scan_inputs')?.i ?? this.fail(`${this.label(node)} has no num_scan_inputs attribute`);
+    const n = inputs.length - m;
+    if (n < 0) this.fail(`${this.label(node)}: num_scan_inputs = ${m}, but the node has ${inputs.length} inputs`);
+    const valueOf = (name: string) => this.values.get(name) ?? this.fail(`${this.label(node)} reads "${name}", which no node, initializer or graph input provides`);
+    const states = inputs.slice(0, n).map(valueOf);
+    const inAxes = node.attributes.get('scan_input_axes')?.ints ?? [];
+    let length: number | undefined;
+    const transposedInputs: Value[] = [];
+    const slices = inputs.slice(n).map((name, k) => {
+      const v = valueOf(name);
+      const axis = normalAxis(inAxes[k] ?? 0, v.shape.length)
+        ?? this.fail(`${this.label(node)}: scan_input_axes[${k}] = ${inAxes[k]} is out of range for scan input "${name}" of shape [${v.shape.join(',')}]`);
+      if (length !== undefined && v.shape[axis] !== length) {
+        this.fail(`${this.label(node)}: scan input "${name}" is ${v.shape[axis]} long on axis ${axis}, the first scan input ${length}`);
+      }
+      length = v.shape[axis];
+      if (axis !== 0) transposedInputs.push(v);
+      return { shape: v.shape.filter((_, i) => i !== axis), elemType: v.elemType };
+    });
+    const trip = length ?? 0;
+    const sub = this.subgraph(node, 'body', [...states.map((v) => ({ shape: [...v.shape], elemType: v.elemType })), ...slices], 'outside');
+    states.forEach((a, k) => {
+      const b = sub.outputs[k];
+      if (!b || a.elemType !== b.elemType || a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
+        this.fail(`${this.label(node)}: state variable ${k} ("${inputs[k]}") goes in as [${a.shape.join(',')}] and comes out of the body as [${b?.shape.join(',') ?? ''}]: Scan's states keep their shape`);
+      }
+    });
+    const outAxes = node.attributes.get('scan_output_axes')?.ints ?? [];
+    const transposedOutputs: Value[] = [];
+    const scanOuts = sub.outputs.slice(n).map((v, k) => {
+      const rank = v.shape.length + 1;
+      const axis = normalAxis(outAxes[k] ?? 0, rank)
+        ?? this.fail(`${this.label(node)}: scan_output_axes[${k}] = ${outAxes[k]} is out of range for a scan output of rank ${rank}`);
+      const out = { shape: [...v.shape.slice(0, axis), trip, ...v.shape.slice(axis)], elemType: v.elemType };
+      if (axis !== 0) transposedOutputs.push(out);
+      return out;
+    });
+    const temporary = trip === 0 ? 0 : scanTemporaryBytes(trip, states, transposedInputs, transposedOutputs);
+    this.controlOp(node, [...new Set([...inputs.filter((x) => x !== ''), ...sub.reads])], [...states, ...scanOuts], {
+      workspaceBytes: trip === 0 ? 0 : sub.peak + temporary, workspaceFrom: 'body', peaks: { body: sub.peak }, tripCount: trip, temporaryBytes: temporary,
+    });
+  }
+
+  /**
+   * Why a value is not known: the graph inputs it depends on (which `--value` sets), or the
+   * nodes the evaluator does not compute although their inputs are known. In a subgraph, values
+   * read from the enclosing graphs are followed there.
+   */
+  private whyUnknown(name: string, purpose = 'to choose the branch at import time'): string {
     const inputs: string[] = [], stuck: string[] = [];
-    const seen = new Set<string>();
+    this.dependsOn(name, inputs, stuck, new Set());
+    const names = [...new Set(inputs)].sort();
+    if (names.length) {
+      const example = names.map((i) => `--value ${i}=V`).join(' ');
+      return `: it depends on graph input${names.length > 1 ? 's' : ''} ${names.map((i) => `"${i}"`).join(', ')}; give ${names.length > 1 ? 'their values' : 'its value'} with ${example} (API: values) ${purpose}`;
+    }
+    if (stuck.length) return `: it is computed by ${stuck.join(', ')}, which the importer does not evaluate`;
+    return '';
+  }
+
+  private dependsOn(name: string, inputs: string[], stuck: string[], seen: Set<string>): void {
     const stack = [name];
     while (stack.length) {
       const n = stack.pop()!;
@@ -359,19 +663,13 @@ class Importer {
       seen.add(n);
       const p = this.producedBy.get(n);
       if (!p) {
-        if (this.tensors.has(n) && !this.values.get(n)?.data) inputs.push(n);
+        if (this.outer.has(n) && this.parent) this.parent.dependsOn(n, inputs, stuck, seen);
+        else if (this.tensors.has(n) && !this.formals.has(n) && !this.values.get(n)?.data) inputs.push(n);
         continue;
       }
       if (p.reads.every((r) => this.values.get(r)?.data) && !this.values.get(n)?.data) stuck.push(p.label);
       stack.push(...p.reads);
     }
-    inputs.sort();
-    if (inputs.length) {
-      const example = inputs.map((i) => `--value ${i}=V`).join(' ');
-      return `: it depends on graph input${inputs.length > 1 ? 's' : ''} ${inputs.map((i) => `"${i}"`).join(', ')}; give ${inputs.length > 1 ? 'their values' : 'its value'} with ${example} (API: values) to choose the branch at import time`;
-    }
-    if (stuck.length) return `: it is computed by ${stuck.join(', ')}, which the importer does not evaluate`;
-    return '';
   }
 
   /**
@@ -415,6 +713,11 @@ function checkImportOptions(options: OnnxImportOptions): OnnxImportOptions {
   record('inputShapes', options.inputShapes, true);
   record('dims', options.dims, false);
   record('bindings', options.bindings, true);
+  if (options.branches !== undefined) {
+    const branches: unknown = options.branches;
+    if (branches === null || typeof branches !== 'object' || Array.isArray(branches)) bad('branches', branches, "an object by If node name");
+    for (const [name, v] of Object.entries(branches as object)) if (v !== 'then' && v !== 'else') bad(`branches.${name}`, v, "'then' or 'else'");
+  }
   if (options.values !== undefined) {
     const values: unknown = options.values;
     if (values === null || typeof values !== 'object' || Array.isArray(values)) bad('values', values, 'an object by input name');
@@ -464,5 +767,5 @@ export function importOnnxWith(core: CoreBinding | undefined, bytes: Uint8Array,
   }
   const importer = new Importer(model, options, core);
   const graph = importer.run();
-  return { graph, opset: model.opsets.get('') ?? 1, producer: model.producer, ...importer.stats };
+  return { graph, opset: model.opsets.get('') ?? 1, producer: model.producer, ...importer.stats, subgraphs: importer.subgraphs };
 }

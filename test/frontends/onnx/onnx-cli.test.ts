@@ -72,7 +72,9 @@ describe('tensorplan import / plan MODEL.onnx', () => {
       initializers: [weight('unused', [1])],
       outputs: [{ name: 'y' }],
     }));
-    expect(run('plan', dynIf)).toMatchObject({ code: 2, stderr: expect.stringMatching(/node "branch" \(If\)/) });
+    // A data-dependent If plans (#16 item 4: both branches as subgraphs); naming an If it lacks is an error that lists its Ifs.
+    expect(run('plan', dynIf)).toMatchObject({ code: 0, stdout: expect.stringMatching(/If "branch": workspace 0 B from its then_branch/) });
+    expect(run('plan', dynIf, '--branch', 'brnch=then')).toMatchObject({ code: 2, stderr: expect.stringMatching(/no If node "brnch" \(If nodes: "branch"\)/) });
     expect(run('plan', join(dir, 'block.json'), '--input', 'x=1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/ONNX models/) });
   });
 });

@@ -212,7 +212,9 @@ describe('tensorplan plan/import --value', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ inlinedIfs: 2, ops: 2 });
     expect(run('plan', sr, '--value', 'sr=8000').code).toBe(0);
-    expect(run('plan', sr)).toMatchObject({ code: 2, stderr: expect.stringMatching(/depends on graph input "sr"; give its value with --value sr=V/) });
+    // Without a value the Ifs are data-dependent: planned with their branches as subgraphs (#16 item 4),
+    // the nested one inside the outer one's then_branch (whose Greater output, 256 B, is its arena).
+    expect(run('plan', sr)).toMatchObject({ code: 0, stdout: expect.stringMatching(/If "outer_if\/inner_if": workspace 0 B[^\n]*\n\s*If "outer_if": workspace 256 B from its then_branch/) });
     expect(run('plan', sr, '--input', 'sr=16000')).toMatchObject({ code: 2, stderr: expect.stringMatching(/use --value sr=16000/) });
     expect(run('plan', sr, '--value', 'sr=16k')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--value sr=16k: expected NAME=V/) });
     expect(run('plan', sr, '--value', 'sr=1,2')).toMatchObject({ code: 2, stderr: expect.stringMatching(/"sr" has shape \[\] \(1 element\), but 2 values/) });
