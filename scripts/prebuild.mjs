@@ -41,10 +41,13 @@ function fingerprint(nvcc) {
     .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
   const inputs = [
     ...['core-cpp/include', 'core-cpp/src', 'cuda/addon', 'cuda/device', 'cuda/execute'].flatMap((d) => walk(join(root, d))),
-    ...['binding.gyp', 'package.json', 'scripts/build-native.mjs', 'scripts/prebuild.mjs', 'scripts/gen-native-abi.mjs'].map((f) => join(root, f)),
+    ...['binding.gyp', 'scripts/build-native.mjs', 'scripts/prebuild.mjs', 'scripts/gen-native-abi.mjs', 'scripts/abi/parse-c-api.mjs'].map((f) => join(root, f)),
   ].sort();
   for (const file of inputs) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
-  hash.update(JSON.stringify({ archs: nvcc ? cudaArchs() : [], nvcc, node: process.versions.napi }));
+  // Of package.json only what reaches the binary, so editing a script does not rebuild it.
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const addonApi = JSON.parse(readFileSync(require.resolve('node-addon-api/package.json'), 'utf8')).version;
+  hash.update(JSON.stringify({ archs: nvcc ? cudaArchs() : [], nvcc, version: pkg.version, addonApi, napi: process.versions.napi }));
   return hash.digest('hex');
 }
 
