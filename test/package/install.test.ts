@@ -13,7 +13,7 @@
 // Slow (a pack, three installs, two source builds: minutes), and `npm pack`
 // rewrites dist/ that every other test file imports, so it runs as its own CI
 // step (`npm run test:package`, .ci/run) rather than inside `npm test`.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -28,10 +28,18 @@ const MINUTES = 60_000;
 
 interface Run { code: number | null; stdout: string; stderr: string; seconds: number }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Run {
+/** Runs a command without blocking this worker (a blocked worker misses vitest's RPC deadlines during minutes of builds). */
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   const started = Date.now();
-  const out = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return { code: out.status, stdout: out.stdout, stderr: out.stderr, seconds: (Date.now() - started) / 1000 };
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, seconds: (Date.now() - started) / 1000 }));
+  });
 }
 
 /** A PATH holding only node, npm, npx and sh (no cc, c++, make, python or nvcc). */
@@ -81,9 +89,9 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
   let packSeconds = 0;
   const figures: Record<string, unknown> = {};
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tp-install-'));
-    const packed = run('npm', ['pack', '--json', '--pack-destination', dir], root, process.env);
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], root, process.env);
     expect(packed.code, packed.stderr).toBe(0);
     packSeconds = packed.seconds;
     const [entry] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')));
@@ -99,7 +107,7 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
     if (dir && process.env.TP_KEEP_INSTALL !== '1') rmSync(dir, { recursive: true, force: true });
   });
 
-  it('ships the prebuilt addon, the report\'s ECharts and every install script, and no ECharts package', () => {
+  it('ships the prebuilt addon, the report\'s ECharts and every install script, and no ECharts package', async () => {
     const files = figures.files as string[];
     for (const required of ['prebuilds/linux-x64/tensorplan.glibc.node', 'dist/echarts-report.min.js', 'scripts/install-native.mjs',
       'scripts/build-native.mjs', 'scripts/find-nvcc.mjs', 'cuda/device/device_common.cuh']) {
@@ -109,7 +117,7 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
   });
 
   /** A fresh project with the tarball installed under `env`; returns its directory and the install's timing. */
-  function install(name: string, env: NodeJS.ProcessEnv, extra: string[] = [], allowScripts = true): { project: string; result: Run } {
+  async function install(name: string, env: NodeJS.ProcessEnv, extra: string[] = [], allowScripts = true): Promise<{ project: string; result: Run }> {
     const project = join(dir, name);
     mkdirSync(project);
     // allowScripts: npm 11 runs a dependency's install script only when the project allows it (a
@@ -117,39 +125,39 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
     writeFileSync(join(project, 'package.json'), JSON.stringify({
       name: `try-${name}`, version: '1.0.0', private: true, type: 'module', ...(allowScripts ? { allowScripts: { [`file:${tarball}`]: true } } : {}),
     }));
-    const result = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, tarball], project, env);
+    const result = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, tarball], project, env);
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     return { project, result };
   }
 
   /** ESM, require, tsc and npx in an installed project; returns what the ESM script printed. */
-  function exercise(project: string, env: NodeJS.ProcessEnv, backend: string) {
+  async function exercise(project: string, env: NodeJS.ProcessEnv, backend: string) {
     writeFileSync(join(project, 'use.mjs'), USE_ESM);
     writeFileSync(join(project, 'use.cjs'), USE_CJS);
     writeFileSync(join(project, 'use.ts'), USE_TS);
     writeFileSync(join(project, 'tsconfig.json'), TSCONFIG(join(root, 'node_modules', '@types')));
 
-    const esm = run('node', ['use.mjs', backend], project, env);
+    const esm = await run('node', ['use.mjs', backend], project, env);
     expect(esm.code, esm.stderr).toBe(0);
     const used = JSON.parse(esm.stdout);
     expect(used.backend).toBe(backend);
     expect(used.usedBytes).toBeGreaterThanOrEqual(22);
 
-    const cjs = run('node', ['use.cjs'], project, env);
+    const cjs = await run('node', ['use.cjs'], project, env);
     expect(cjs.code, cjs.stderr).toBe(0);
     expect(JSON.parse(cjs.stdout)).toEqual({ version: pkg.version, usedBytes: 12 });
 
     // The compiler of this repository, checking the installed package's types as a user's project sees them.
-    const tsc = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project, env);
+    const tsc = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project, env);
     expect(tsc.code, tsc.stdout + tsc.stderr).toBe(0);
     // ... and a wrong use of them fails, so the check above checked something.
     writeFileSync(join(project, 'use.ts'), `import { init } from 'tensorplan';\nconst n: number = init({ backend: 'wasm' });\nvoid n;\n`);
-    expect(run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project, env).code).not.toBe(0);
+    expect((await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project, env)).code).not.toBe(0);
 
-    const cliInfo = run('npx', ['--no-install', 'tensorplan', 'info', '--json'], project, env);
+    const cliInfo = await run('npx', ['--no-install', 'tensorplan', 'info', '--json'], project, env);
     expect(cliInfo.code, cliInfo.stderr).toBe(0);
     cpSync(join(root, 'examples', 'moe-layer.json'), join(project, 'moe-layer.json'));
-    const plan = run('npx', ['--no-install', 'tensorplan', 'plan', 'moe-layer.json', '--backend', backend, '--report', 'report.html'], project, env);
+    const plan = await run('npx', ['--no-install', 'tensorplan', 'plan', 'moe-layer.json', '--backend', backend, '--report', 'report.html'], project, env);
     expect(plan.code, plan.stderr).toBe(0);
     const report = readFileSync(join(project, 'report.html'), 'utf8');
     expect(report).toContain(readFileSync(join(project, 'node_modules', 'tensorplan', 'dist', 'echarts-report.min.js'), 'utf8').slice(0, 200));
@@ -164,12 +172,12 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
     return walk(join(project, 'node_modules'));
   }
 
-  it('with neither a compiler nor nvcc: installs in seconds, native from the prebuilt binary, CUDA says why it is off', () => {
+  it('with neither a compiler nor nvcc: installs in seconds, native from the prebuilt binary, CUDA says why it is off', async () => {
     const env = { ...process.env, PATH: barePath(dir), CC: 'no-cc', CXX: 'no-cxx', CUDA_HOME: '/nonexistent', NVCC: '' };
-    expect(run('sh', ['-c', 'command -v c++ || command -v g++ || command -v nvcc'], dir, env).code).not.toBe(0);
-    const { project, result } = install('bare', env, ['--foreground-scripts']);
+    expect((await run('sh', ['-c', 'command -v c++ || command -v g++ || command -v nvcc'], dir, env)).code).not.toBe(0);
+    const { project, result } = await install('bare', env, ['--foreground-scripts']);
     expect(result.stdout).toContain('install-native: using prebuilds/linux-x64/tensorplan.glibc.node');
-    const { used, info } = exercise(project, env, 'native');
+    const { used, info } = await exercise(project, env, 'native');
     const addon = join(project, 'node_modules', 'tensorplan', 'prebuilds', 'linux-x64', 'tensorplan.glibc.node');
     expect(used.info.backends.find((b: { name: string }) => b.name === 'native').source).toBe(addon);
     expect(existsSync(join(project, 'node_modules', 'tensorplan', 'build'))).toBe(false);
@@ -186,34 +194,34 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
     expect(installedBytes(project) - addonBytes).toBeLessThan(20 * 2 ** 20);
   }, 10 * MINUTES);
 
-  it('with npm\'s default policy (npm 11: install scripts not allowed) or --ignore-scripts: the prebuilt binary still loads', () => {
+  it('with npm\'s default policy (npm 11: install scripts not allowed) or --ignore-scripts: the prebuilt binary still loads', async () => {
     const env = { ...process.env, PATH: barePath(join(dir, 'p2')), CUDA_HOME: '/nonexistent' };
-    const { project } = install('no-scripts', env, ['--ignore-scripts'], false);
-    const { used } = exercise(project, env, 'native');
+    const { project } = await install('no-scripts', env, ['--ignore-scripts'], false);
+    const { used } = await exercise(project, env, 'native');
     expect(used.backend).toBe('native');
   }, 10 * MINUTES);
 
-  it('with a compiler and no nvcc, --build-from-source: a CPU-only source build, loaded before the prebuilt one', () => {
+  it('with a compiler and no nvcc, --build-from-source: a CPU-only source build, loaded before the prebuilt one', async () => {
     const env = { ...process.env, PATH: pathWithoutNvcc(), CUDA_HOME: '/nonexistent', NVCC: '', JOBS: '2' };
-    expect(run('sh', ['-c', 'command -v nvcc'], dir, env).code).not.toBe(0);
-    const { project, result } = install('no-nvcc', env, ['--build-from-source', '--foreground-scripts']);
+    expect((await run('sh', ['-c', 'command -v nvcc'], dir, env)).code).not.toBe(0);
+    const { project, result } = await install('no-nvcc', env, ['--build-from-source', '--foreground-scripts']);
     const installed = join(project, 'node_modules', 'tensorplan');
     const status = JSON.parse(readFileSync(join(installed, 'build', 'native-status.json'), 'utf8'));
     expect(status, result.stdout + result.stderr).toMatchObject({ built: true, cuda: false });
-    const { used } = exercise(project, env, 'native');
+    const { used } = await exercise(project, env, 'native');
     expect(used.info.backends.find((b: { name: string }) => b.name === 'native').source).toBe(join(installed, 'build', 'Release', 'tensorplan_native.node'));
     expect(used.info.cuda?.compiled).toBe(false);
     figures.noNvcc = { installSeconds: result.seconds };
   }, 20 * MINUTES);
 
-  it.skipIf(!hasNvcc)('with a compiler and nvcc, --build-from-source: a source build with CUDA', () => {
+  it.skipIf(!hasNvcc)('with a compiler and nvcc, --build-from-source: a source build with CUDA', async () => {
     // One architecture keeps this build short; the full list is the prebuild's business.
     const env = { ...process.env, TP_CUDA_ARCHS: process.env.TP_CUDA_ARCHS ?? '90', JOBS: '2' };
-    const { project, result } = install('nvcc', env, ['--build-from-source', '--foreground-scripts']);
+    const { project, result } = await install('nvcc', env, ['--build-from-source', '--foreground-scripts']);
     const installed = join(project, 'node_modules', 'tensorplan');
     const status = JSON.parse(readFileSync(join(installed, 'build', 'native-status.json'), 'utf8'));
     expect(status, result.stdout + result.stderr).toMatchObject({ built: true, cuda: true });
-    const { used } = exercise(project, env, 'native');
+    const { used } = await exercise(project, env, 'native');
     expect(used.info.backends.find((b: { name: string }) => b.name === 'native').source).toBe(join(installed, 'build', 'Release', 'tensorplan_native.node'));
     expect(used.info.cuda?.compiled).toBe(true);
     figures.nvcc = { installSeconds: result.seconds };
