@@ -6,6 +6,11 @@
 //                                             then runs on WASM and `info` says why
 //   TP_CUDA=0|1  force CUDA off, or require it (default: use nvcc when found)
 //   NVCC=/path/to/nvcc  choose the CUDA compiler
+//   TP_CUDA_ARCHS=80,90  the GPU architectures to compile device code for
+//                        (default CUDA_ARCHS below; fewer is faster locally)
+//
+// scripts/prebuild.mjs reuses the CUDA step and the checks below to make the
+// prebuilt binary that ships in the package (prebuilds/linux-x64).
 //
 // CUDA objects are compiled with nvcc, then linked with the static CUDA
 // runtime; libcuda is never linked, so the addon loads without a driver.
@@ -17,8 +22,27 @@ import { fileURLToPath } from 'node:url';
 import { findNvcc } from './find-nvcc.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const optional = process.argv.includes('--optional');
 const statusFile = join(root, 'build', 'native-status.json');
+
+// The one list of GPU architectures: the data-centre GPUs in service (A100,
+// H100/H200, B200) get cubins; the newest also gets PTX so later GPUs can JIT it.
+export const CUDA_ARCHS = ['80', '90', '100'];
+
+/** The architectures to build for: TP_CUDA_ARCHS (e.g. "90") or CUDA_ARCHS. */
+export function cudaArchs() {
+  const wanted = process.env.TP_CUDA_ARCHS?.split(',').map((a) => a.trim().replace(/^sm_/, '')).filter(Boolean);
+  const archs = wanted?.length ? wanted : CUDA_ARCHS;
+  for (const arch of archs) {
+    if (!/^\d+[a-z]?$/.test(arch)) throw new Error(`TP_CUDA_ARCHS = ${JSON.stringify(process.env.TP_CUDA_ARCHS)}: "${arch}" is not an architecture like 90`);
+  }
+  return archs;
+}
+
+/** nvcc -gencode flags: a cubin per architecture, PTX for the last one. */
+export function gencodeFlags(archs = cudaArchs()) {
+  return archs.flatMap((arch, i) => ['-gencode',
+    i === archs.length - 1 ? `arch=compute_${arch},code=[sm_${arch},compute_${arch}]` : `arch=compute_${arch},code=sm_${arch}`]);
+}
 
 function log(message) {
   console.log(`build-native: ${message}`);
@@ -29,7 +53,7 @@ function writeStatus(status) {
   writeFileSync(statusFile, JSON.stringify(status, null, 2) + '\n');
 }
 
-function findNodeGyp() {
+export function findNodeGyp() {
   // npm tells lifecycle scripts where its bundled node-gyp is.
   const candidates = [
     process.env.npm_config_node_gyp,
@@ -44,7 +68,7 @@ function findNodeGyp() {
   return candidates.find((candidate) => candidate && existsSync(candidate)) ?? null;
 }
 
-function compileCuda(nvcc) {
+export function compileCuda(nvcc) {
   const objDir = join(root, 'cuda', 'build', 'obj');
   mkdirSync(objDir, { recursive: true });
   const objects = [];
@@ -53,12 +77,10 @@ function compileCuda(nvcc) {
     readdirSync(join(root, 'cuda', dir)).filter((f) => f.endsWith('.cu')).sort().map((f) => join(dir, f)));
   for (const name of sources) {
     const object = join(objDir, basename(name).replace(/\.cu$/, '.o'));
-    // sm_80 and sm_90 cubins plus compute_90 PTX, so newer GPUs can JIT it.
     execFileSync(nvcc, [
       '-c', '-O2', '-std=c++17', '--cudart', 'static',
       '-Xcompiler', '-fPIC,-Wall,-Werror',
-      '-gencode', 'arch=compute_80,code=sm_80',
-      '-gencode', 'arch=compute_90,code=[sm_90,compute_90]',
+      ...gencodeFlags(),
       '-I', join(root, 'core-cpp', 'include'), '-I', join(root, 'core-cpp', 'src'), '-I', join(root, 'cuda'),
       join(root, 'cuda', name), '-o', object,
     ], { stdio: 'inherit' });
@@ -77,10 +99,25 @@ function compileCuda(nvcc) {
   return { objects, libDir: realpathSync(libDir) };
 }
 
-function neededLibraries(file) {
+export function neededLibraries(file) {
   const readelf = spawnSync('readelf', ['-d', file], { encoding: 'utf8' });
   if (readelf.status !== 0) return null;
   return [...readelf.stdout.matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
+}
+
+/** Throws when the addon links libcuda or a shared CUDA runtime. */
+export function checkLinkage(addon) {
+  const needed = neededLibraries(addon);
+  if (needed && needed.some((lib) => /^libcuda(rt)?\.so/.test(lib))) {
+    throw new Error(`the addon links ${needed.join(', ')}: CUDA must be static and libcuda never linked`);
+  }
+  return needed;
+}
+
+/** The installed headers of the running Node, so node-gyp never downloads them (there may be no network). */
+export function nodeDir() {
+  return process.env.npm_config_nodedir ||
+    [dirname(dirname(process.execPath))].find((dir) => existsSync(join(dir, 'include', 'node', 'node_api.h')));
 }
 
 function build() {
@@ -93,39 +130,38 @@ function build() {
   const gypArgs = [];
   let cuda = null;
   if (nvcc) {
-    log(`compiling CUDA with ${nvcc}`);
+    log(`compiling CUDA with ${nvcc} for sm_${cudaArchs().join(', sm_')}`);
     cuda = compileCuda(nvcc);
     gypArgs.push('-Dtp_cuda=true', `-Dtp_cuda_objects=${cuda.objects.join(' ')}`, `-Dtp_cuda_lib_dir=${cuda.libDir}`);
   } else {
     log('nvcc not found: building the addon without CUDA');
   }
-  // Build against the headers of the running Node when they are installed, so
-  // node-gyp never tries to download them (there may be no network).
-  const nodeDir = process.env.npm_config_nodedir ||
-    [dirname(dirname(process.execPath))].find((dir) => existsSync(join(dir, 'include', 'node', 'node_api.h')));
-  const nodeDirArgs = nodeDir ? ['--nodedir', nodeDir] : [];
+  const headers = nodeDir();
+  const nodeDirArgs = headers ? ['--nodedir', headers] : [];
   execFileSync(process.execPath, [nodeGyp, 'configure', '--directory', root, ...nodeDirArgs, '--', ...gypArgs], { stdio: 'inherit' });
   execFileSync(process.execPath, [nodeGyp, 'build', '--directory', root, '--jobs', '2'], { stdio: 'inherit' });
 
   const addon = join(root, 'build', 'Release', 'tensorplan_native.node');
-  const needed = neededLibraries(addon);
-  if (needed && needed.some((lib) => /^libcuda(rt)?\.so/.test(lib))) {
-    throw new Error(`the addon links ${needed.join(', ')}: CUDA must be static and libcuda never linked`);
-  }
+  const needed = checkLinkage(addon);
   return { built: true, cuda: Boolean(cuda), nvcc, needed, reason: '' };
 }
 
-try {
-  const status = build();
-  writeStatus(status);
-  log(`built build/Release/tensorplan_native.node (${status.cuda ? 'with CUDA' : 'without CUDA'})`);
-} catch (error) {
-  const reason = String(error.message ?? error).split('\n')[0];
-  writeStatus({ built: false, cuda: false, reason });
-  if (optional) {
-    log(`skipped (${reason}); tensorplan will use its WASM backend`);
-    process.exit(0);
+/** Builds, records the outcome in build/native-status.json, and exits 1 on failure unless optional. */
+export function main({ optional = process.argv.includes('--optional') } = {}) {
+  try {
+    const status = build();
+    writeStatus(status);
+    log(`built build/Release/tensorplan_native.node (${status.cuda ? 'with CUDA' : 'without CUDA'})`);
+  } catch (error) {
+    const reason = String(error.message ?? error).split('\n')[0];
+    writeStatus({ built: false, cuda: false, reason });
+    if (optional) {
+      log(`skipped (${reason}); tensorplan will use its WASM backend`);
+      process.exit(0);
+    }
+    console.error(`build-native: failed: ${reason}`);
+    process.exit(1);
   }
-  console.error(`build-native: failed: ${reason}`);
-  process.exit(1);
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();

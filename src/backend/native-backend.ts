@@ -4,14 +4,36 @@ import { fileURLToPath } from 'node:url';
 import { type NativeAddon, nativeCoreBinding } from './native-core.js';
 import type { LoadedBackend } from './registry.js';
 
-/** Default addon location relative to the built entry (dist/*.mjs). */
-const ADDON_URL = '../build/Release/tensorplan_native.node';
+/** The package root, relative to the built entry (dist/*.mjs). */
+const PACKAGE_URL = '..';
 const BUILD_STATUS_URL = '../build/native-status.json';
 
 let addonAttempt: Promise<{ addon: NativeAddon; path: string }> | undefined;
 
+/**
+ * Where the addon is, by node-gyp-build's rule: a source build
+ * (build/Release, made by `npm run build:native` or
+ * `npm install --build-from-source`) wins, else the prebuilt binary for this
+ * platform (prebuilds/linux-x64/tensorplan.glibc.node, made by
+ * scripts/prebuild.mjs). TENSORPLAN_NATIVE_ADDON names a file instead.
+ */
+function resolveAddon(): string {
+  const chosen = process.env.TENSORPLAN_NATIVE_ADDON;
+  if (chosen) {
+    if (!existsSync(chosen)) throw new Error(`TENSORPLAN_NATIVE_ADDON = ${chosen}: the file does not exist`);
+    return chosen;
+  }
+  const root = fileURLToPath(new URL(PACKAGE_URL, import.meta.url));
+  const nodeGypBuild = createRequire(import.meta.url)('node-gyp-build') as { resolve(dir: string): string };
+  try {
+    return nodeGypBuild.resolve(root);
+  } catch (error) {
+    throw new Error(missingAddonReason((error as Error).message.split('\n')[0]));
+  }
+}
+
 /** Explains a missing addon using what scripts/build-native.mjs recorded. */
-function missingAddonReason(path: string): string {
+function missingAddonReason(searched: string): string {
   const statusPath = fileURLToPath(new URL(BUILD_STATUS_URL, import.meta.url));
   if (existsSync(statusPath)) {
     try {
@@ -21,14 +43,13 @@ function missingAddonReason(path: string): string {
       // an unreadable status file says nothing more than the missing addon
     }
   }
-  return `the native addon is not built (${path} does not exist; run \`npm run build:native\`)`;
+  return `no native addon: ${searched} (reinstall with \`npm install --build-from-source\` to compile one, or use the WASM backend)`;
 }
 
 /** Loads the addon once, only when a native or cuda backend is asked for. */
 function loadAddon(): Promise<{ addon: NativeAddon; path: string }> {
   addonAttempt ??= (async () => {
-    const path = process.env.TENSORPLAN_NATIVE_ADDON ?? fileURLToPath(new URL(ADDON_URL, import.meta.url));
-    if (!existsSync(path)) throw new Error(missingAddonReason(path));
+    const path = resolveAddon();
     try {
       return { addon: createRequire(import.meta.url)(path) as NativeAddon, path };
     } catch (error) {

@@ -98,7 +98,7 @@ function pageScript(): void {
  * charting library and the drawing code are all inlined, so it opens offline.
  *
  * @param data - what to show
- * @param echartsSource - the text of `echarts/dist/echarts.min.js`
+ * @param echartsSource - the text of an ECharts build that has the line and custom series: `loadEchartsSource()`
  */
 export function renderReport(data: ReportData, echartsSource: string): string {
   return guarded('renderReport', [data, echartsSource], () => renderChecked(data, echartsSource));
