@@ -70,6 +70,7 @@ export type { PlaceAlgorithm, PlaceBuffer, PlaceOptions, PlaceResult } from './p
 export { importOnnx, VIEW_OPS } from './frontends/onnx/onnx-import.js';
 export type { OnnxImportOptions, OnnxImportResult } from './frontends/onnx/onnx-import.js';
 export type { OnnxSubgraph } from './frontends/onnx/control-flow.js';
+export type { InputValue } from './frontends/onnx/input-values.js';
 export { INFERRED_OPS } from './frontends/onnx/onnx-infer.js';
 export { parseLayerSpec } from './frontends/layers/layer-spec.js';
 export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';

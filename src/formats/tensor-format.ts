@@ -48,7 +48,7 @@ export interface TensorFormat {
   columnwise?: boolean;
   /**
    * Default: the lowest arch TransformerEngine runs the recipe on (`blackwell`
-   * for `mxfp8` and `nvfp4`, else `hopper`; see {@link defaultArch}).
+   * for `mxfp8` and `nvfp4`, else `hopper`: the last column of c_api.h TP_RECIPE_LIST).
    */
   arch?: Arch;
   options?: FormatOptions;

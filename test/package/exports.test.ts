@@ -29,7 +29,7 @@ const TYPE_EXPORTS = [
   'CudaDevice', 'DType', 'DelayedScalingUpdate', 'DeviceExecutionResult', 'DiagnosticCode', 'ExecuteOptions',
   'ExecuteReferenceOptions', 'ExecutionResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
   'GraphAlias', 'GraphDocument', 'GraphOp', 'GraphTensor', 'GroupAlias', 'GroupedBuffer',
-  'GroupedLayout', 'GroupedLinearLayer', 'InPlaceAlias', 'InitOptions', 'InnerBuffer', 'InnerTensor',
+  'GroupedLayout', 'GroupedLinearLayer', 'InPlaceAlias', 'InitOptions', 'InnerBuffer', 'InnerTensor', 'InputValue',
   'LayerBehaviourEntry', 'LayerCommon', 'LayerComparison', 'LayerComparisonRow', 'LayerEntry', 'LayerEntryFields', 'LayerGraph',
   'LayerNormLinearLayer', 'LayerNormMlpLayer', 'LayerOpPhase', 'LayerPeakDelta', 'LayerPeakEntry', 'LayerPlanSummary', 'LayerPlanner',
   'LayerSpec', 'LayerTensorInfo', 'LayerTensorRole', 'LifecycleIssue', 'LinearLayer', 'LivenessResult',
