@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { init } from '../index.js';
-import type { BackendChoice, GraphDocument, OnnxImportResult } from '../index.js';
+import type { BackendChoice, GraphDocument, OnnxImportOptions, OnnxImportResult } from '../index.js';
+import { RUNTIMES } from '../frontends/onnx/ort-cpu-rules.js';
 import { CliError, EXIT_OK } from './exit-codes.js';
 
 /** Options shared by `import` and `plan MODEL.onnx`. */
@@ -13,6 +14,10 @@ export interface OnnxCliOptions {
   branch?: string[];
   /** `--in-place`: element-wise ops may overwrite an input that dies there. */
   inPlace?: boolean;
+  /** `--external-io`: graph inputs and outputs are user buffers outside the arena. */
+  externalIo?: boolean;
+  /** `--runtime NAME`: plan like this runtime's kernels allocate (`ort-cpu`). */
+  runtime?: string;
   /** `--backend`: the core that imports (it decides the in-place writes). */
   backend?: BackendChoice;
 }
@@ -96,7 +101,14 @@ export async function importOnnxFile(file: string, options: OnnxCliOptions): Pro
     branches[name] = which;
   }
   const tp = await init({ backend: options.backend ?? 'auto' });
-  return tp.importOnnx(bytes, { bindings, values, branches, inPlace: options.inPlace ?? false, source: file });
+  if (options.runtime !== undefined && !(RUNTIMES as readonly string[]).includes(options.runtime)) {
+    throw new CliError(`--runtime ${options.runtime}: expected one of ${RUNTIMES.join(', ')}`);
+  }
+  return tp.importOnnx(bytes, {
+    bindings, values, branches, inPlace: options.inPlace ?? false, source: file,
+    ...(options.externalIo ? { externalIO: true } : {}),
+    ...(options.runtime ? { runtime: options.runtime as OnnxImportOptions['runtime'] } : {}),
+  });
 }
 
 /** A one-line summary of an import. */

@@ -35,6 +35,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--value <name=v,...>', 'ONNX: a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--branch <node=then|else>', 'ONNX: the branch of If NODE that runs, planned inline (without it, an If whose condition is unknown has both branches planned as subgraphs); takes several (--branch a=then b=else)', collectInput)
     .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
+    .option('--external-io', 'ONNX: graph inputs and outputs are user buffers outside the arena (as ONNX Runtime keeps them)')
+    .option('--runtime <name>', 'ONNX: plan like this runtime allocates: ort-cpu (ONNX Runtime CPU kernels\' in-place rules and Conv scratch)')
     .option('--report <report.html>', 'write a self-contained HTML memory report')
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
     .option('--time-limit <duration>', 'spend up to this long on exact search, e.g. 10s or 500ms; default: stay fast')
@@ -56,6 +58,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--value <name=v,...>', 'a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--branch <node=then|else>', 'the branch of If NODE that runs, inlined (without it, an If whose condition is unknown has both branches planned as subgraphs); takes several (--branch a=then b=else)', collectInput)
     .option('--in-place', 'element-wise ops may overwrite an input that dies there')
+    .option('--external-io', 'graph inputs and outputs are user buffers outside the arena (as ONNX Runtime keeps them)')
+    .option('--runtime <name>', 'plan like this runtime allocates: ort-cpu (ONNX Runtime CPU kernels\' in-place rules and Conv scratch)')
     .option('--json', 'print what the import found (and the graph, without -o) as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await importCommand(file, options)));

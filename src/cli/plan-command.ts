@@ -39,6 +39,7 @@ function jsonSummary(plan: PlanDocument) {
     lowerBoundBytes: s.lowerBoundBytes,
     arenaOverLowerBound: s.arenaOverLowerBound,
     persistentBytes: s.persistentBytes,
+    ...(s.externalIOBytes ? { externalIOBytes: s.externalIOBytes } : {}),
     timeMs: s.timeMs.total,
     phasesMs: s.timeMs,
     peakStep: s.peakStep,
@@ -58,6 +59,7 @@ function printSummary(file: string, plan: PlanDocument): void {
     { 'peak (lower bound)': `${formatBytes(s.peakBytes)} at step ${s.peakStep}${s.peakOp ? ` (${s.peakOp})` : ''}` },
     { arena: `${formatBytes(s.arenaBytes)}  (arena / LB = ${s.arenaOverLowerBound.toFixed(4)})` },
     { persistent: formatBytes(s.persistentBytes) },
+    ...(s.externalIOBytes ? [{ 'external I/O': `${formatBytes(s.externalIOBytes)}  (graph inputs and outputs, user buffers outside the arena)` }] : []),
     { schedule: `${s.schedule.method}${s.schedule.provedOptimal ? ' (proved optimal)' : ''}` },
     { placement: `${s.placement.method}${s.placement.provedOptimal ? ' (proved optimal)' : ''}` },
     { time: `${s.timeMs.total.toFixed(1)} ms (schedule ${s.timeMs.schedule.toFixed(1)}, place ${s.timeMs.place.toFixed(1)}, validate ${s.timeMs.validate.toFixed(1)})` },
@@ -88,8 +90,8 @@ function printSummary(file: string, plan: PlanDocument): void {
 /** `tensorplan plan GRAPH.json|MODEL.onnx`: schedule, place, validate; summary, plan file and report. */
 export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
   const onnx = isOnnxPath(file) ? await importOnnxFile(file, options) : undefined;
-  if (!onnx && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace)) {
-    throw new CliError('--input, --value, --branch and --in-place apply to ONNX models (MODEL.onnx) only');
+  if (!onnx && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime)) {
+    throw new CliError('--input, --value, --branch, --in-place, --external-io and --runtime apply to ONNX models (MODEL.onnx) only');
   }
   const input = onnx ? undefined : await readJsonFile(file);
   const alternatives = options.compare ?? [];

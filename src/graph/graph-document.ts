@@ -78,4 +78,10 @@ export interface GraphDocument {
   outputs?: string[];
   /** Weights and optimizer state: outside the activation arena, counted in totals. */
   persistent?: string[];
+  /**
+   * Graph inputs and outputs that are user buffers outside the arena (ONNX Runtime's graph I/O;
+   * the ONNX importer's `externalIO`). Each is also listed in `persistent`, which keeps it out of
+   * the arena; plans report their bytes as `statistics.externalIOBytes`, apart from `persistentBytes`.
+   */
+  externalIO?: string[];
 }

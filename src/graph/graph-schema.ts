@@ -25,6 +25,7 @@ export const GRAPH_SCHEMA_V1 = {
     inputs: { $ref: '#/$defs/names' },
     outputs: { $ref: '#/$defs/names' },
     persistent: { $ref: '#/$defs/names' },
+    externalIO: { $ref: '#/$defs/names' },
   },
   $defs: {
     name: { type: 'string', minLength: 1 },

@@ -117,5 +117,11 @@ function parseGraphChecked(input: unknown, source: string): GraphDocument {
   for (const list of ['inputs', 'outputs', 'persistent'] as const) {
     (graph[list] ?? []).forEach((name, j) => tensorRef(name, `${list}[${j}]`));
   }
+  const persistent = new Set(graph.persistent ?? []);
+  const io = new Set([...(graph.inputs ?? []), ...(graph.outputs ?? [])]);
+  (graph.externalIO ?? []).forEach((name, j) => {
+    tensorRef(name, `externalIO[${j}]`);
+    if (!io.has(name) || !persistent.has(name)) fail(source, `externalIO[${j}] = ${shown(name)}: must be a graph input or output that is also persistent (user buffers live outside the arena)`);
+  });
   return graph;
 }

@@ -80,6 +80,24 @@ function checkOptions(options: PlanOptions): void {
   }
 }
 
+/**
+ * Bytes of the storages outside the arena that hold a tensor of the graph's `externalIO` list:
+ * graph inputs and outputs kept in user buffers, as ONNX Runtime keeps them (the ONNX importer's
+ * `externalIO`). They are persistent for the core; the plan reports them apart.
+ */
+function externalIO(doc: GraphDocument, offsets: ArrayLike<number>, bytes: ArrayLike<number>, tensorStorage: ArrayLike<number>): number {
+  if (!doc.externalIO?.length) return 0;
+  const io = new Set(doc.externalIO);
+  const storages = new Set<number>();
+  doc.tensors.forEach((t, i) => {
+    const s = tensorStorage[i];
+    if (io.has(t.name) && s >= 0 && offsets[s] < 0) storages.add(s);
+  });
+  let total = 0;
+  for (const s of storages) total += bytes[s];
+  return total;
+}
+
 /** Schedules, places and validates `graph` (PLANNING.md §5). */
 export function makePlan(core: CoreBinding, backend: string, graph: GraphDocument, options: PlanOptions = {}): PlanDocument {
   checkOptions(options);
@@ -141,7 +159,9 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   order.forEach((op, step) => {
     if (workspaceOffsets[op] >= 0) workspaces.push({ op: doc.ops[op].name, step, offset: workspaceOffsets[op], bytes: workspaceBytes[op] });
   });
-  const [arenaBytes, lowerBound, placeProved, peakStep, persistentBytes, , , placeMethod] = stats;
+  const [arenaBytes, lowerBound, placeProved, peakStep, corePersistentBytes, , , placeMethod] = stats;
+  const externalIOBytes = externalIO(doc, offsets, bytes, tensorStorage);
+  const persistentBytes = corePersistentBytes - externalIOBytes;
   const scheduleBaselines: Record<string, number> = {};
   const placementBaselines: Record<string, number> = {};
   if (options.baselines) {
@@ -167,6 +187,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
       arenaBytes,
       arenaOverLowerBound: lowerBound > 0 ? arenaBytes / lowerBound : 1,
       persistentBytes,
+      ...(externalIOBytes > 0 ? { externalIOBytes } : {}),
       liveBytes: Array.from(liveBytes),
       peakContributors: Array.from(peakStorages, (s) => ({
         storage: doc.tensors[roots[s]].name, bytes: bytes[s], producer: opName(producers[s]), lastUse: opName(lastOps[s]),
@@ -177,7 +198,7 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
     },
   };
   if (options.budgetBytes !== undefined) {
-    const total = arenaBytes + persistentBytes;
+    const total = arenaBytes + corePersistentBytes;
     plan.statistics.budget = { budgetBytes: options.budgetBytes, fits: total <= options.budgetBytes, overByBytes: Math.max(0, total - options.budgetBytes) };
   }
 

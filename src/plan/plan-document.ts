@@ -47,6 +47,11 @@ export interface PlanStatistics {
   arenaOverLowerBound: number;
   /** Weights and other persistent tensors: outside the arena, counted in totals. */
   persistentBytes: number;
+  /**
+   * Graph inputs and outputs held outside the arena as user buffers (the ONNX importer's
+   * `externalIO: true` makes them persistent); not counted in `persistentBytes`. Absent when 0.
+   */
+  externalIOBytes?: number;
   /** Live bytes at every step. */
   liveBytes: number[];
   /** Alive at the peak, largest first. */
@@ -69,7 +74,7 @@ export interface PlanStatistics {
   /** Present when a budget was given. */
   budget?: {
     budgetBytes: number;
-    /** arenaBytes + persistentBytes <= budgetBytes. */
+    /** arenaBytes + persistentBytes (+ externalIOBytes) <= budgetBytes. */
     fits: boolean;
     /** How much is missing (0 when it fits). */
     overByBytes: number;

@@ -74,6 +74,7 @@ export const PLAN_SCHEMA_V1 = {
         arenaBytes: count,
         arenaOverLowerBound: { type: 'number', minimum: 0 },
         persistentBytes: count,
+        externalIOBytes: count,
         liveBytes: { type: 'array', items: count },
         peakContributors: {
           type: 'array',

@@ -15,6 +15,8 @@ import { outerReads, topologicalOrder } from './node-order.js';
 import { ifOutputs, loopTemporaryBytes, normalAxis, planSubgraph, scanTemporaryBytes } from './control-flow.js';
 import type { OnnxSubgraph } from './control-flow.js';
 import { inputValue } from './input-values.js';
+import { ORT_CPU_MAY_INPLACE, RUNTIMES, ortConvScratchBytes } from './ort-cpu-rules.js';
+import type { OnnxRuntimeName } from './ort-cpu-rules.js';
 import type { InputValue } from './input-values.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
 
@@ -53,6 +55,19 @@ export interface OnnxImportOptions {
    * `tp.importOnnx` only: the core plans them), its op's workspace the larger branch's arena.
    */
   branches?: Record<string, 'then' | 'else'>;
+  /**
+   * Graph inputs and outputs are user buffers outside the arena, as ONNX Runtime keeps them (the
+   * CLI's `--external-io`): they become persistent tensors, and a plan reports their bytes as
+   * `statistics.externalIOBytes`, apart from `persistentBytes`. Default false.
+   */
+  externalIO?: boolean;
+  /**
+   * Plan like this runtime's kernels allocate (the CLI's `--runtime`). `'ort-cpu'`: ONNX Runtime's
+   * CPU kernels write in place where their registration says MayInplace (activations), and Conv /
+   * ConvInteger get their im2col scratch as an op workspace (`ort-cpu-rules.ts` cites the source).
+   * The core decides the in-place writes, so this needs a session (`tp.importOnnx`).
+   */
+  runtime?: OnnxRuntimeName;
   /** Label for error messages (a file name); default "model". */
   source?: string;
 }
@@ -238,9 +253,13 @@ class Importer {
       ...(this.aliases.length ? { aliases: [...this.aliases] } : {}),
       inputs: graphInputs,
       outputs,
-      persistent: [...this.usedConstants],
+      persistent: this.options.externalIO
+        ? [...new Set([...this.usedConstants, ...graphInputs, ...outputs])]
+        : [...this.usedConstants],
+      // Constants that are graph outputs stay weights: only what the runtime receives or returns is I/O.
+      ...(this.options.externalIO ? { externalIO: [...new Set([...graphInputs, ...outputs.filter((o) => !this.usedConstants.has(o))])] } : {}),
     });
-    if (this.options.inPlace) this.addInPlace(this.core!, parseGraph(document(), this.options.source ?? 'model'));
+    if (this.options.inPlace || this.options.runtime) this.addInPlace(this.core!, parseGraph(document(), this.options.source ?? 'model'));
     return parseGraph(document(), this.options.source ?? 'model');
   }
 
@@ -369,7 +388,31 @@ class Importer {
     while (this.opNames.has(name)) name = `${name}_${this.ops.length}`;
     this.opNames.add(name);
     this.ops.push({ name, op: node.opType, inputs: opInputs, outputs: opOutputs, ...extra });
+    if (this.options.runtime === 'ort-cpu') this.ortScratch(node, live, this.ops[this.ops.length - 1]);
     return { name, opOutputs };
+  }
+
+  /** ONNX Runtime CPU kernels' scratch (ort-cpu-rules.ts): the im2col buffer of Conv and ConvInteger. */
+  private ortScratch(node: OnnxNode, live: string[], op: GraphOp): void {
+    if ((node.opType !== 'Conv' && node.opType !== 'ConvInteger') || (node.domain !== '' && node.domain !== 'ai.onnx')) return;
+    const x = this.values.get(live[0]), w = this.values.get(node.inputs[1] ? this.resolve(node.inputs[1]) : ''), y = this.values.get(node.outputs[0]);
+    if (!x || !w || !y || x.shape.length < 3) return;
+    const rank = x.shape.length - 2;
+    const ints = (name: string, fallback: number[]) => {
+      const a = node.attributes.get(name);
+      return a && a.ints.length ? a.ints : fallback;
+    };
+    const autoPad = node.attributes.get('auto_pad')?.s ?? 'NOTSET';
+    const kernel = ints('kernel_shape', w.shape.slice(2));
+    // SAME_* pads by the kernel's extent; only a kernel of size 1 stays unpadded.
+    const pads = autoPad.startsWith('SAME') ? kernel.map((k) => k - 1) : ints('pads', new Array(2 * rank).fill(0));
+    // ORT's CPU Conv kernels are float (conv.cc) and double; ConvInteger's buffer holds uint8 (conv_integer.cc).
+    const elementBytes = node.opType === 'ConvInteger' ? 1 : ({ 1: 4, 10: 2, 11: 8, 16: 2 } as Record<number, number>)[x.elemType];
+    if (!elementBytes) return;
+    const bytes = ortConvScratchBytes({
+      channels: x.shape[1], group: node.attributes.get('group')?.i ?? 1, kernel, strides: ints('strides', new Array(rank).fill(1)), pads, output: y.shape.slice(2),
+    }, elementBytes);
+    if (bytes > 0) op.workspaceBytes = bytes;
   }
 
   private constantNode(node: OnnxNode): void {
@@ -680,7 +723,13 @@ class Importer {
    * never overwritten.
    */
   private addInPlace(core: CoreBinding, doc: GraphDocument): void {
-    const answer = graphInPlace(core, doc, this.ops.map((op) => IN_PLACE_OPS.has(op.op ?? '')));
+    // With a runtime, its kernels' MayInplace registrations decide which ops may write in place.
+    const candidate = (op: GraphOp) => {
+      if (this.options.runtime !== 'ort-cpu') return IN_PLACE_OPS.has(op.op ?? '');
+      const dtype = this.tensors.get(op.outputs[0])?.dtype;
+      return dtype !== undefined && (ORT_CPU_MAY_INPLACE.get(op.op ?? '')?.includes(dtype) ?? false);
+    };
+    const answer = graphInPlace(core, doc, this.ops.map(candidate));
     this.ops.forEach((op, i) => {
       const input = answer.input[i];
       if (input === undefined) return;
@@ -700,6 +749,8 @@ function checkImportOptions(options: OnnxImportOptions): OnnxImportOptions {
     if (options[field] !== undefined && typeof options[field] !== 'string') bad(field, options[field], 'a string');
   }
   if (options.inPlace !== undefined && typeof options.inPlace !== 'boolean') bad('inPlace', options.inPlace, 'true or false');
+  if (options.externalIO !== undefined && typeof options.externalIO !== 'boolean') bad('externalIO', options.externalIO, 'true or false');
+  if (options.runtime !== undefined && !(RUNTIMES as readonly unknown[]).includes(options.runtime)) bad('runtime', options.runtime, `one of ${RUNTIMES.map((r) => `'${r}'`).join(', ')}`);
   const record = (field: 'inputShapes' | 'dims' | 'bindings', value: unknown, list: boolean) => {
     if (value === undefined) return;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) bad(field, value, 'an object by name');
@@ -743,6 +794,9 @@ export function importOnnx(bytes: Uint8Array, options?: OnnxImportOptions): Onnx
 }
 
 function importOnnxChecked(bytes: Uint8Array, options: OnnxImportOptions): OnnxImportResult {
+  if (options.runtime !== undefined && (RUNTIMES as readonly unknown[]).includes(options.runtime)) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: runtime: '${options.runtime}' needs the core, which decides the in-place writes: use tp.importOnnx(bytes, options) on a session (const tp = await init())`);
+  }
   if (options.inPlace) {
     throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs the core, which decides the in-place writes: use tp.importOnnx(bytes, options) on a session (const tp = await init())`);
   }
@@ -755,8 +809,8 @@ export function importOnnxWith(core: CoreBinding | undefined, bytes: Uint8Array,
   if (!(bytes instanceof Uint8Array) || isDetached(bytes)) {
     throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: bytes = ${shown(bytes)}: must be the bytes of an .onnx file (a Uint8Array${bytes instanceof Uint8Array ? ' whose buffer is not detached' : ''})`);
   }
-  if (options.inPlace && !core) {
-    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: inPlace: true needs a core: use tp.importOnnx(bytes, options)`);
+  if ((options.inPlace || options.runtime) && !core) {
+    throw new TensorplanError('INVALID_ARGUMENT', `${options.source ?? 'model'}: ${options.runtime ? `runtime: '${options.runtime}'` : 'inPlace: true'} needs a core: use tp.importOnnx(bytes, options)`);
   }
   let model: OnnxModel;
   try {
