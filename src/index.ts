@@ -34,6 +34,9 @@
  * @document ../docs/op-set.md
  * @document ../docs/execute-cli.md
  * @document ../docs/worker.md
+ * @document ../README.md
+ * @document ../docs/architecture.md
+ * @document ../docs/DEVELOPING.md
  * @packageDocumentation
  */
 import { loadCudaBackend, loadNativeBackend } from './backend/native-backend.js';

@@ -5,7 +5,7 @@
 // no link is dead: relative links name files and anchors the reference carries, external links go
 // to hosts on scripts/check-doc-links.mjs's list (the same check `npm run docs` runs).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,10 @@ describe('API reference (typedoc)', () => {
 
   it('has no dead links and no links to unknown hosts', () => {
     expect(checkDocLinks(join(out, 'html'))).toEqual([]);
+  });
+
+  it('renders every markdown file it links to as a page (none is copied raw into media/)', () => {
+    expect(readdirSync(join(out, 'html', 'media')).filter((name) => name.endsWith('.md'))).toEqual([]);
   });
 });
 
