@@ -8,7 +8,11 @@ import { VERSION } from './version.js';
 import type { WorkerInitOptions, WorkerPort } from './worker/protocol.js';
 import { type TensorplanWorker, openWorkerSession } from './worker/worker-session.js';
 
-/** Options of {@link init}. */
+/**
+ * Options of {@link init}.
+ *
+ * @group Session
+ */
 export interface InitOptions {
   /** Which backend to use (default `'auto'`: cuda, then native, then wasm). */
   backend?: BackendChoice;
@@ -23,7 +27,11 @@ export interface InitOptions {
   worker?: boolean;
 }
 
-/** What {@link info} reports. */
+/**
+ * What {@link info} reports.
+ *
+ * @group Session
+ */
 export interface TensorplanInfo {
   /** Package version. */
   version: string;

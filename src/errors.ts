@@ -3,6 +3,8 @@ import { STATUS_NAME } from './abi/c-api-tables.generated.js';
 /**
  * Why a tensorplan call failed. Codes mirror the core's `tp_status`, plus the
  * facade's own backend-selection failures.
+ *
+ * @group Errors
  */
 export type TensorplanErrorCode =
   | 'INVALID_ARGUMENT'
@@ -15,7 +17,11 @@ export type TensorplanErrorCode =
   | 'NO_BACKEND';
 
 
-/** The error every tensorplan function throws or rejects with. */
+/**
+ * The error every tensorplan function throws or rejects with.
+ *
+ * @group Errors
+ */
 export class TensorplanError extends Error {
   /** Machine-readable reason. */
   readonly code: TensorplanErrorCode;

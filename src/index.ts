@@ -4,6 +4,39 @@
  * addon (CPU core, and CUDA where a GPU is present) and falls back to WASM.
  * Importing it loads nothing; backends load on the first `init()`.
  *
+ * New here? Start with {@link "Getting started"}: install, `init()`, planning a
+ * graph, a layer spec and an ONNX model, and the worker session.
+ *
+ * @groupDescription Session
+ * `init()`, the session it returns (in process or in a worker), backends, and executing plans.
+ *
+ * @groupDescription Planning
+ * Options and results of planning, scheduling, placement, and layer-spec summaries and comparisons.
+ *
+ * @groupDescription Formats
+ * TransformerEngine tensor formats: recipes, dtypes, buffer layouts, quantization.
+ *
+ * @groupDescription Files
+ * The documents tensorplan reads and writes (graph files, layer specs, plans, ONNX models,
+ * MiniMalloc CSV, HTML reports), with their builders, parsers and JSON Schemas.
+ *
+ * @groupDescription Errors
+ * `TensorplanError`, thrown by every function, and the diagnostics `validate()` returns.
+ *
+ * @document ../docs/api-guide/getting-started.md
+ * @document ../docs/graph-format.md
+ * @document ../docs/plans.md
+ * @document ../docs/scheduling.md
+ * @document ../docs/placement.md
+ * @document ../docs/formats.md
+ * @document ../docs/layer-specs.md
+ * @document ../docs/onnx.md
+ * @document ../docs/op-set.md
+ * @document ../docs/execute-cli.md
+ * @document ../docs/worker.md
+ * @document ../README.md
+ * @document ../docs/architecture.md
+ * @document ../docs/DEVELOPING.md
  * @packageDocumentation
  */
 import { loadCudaBackend, loadNativeBackend } from './backend/native-backend.js';
@@ -22,9 +55,37 @@ registry.register('wasm', BACKEND_PRIORITY.wasm, loadWasmBackendNode);
 // init({ worker: true }) runs the session in dist/worker.mjs on a worker thread.
 const api = createApi(registry, { importOnnx: importOnnxWith }, nodeWorkerPort);
 
-/** Loads a backend and returns a {@link Tensorplan} session on it. */
+/**
+ * Loads a backend and returns a {@link Tensorplan} session on it. With
+ * `backend: 'auto'` (the default) the first of cuda, native and wasm that
+ * loads is used; a named backend that cannot load rejects with its reason.
+ * `worker: true` runs the session in a worker and returns a
+ * {@link TensorplanWorker}, whose methods return promises.
+ *
+ * @example
+ * ```ts
+ * import { init } from 'tensorplan';
+ *
+ * const tp = await init();                        // in process: methods answer at once
+ * tp.tensorSpecBuffers({ shape: [128, 256], dtype: 'bf16', recipe: 'mxfp8' }).buffers.length;
+ *
+ * const off = await init({ worker: true });       // off the main thread: the same methods, as promises
+ * const buffers = (await off.tensorSpecBuffers({ shape: [128, 256], dtype: 'bf16', recipe: 'mxfp8' })).buffers;
+ * await off.dispose();                            // ends the worker
+ * // buffers.length === 4
+ * ```
+ *
+ * @function
+ * @group Session
+ */
 export const init = api.init;
-/** Reports the backend in use, every backend's availability and reason, versions and CUDA devices. */
+/**
+ * Reports the backend `init()` would use, every backend's availability and
+ * reason, versions and CUDA devices (what `npx tensorplan info` prints).
+ *
+ * @function
+ * @group Session
+ */
 export const info = api.info;
 
 export { TensorplanError } from './errors.js';

@@ -47,6 +47,8 @@ const DISPOSED = new WeakSet<object>();
  * A tensorplan session bound to one backend. Get one from `init()`; every
  * method runs synchronously in the chosen core and returns the same bytes on
  * every backend.
+ *
+ * @group Session
  */
 export class Tensorplan {
   /** The backend this session runs on. */
@@ -83,9 +85,13 @@ export class Tensorplan {
    *
    * @example
    * ```ts
+   * import { init } from 'tensorplan';
+   *
    * const tp = await init();
-   * tp.bulkLayout([{ shape: [3], dtype: 'uint8' }, { shape: [2], dtype: 'fp32' }]);
-   * // entries at offsets 0 and 4, usedBytes 12, allocationBytes 16
+   * const layout = tp.bulkLayout([{ shape: [3], dtype: 'uint8' }, { shape: [2], dtype: 'fp32' }]);
+   * // layout.entries[1].offset === 4
+   * // layout.usedBytes === 12
+   * // layout.allocationBytes === 16
    * ```
    */
   bulkLayout(tensors: readonly BulkTensor[]): BulkLayout {
@@ -99,8 +105,21 @@ export class Tensorplan {
    *
    * @example
    * ```ts
-   * const s = tp.schedule(graph, { timeLimitSeconds: 0.5 });
-   * console.log(s.order, s.peakBytes, s.baselines['inductor-lpmf']?.peakBytes);
+   * import { GraphBuilder, init } from 'tensorplan';
+   *
+   * // Two chains, written interleaved: running them one after the other keeps less alive.
+   * const g = new GraphBuilder('two-chains');
+   * for (const c of ['a', 'b']) g.input(c, { bytes: 1024 });
+   * g.op('a1', 'relu', ['a'], [g.tensor('ta', { bytes: 4096 })]);
+   * g.op('b1', 'relu', ['b'], [g.tensor('tb', { bytes: 4096 })]);
+   * g.op('a2', 'relu', ['ta'], [g.output(g.tensor('ya', { bytes: 64 }))]);
+   * g.op('b2', 'relu', ['tb'], [g.output(g.tensor('yb', { bytes: 64 }))]);
+   *
+   * const tp = await init();
+   * const s = tp.schedule(g.build(), { timeLimitSeconds: 0.5 });
+   * // s.order.join(' ') === 'a1 a2 b1 b2'
+   * // s.peakBytes === 6144
+   * // s.baselines.given.peakBytes === 9216
    * ```
    */
   schedule(graph: GraphDocument, options?: ScheduleOptions): ScheduleResult {
@@ -128,8 +147,13 @@ export class Tensorplan {
    *
    * @example
    * ```ts
-   * tp.tensorSpecBuffers({ shape: [1024, 4096], dtype: 'bf16', recipe: 'mxfp8' }).buffers.map((b) => b.name);
-   * // ['_rowwise_data', '_rowwise_scale_inv', '_columnwise_data', '_columnwise_scale_inv']
+   * import { init } from 'tensorplan';
+   *
+   * const tp = await init();
+   * const { buffers } = tp.tensorSpecBuffers({ shape: [1024, 4096], dtype: 'bf16', recipe: 'mxfp8' });
+   * // buffers.map((b) => b.name).join() === '_rowwise_data,_rowwise_scale_inv,_columnwise_data,_columnwise_scale_inv'
+   * // buffers[0].bytes === 1024 * 4096
+   * // buffers[1].bytes === 1024 * (4096 / 32)
    * ```
    */
   tensorSpecBuffers(format: TensorFormat): TensorSpecBuffers {
@@ -206,8 +230,20 @@ export class Tensorplan {
    *
    * @example
    * ```ts
-   * const plan = tp.plan(graph, { baselines: true, budgetBytes: 80 * 2 ** 30 });
-   * console.log(plan.arenaBytes, plan.statistics.peakContributors[0]);
+   * import { GraphBuilder, init } from 'tensorplan';
+   *
+   * const g = new GraphBuilder('mlp');
+   * const x = g.input('x', { shape: [8, 1024], dtype: 'bf16' });
+   * const w = g.persistent('w', { shape: [1024, 1024], dtype: 'bf16' });
+   * g.op('mm', 'matmul', [x, w], [g.tensor('h', { shape: [8, 1024], dtype: 'bf16' })]);
+   * g.op('act', 'relu', ['h'], [g.output(g.tensor('y', { shape: [8, 1024], dtype: 'bf16' }))]);
+   *
+   * const tp = await init();
+   * const plan = tp.plan(g.build(), { baselines: true, budgetBytes: 80 * 2 ** 30 });
+   * // plan.arenaBytes === 32768
+   * // plan.statistics.peakContributors.map((c) => c.storage).join() === 'x,h'
+   * // plan.statistics.persistentBytes === 1024 * 1024 * 2
+   * // plan.statistics.budget.fits === true
    * ```
    */
   plan(graph: GraphDocument, options?: PlanOptions): PlanDocument {
@@ -218,6 +254,24 @@ export class Tensorplan {
    * Checks any plan (ours, hand-edited, another tool's) against its graph and
    * returns every violation as a typed diagnostic; `[]` means it is valid.
    * Pass `graph` when the plan refers to its graph by path.
+   *
+   * @example
+   * ```ts
+   * import { GraphBuilder, init } from 'tensorplan';
+   *
+   * const g = new GraphBuilder();
+   * g.op('mm', 'matmul', [g.input('x', { bytes: 4096 })], [g.tensor('h', { bytes: 4096 })]);
+   * g.op('act', 'relu', ['h'], [g.output(g.tensor('y', { bytes: 4096 }))]);
+   * const tp = await init();
+   * const plan = tp.plan(g.build());
+   * // tp.validate(plan).length === 0
+   *
+   * // Hand-edited: every storage at offset 0, so x and h overlap while both are alive.
+   * const edited = { ...plan, storages: plan.storages.map((s) => ({ ...s, offset: 0 })) };
+   * const [first] = tp.validate(edited);
+   * // first.code === 'OVERLAP'
+   * // first.storages.join() === 'x,h'
+   * ```
    */
   validate(plan: PlanDocument, graph?: GraphDocument): PlanDiagnostic[] {
     if (plan === null || typeof plan !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `plan = ${shown(plan)}: must be a plan document`);
@@ -252,9 +306,16 @@ export class Tensorplan {
    *
    * @example
    * ```ts
+   * import { LayerSpecBuilder, init } from 'tensorplan';
+   *
+   * const spec = new LayerSpecBuilder({ hidden: 1024, ffn: 4096, heads: 16, sequence: 2048, microBatch: 1 })
+   *   .recipe('mxfp8').transformer({ repeat: 2, activation: 'swiglu', normalization: 'rmsnorm' })
+   *   .build();
+   * const tp = await init();
    * const lg = tp.layerGraph(spec);
-   * const plan = tp.plan(lg.graph);
-   * tp.layerPlanSummary(lg, plan).peakByLayerAndRole;
+   * const summary = tp.layerPlanSummary(lg, tp.plan(lg.graph));
+   * // summary.peakBytes === 302284800
+   * // summary.arenaBytes === summary.peakBytes
    * ```
    */
   layerGraph(spec: LayerSpec | unknown): LayerGraph {
@@ -274,8 +335,16 @@ export class Tensorplan {
    *
    * @example
    * ```ts
-   * const { graph, inPlace } = tp.importOnnx(onnxBytes, { inPlace: true });
+   * import { readFileSync } from 'node:fs';
+   * import { init } from 'tensorplan';
+   *
+   * const tp = await init();
+   * // model.onnx: Conv -> Reshape -> If (Relu | Sigmoid) -> Gemm, input x [N, 3, 8, 8]
+   * const { graph, inPlace } = tp.importOnnx(readFileSync('model.onnx'), { dims: { N: 8 }, inPlace: true });
    * const plan = tp.plan(graph);
+   * // graph.ops.map((op) => op.op).join() === 'Conv,Reshape,Relu,Gemm'
+   * // inPlace === 1
+   * // plan.arenaBytes === 8192
    * ```
    */
   importOnnx(bytes: Uint8Array, options?: OnnxImportOptions): OnnxImportResult {

@@ -21,7 +21,11 @@ export interface CudaProbe {
   devices: CudaDevice[];
 }
 
-/** One CUDA device as the runtime describes it. */
+/**
+ * One CUDA device as the runtime describes it.
+ *
+ * @group Session
+ */
 export interface CudaDevice {
   index: number;
   name: string;

@@ -2,10 +2,18 @@ import { TensorplanError, shown } from '../errors.js';
 import type { CoreBinding } from '../abi/core-binding.js';
 import type { CudaProbe } from './native-core.js';
 
-/** Names of the backends tensorplan knows, highest default priority first. */
+/**
+ * Names of the backends tensorplan knows, highest default priority first.
+ *
+ * @group Session
+ */
 export type BackendName = 'cuda' | 'native' | 'wasm';
 
-/** Which backend to use: a name, or `'auto'` for the highest-priority one that loads. */
+/**
+ * Which backend to use: a name, or `'auto'` for the highest-priority one that loads.
+ *
+ * @group Session
+ */
 export type BackendChoice = BackendName | 'auto';
 
 /** A backend that loaded: its core, and what it knows about the machine. */
@@ -20,7 +28,11 @@ export interface LoadedBackend {
   readonly addon?: unknown;
 }
 
-/** A backend's availability as `info()` reports it. */
+/**
+ * A backend's availability as `info()` reports it.
+ *
+ * @group Session
+ */
 export interface BackendStatus {
   readonly name: BackendName;
   readonly priority: number;

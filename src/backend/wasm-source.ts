@@ -2,6 +2,8 @@
  * Where the WASM core's bytes come from. In Node the facade reads the file
  * shipped in the package; in browsers it fetches the URL, or uses bytes the
  * application already has (a bundler asset, a cache, a service worker).
+ *
+ * @group Session
  */
 export interface WasmOptions {
   /** URL of `tensorplan_core.wasm`; in browsers relative to the page, in Node to the package entry (default: the file shipped in the package, `tensorplan/wasm`). */

@@ -26,6 +26,8 @@ interface CudaExecutorAddon {
  * executions of plans that fit in it. Free it with {@link DeviceArena.dispose};
  * a finalizer frees it too if the handle is garbage collected first, but do
  * not rely on that for GPU memory.
+ *
+ * @group Session
  */
 export class DeviceArena {
   /** Bytes of the allocation. */
@@ -68,7 +70,11 @@ export class DeviceArena {
   }
 }
 
-/** Options of `tp.execute`. */
+/**
+ * Options of `tp.execute`.
+ *
+ * @group Session
+ */
 export interface ExecuteOptions {
   /**
    * `'cuda'`: the CUDA executor (needs a `cuda` session). `'reference'`: the
@@ -85,7 +91,11 @@ export interface ExecuteOptions {
   skipPlanCheck?: boolean;
 }
 
-/** An execution, with the executor that ran it. */
+/**
+ * An execution, with the executor that ran it.
+ *
+ * @group Session
+ */
 export interface DeviceExecutionResult extends ExecutionResult {
   executor: 'cuda' | 'reference';
 }

@@ -7,10 +7,18 @@ import { encodeSemantics } from './op-set.js';
 import type { PlanDocument } from '../plan/plan-document.js';
 import type { TraceEvent } from '../schedule/trace.js';
 
-/** Bytes of a tensor: a Uint8Array, or any typed array / DataView (its bytes are used as they are). */
+/**
+ * Bytes of a tensor: a Uint8Array, or any typed array / DataView (its bytes are used as they are).
+ *
+ * @group Session
+ */
 export type TensorBytes = Uint8Array | ArrayBufferView;
 
-/** How the reference executor lays out memory. */
+/**
+ * How the reference executor lays out memory.
+ *
+ * @group Session
+ */
 export interface ExecuteReferenceOptions {
   /**
    * `'arena'` (default): one buffer of `plan.arenaBytes`, every storage at its
@@ -29,7 +37,11 @@ export interface ExecuteReferenceOptions {
   skipPlanCheck?: boolean;
 }
 
-/** What an execution produced. */
+/**
+ * What an execution produced.
+ *
+ * @group Session
+ */
 export interface ExecutionResult {
   /** The bytes of every graph output, by tensor name. */
   outputs: Record<string, Uint8Array>;

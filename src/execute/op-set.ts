@@ -9,10 +9,16 @@ import type { GraphDocument, OpAttributeValue } from '../graph/graph-document.js
  * The ops of op set v1 (docs/op-set.md), in the order of their ABI codes
  * (c_api.h TP_OP_LIST). A graph names one in an op's `op` field; `reshape`
  * and `noop` also mean `view`.
+ *
+ * @group Files
  */
 export const OP_SET_V1 = OP_NAMES;
 
-/** The name of an op of op set v1. */
+/**
+ * The name of an op of op set v1.
+ *
+ * @group Files
+ */
 export type OpName = (typeof OP_SET_V1)[number];
 
 /** The flat encoding of a graph's op semantics for `tp_execute_reference` (c_api.h "execution"). */

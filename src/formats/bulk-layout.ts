@@ -3,7 +3,11 @@ import type { CoreBinding } from '../abi/core-binding.js';
 import { type DType, DTYPES, dtypeCode } from './dtype.js';
 import { TensorplanError, shown } from '../errors.js';
 
-/** One tensor of a bulk allocation. */
+/**
+ * One tensor of a bulk allocation.
+ *
+ * @group Formats
+ */
 export interface BulkTensor {
   /** Optional label, echoed in the result. */
   name?: string;
@@ -17,7 +21,11 @@ export interface BulkTensor {
   alignment?: number;
 }
 
-/** Where one tensor lands inside the bulk allocation. */
+/**
+ * Where one tensor lands inside the bulk allocation.
+ *
+ * @group Formats
+ */
 export interface BulkEntry {
   name?: string;
   /** Byte offset from the aligned base pointer. */
@@ -31,6 +39,8 @@ export interface BulkEntry {
 /**
  * The layout of TransformerEngine's `bulk_allocate` (FORMATS.md §1): tensors
  * back to back in list order, each offset rounded up to its alignment.
+ *
+ * @group Formats
  */
 export interface BulkLayout {
   entries: BulkEntry[];

@@ -5,7 +5,11 @@ import { shown } from '../errors.js';
 import { type DType, DTYPES } from './dtype.js';
 import { type TensorFormat, ROLES, dims, formatCodes, invalid, names, shapes, text } from './tensor-format.js';
 
-/** One entry of a split-quantize bulk layout (FORMATS.md §1). */
+/**
+ * One entry of a split-quantize bulk layout (FORMATS.md §1).
+ *
+ * @group Formats
+ */
 export interface SplitQuantizeEntry {
   member: number;
   name: string;
@@ -16,7 +20,11 @@ export interface SplitQuantizeEntry {
   role: 'data' | 'scale' | 'amax';
 }
 
-/** TE split_quantize's bulk allocation for one usage. */
+/**
+ * TE split_quantize's bulk allocation for one usage.
+ *
+ * @group Formats
+ */
 export interface SplitQuantizeLayout {
   entries: SplitQuantizeEntry[];
   usedBytes: number;
@@ -26,7 +34,11 @@ export interface SplitQuantizeLayout {
   contiguousDataAndScale: boolean;
 }
 
-/** One 1-D buffer of a grouped tensor (FORMATS.md §3). */
+/**
+ * One 1-D buffer of a grouped tensor (FORMATS.md §3).
+ *
+ * @group Formats
+ */
 export interface GroupedBuffer {
   /** GroupedTensorStorage attribute, e.g. `columnwise_scale_inv`. */
   name: string;
@@ -46,7 +58,11 @@ export interface GroupedBuffer {
   memberOffsets: number[];
 }
 
-/** A grouped tensor layout. */
+/**
+ * A grouped tensor layout.
+ *
+ * @group Formats
+ */
 export interface GroupedLayout {
   kind: 'uniform' | 'varying_first' | 'varying_last' | 'varying_both';
   logicalShape: [number, number];

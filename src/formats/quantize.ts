@@ -7,7 +7,11 @@ import type { DType } from './dtype.js';
 import { type TensorFormat, dims, formatCodes, invalid } from './tensor-format.js';
 import { checkBuffers, tensorSpecBuffers } from './tensor-spec.js';
 
-/** Parameters of the reference quantization. */
+/**
+ * Parameters of the reference quantization.
+ *
+ * @group Formats
+ */
 export interface QuantizeParams {
   /** Amax floor for current / block scaling (default 0). */
   amaxEpsilon?: number;
@@ -15,14 +19,22 @@ export interface QuantizeParams {
   delayedScale?: number;
 }
 
-/** The quantized tensor: every buffer's bytes in flatten order. */
+/**
+ * The quantized tensor: every buffer's bytes in flatten order.
+ *
+ * @group Formats
+ */
 export interface QuantizedTensor {
   buffers: { name: string; bytes: Uint8Array }[];
   /** The amax the cast observed (per-tensor: `[amax]`; NVFP4: the stored amaxes). */
   amax: number[];
 }
 
-/** Result of a delayed-scaling update. */
+/**
+ * Result of a delayed-scaling update.
+ *
+ * @group Formats
+ */
 export interface DelayedScalingUpdate {
   /** `[historyLen][count]` row-major, rolled with row 0 cleared. */
   amaxHistory: number[];
@@ -79,7 +91,11 @@ export function delayedScalingUpdate(core: CoreBinding, amaxHistory: readonly nu
   return { amaxHistory: Array.from(r.amaxHistory), scale: Array.from(r.scale), amax: Array.from(r.amax) };
 }
 
-/** One inner tensor of a flattened quantized tensor (TE `__tensor_flatten__`). */
+/**
+ * One inner tensor of a flattened quantized tensor (TE `__tensor_flatten__`).
+ *
+ * @group Formats
+ */
 export interface InnerTensor {
   shape: number[];
   /** Storage dtype (`uint8`, `fp32`, or the plain dtype). */

@@ -3,10 +3,18 @@
 // op attributes and layer specs all accept exactly RECIPE_WORDS.
 import { RECIPE_CODE, RECIPE_NAMES } from '../abi/c-api-tables.generated.js';
 
-/** Quantization recipes, in ABI code order (c_api.h TP_RECIPE_LIST). `'bf16'` is accepted everywhere as another name for `'none'`. */
+/**
+ * Quantization recipes, in ABI code order (c_api.h TP_RECIPE_LIST). `'bf16'` is accepted everywhere as another name for `'none'`.
+ *
+ * @group Formats
+ */
 export const RECIPES = RECIPE_NAMES;
 
-/** A quantization recipe of FORMATS.md §2, by its canonical name. */
+/**
+ * A quantization recipe of FORMATS.md §2, by its canonical name.
+ *
+ * @group Formats
+ */
 export type Recipe = (typeof RECIPES)[number];
 
 /**
@@ -16,7 +24,11 @@ export type Recipe = (typeof RECIPES)[number];
  */
 export const RECIPE_ALIASES: Readonly<Record<Exclude<RecipeWord, Recipe>, Recipe>> = { bf16: 'none' };
 
-/** A recipe name as a user may write it: a canonical name, or `'bf16'` (another name for `'none'`). */
+/**
+ * A recipe name as a user may write it: a canonical name, or `'bf16'` (another name for `'none'`).
+ *
+ * @group Formats
+ */
 export type RecipeWord = Recipe | 'bf16';
 
 /** Every name accepted for a recipe: the canonical ones in code order, each followed by its aliases (none, bf16, fp8_delayed, ...). */

@@ -15,10 +15,16 @@ export type { Recipe, RecipeWord } from './recipe-names.js';
 /**
  * GPU class: Hopper-class GPUs (SM < 10, SM 12.x) materialise an FP8
  * `_transpose` for columnwise use; Blackwell datacenter GPUs do not.
+ *
+ * @group Formats
  */
 export type Arch = 'hopper' | 'blackwell';
 
-/** Options that change buffers or numerics. */
+/**
+ * Options that change buffers or numerics.
+ *
+ * @group Formats
+ */
 export interface FormatOptions {
   /** MXFP8/NVFP4 scales in the GEMM-swizzled layout (TE `optimize_for_gemm`). */
   gemmSwizzledScales?: boolean;
@@ -34,7 +40,11 @@ export interface FormatOptions {
   fp8Dtype?: 'fp8_e4m3' | 'fp8_e5m2';
 }
 
-/** A tensor format: what TE's `TensorSpec` holds besides data. */
+/**
+ * A tensor format: what TE's `TensorSpec` holds besides data.
+ *
+ * @group Formats
+ */
 export interface TensorFormat {
   /** Logical shape. */
   shape: readonly number[];

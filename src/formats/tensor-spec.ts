@@ -11,7 +11,11 @@ import {
   type Arch, type FormatOptions, type Recipe, type TensorFormat, ROLES, defaultArch, dims, formatCodes, invalid, names, shapes, text,
 } from './tensor-format.js';
 
-/** One inner buffer of a quantized tensor, in TE's flatten order. */
+/**
+ * One inner buffer of a quantized tensor, in TE's flatten order.
+ *
+ * @group Formats
+ */
 export interface InnerBuffer {
   /** TE attribute name, e.g. `_rowwise_scale_inv`. */
   name: string;
@@ -34,7 +38,11 @@ export interface InnerBuffer {
   altShape?: number[];
 }
 
-/** The buffers of a tensor format and TE's class names for its metadata. */
+/**
+ * The buffers of a tensor format and TE's class names for its metadata.
+ *
+ * @group Formats
+ */
 export interface TensorSpecBuffers {
   buffers: InnerBuffer[];
   totalBytes: number;
@@ -60,7 +68,11 @@ export interface TensorSpecBuffers {
   quantizeRefusal: string;
 }
 
-/** A buffer handed to an unflatten, to be checked against a format. */
+/**
+ * A buffer handed to an unflatten, to be checked against a format.
+ *
+ * @group Formats
+ */
 export interface GivenBuffer {
   name: string;
   shape: readonly number[];
@@ -142,7 +154,11 @@ export function checkBuffers(core: CoreBinding, format: TensorFormat, buffers: r
   });
 }
 
-/** JSON form of a tensor format (version 1): the format plus TE-style metadata. */
+/**
+ * JSON form of a tensor format (version 1): the format plus TE-style metadata.
+ *
+ * @group Formats
+ */
 export interface TensorSpecJson {
   version: 1;
   shape: number[];

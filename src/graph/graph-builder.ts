@@ -2,7 +2,11 @@ import type { DType } from '../formats/dtype.js';
 import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from './graph-document.js';
 import { parseGraph } from './parse-graph.js';
 
-/** Size of a tensor for {@link GraphBuilder.tensor}: bytes, or shape and dtype. */
+/**
+ * Size of a tensor for {@link GraphBuilder.tensor}: bytes, or shape and dtype.
+ *
+ * @group Files
+ */
 export type TensorSize = { bytes: number; alignment?: number } | { shape: number[]; dtype: DType; alignment?: number };
 
 /**
@@ -11,14 +15,20 @@ export type TensorSize = { bytes: number; alignment?: number } | { shape: number
  *
  * @example
  * ```ts
+ * import { GraphBuilder } from 'tensorplan';
+ *
  * const g = new GraphBuilder('mlp');
  * const x = g.input('x', { shape: [8, 1024], dtype: 'bf16' });
  * const w = g.persistent('w', { shape: [1024, 1024], dtype: 'bf16' });
  * const y = g.tensor('y', { shape: [8, 1024], dtype: 'bf16' });
  * g.op('mm', 'matmul', [x, w], [y]);
  * g.output(y);
- * const graph = g.build();
+ * const graph = g.build();                  // a graph file (format v1) as an object
+ * // graph.format === 'tensorplan.graph'
+ * // graph.tensors.length === 3
  * ```
+ *
+ * @group Files
  */
 export class GraphBuilder {
   private readonly tensors: GraphTensor[] = [];

@@ -3,6 +3,8 @@ import type { DType } from '../formats/dtype.js';
 /**
  * A tensor of a graph. Give its size either as `bytes`, or as `shape` and
  * `dtype` (the core computes the bytes, FP4 packing included).
+ *
+ * @group Files
  */
 export interface GraphTensor {
   /** Unique within the graph; ops and aliases refer to tensors by name. */
@@ -14,7 +16,11 @@ export interface GraphTensor {
   alignment?: number;
 }
 
-/** An op: reads `inputs`, writes `outputs`, and may need scratch `workspaceBytes` while it runs. */
+/**
+ * An op: reads `inputs`, writes `outputs`, and may need scratch `workspaceBytes` while it runs.
+ *
+ * @group Files
+ */
 export interface GraphOp {
   /** Unique within the graph. */
   name: string;
@@ -33,10 +39,18 @@ export interface GraphOp {
   attributes?: Record<string, OpAttributeValue>;
 }
 
-/** One value of an op attribute. */
+/**
+ * One value of an op attribute.
+ *
+ * @group Files
+ */
 export type OpAttributeValue = number | boolean | string | number[];
 
-/** `tensor` is `tensor.bytes` bytes at `offset` inside `base`'s storage (reshape, slice, a saved input). */
+/**
+ * `tensor` is `tensor.bytes` bytes at `offset` inside `base`'s storage (reshape, slice, a saved input).
+ *
+ * @group Files
+ */
 export interface ViewAlias {
   kind: 'view';
   tensor: string;
@@ -45,23 +59,39 @@ export interface ViewAlias {
   offset?: number;
 }
 
-/** The op writing `output` writes it into `input`'s storage: a new name for the same bytes. */
+/**
+ * The op writing `output` writes it into `input`'s storage: a new name for the same bytes.
+ *
+ * @group Files
+ */
 export interface InPlaceAlias {
   kind: 'inPlace';
   output: string;
   input: string;
 }
 
-/** Members share one bulk allocation, laid out in member order as TE bulk_allocate does. */
+/**
+ * Members share one bulk allocation, laid out in member order as TE bulk_allocate does.
+ *
+ * @group Files
+ */
 export interface GroupAlias {
   kind: 'group';
   members: string[];
 }
 
-/** How a tensor shares another's storage (PLANNING.md §1). */
+/**
+ * How a tensor shares another's storage (PLANNING.md §1).
+ *
+ * @group Files
+ */
 export type GraphAlias = ViewAlias | InPlaceAlias | GroupAlias;
 
-/** A graph file (format `tensorplan.graph`, version 1): what one step of a workload allocates and runs. */
+/**
+ * A graph file (format `tensorplan.graph`, version 1): what one step of a workload allocates and runs.
+ *
+ * @group Files
+ */
 export interface GraphDocument {
   format: 'tensorplan.graph';
   version: 1;

@@ -3,6 +3,8 @@ import { DTYPES } from '../formats/dtype.js';
 /**
  * JSON Schema (draft 2020-12) of graph files, version 1. `docs/schemas/graph-v1.schema.json`
  * is written from this object (`npm run schemas`), and a test keeps the two equal.
+ *
+ * @group Files
  */
 export const GRAPH_SCHEMA_V1 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

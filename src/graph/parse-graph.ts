@@ -72,6 +72,8 @@ function fail(source: string, message: string): never {
  *
  * @param input - the parsed JSON
  * @param source - names the document in errors (a file name, say)
+ *
+ * @group Files
  */
 export function parseGraph(input: unknown, source = 'graph'): GraphDocument {
   return guarded('parseGraph', [input, source], () => parseGraphChecked(input, source));

@@ -1,7 +1,11 @@
 import { TensorplanError, shown } from '../errors.js';
 import type { PlaceBuffer } from './place.js';
 
-/** A MiniMalloc CSV file: its buffers, and what is needed to write it back with offsets. */
+/**
+ * A MiniMalloc CSV file: its buffers, and what is needed to write it back with offsets.
+ *
+ * @group Files
+ */
 export interface MinimallocCsv {
   buffers: PlaceBuffer[];
   /** The `id` column, as written. */
@@ -21,6 +25,8 @@ const KNOWN = new Set(['id', 'lower', 'upper', 'end', 'size', 'alignment', 'hint
  * instead of `upper` is inclusive. Errors name the line and the column.
  *
  * @param source - names the file in errors
+ *
+ * @group Files
  */
 export function parseMinimallocCsv(text: string, source = 'input.csv'): MinimallocCsv {
   // Issue #14: wrong-typed arguments are named, not a TypeError.
@@ -72,7 +78,11 @@ export function parseMinimallocCsv(text: string, source = 'input.csv'): Minimall
   return { buffers, ids, columns: header, rows };
 }
 
-/** The CSV back, with an `offset` column added (or replaced). */
+/**
+ * The CSV back, with an `offset` column added (or replaced).
+ *
+ * @group Files
+ */
 export function formatMinimallocCsv(csv: MinimallocCsv, offsets: readonly number[]): string {
   // Issue #14: what is written is checked first, and named when wrong.
   const bad = (field: string, value: unknown, rule: string): never => {

@@ -2,7 +2,11 @@ import { PLACE_ALGORITHM_CODE, PLACE_METHOD_NAME, callPlace } from '../abi/c-api
 import type { CoreBinding } from '../abi/core-binding.js';
 import { TensorplanError, shown } from '../errors.js';
 
-/** A buffer to place: alive over steps [lower, upper), `size` bytes. */
+/**
+ * A buffer to place: alive over steps [lower, upper), `size` bytes.
+ *
+ * @group Planning
+ */
 export interface PlaceBuffer {
   lower: number;
   upper: number;
@@ -11,10 +15,18 @@ export interface PlaceBuffer {
   alignment?: number;
 }
 
-/** The placement algorithms: tensorplan's solver, or a baseline of PLANNING.md §4. */
+/**
+ * The placement algorithms: tensorplan's solver, or a baseline of PLANNING.md §4.
+ *
+ * @group Planning
+ */
 export type PlaceAlgorithm = 'ours' | 'greedy-size' | 'xla-best' | 'first-fit';
 
-/** Options of {@link Tensorplan.place}. */
+/**
+ * Options of {@link Tensorplan.place}.
+ *
+ * @group Planning
+ */
 export interface PlaceOptions {
   /** Default `'ours'`. */
   algorithm?: PlaceAlgorithm;
@@ -26,7 +38,11 @@ export interface PlaceOptions {
   minimize?: boolean;
 }
 
-/** Offsets and what is known about them. */
+/**
+ * Offsets and what is known about them.
+ *
+ * @group Planning
+ */
 export interface PlaceResult {
   /** One per buffer, in input order. */
   offsets: number[];

@@ -31,7 +31,11 @@ const fastScheduleWork = (ops: number): number => Math.round(Math.min(200_000, M
 const FAST_PLACE_WORK_BOUNDED_TENSORS = 8_000;
 const fastPlaceSeconds = (tensors: number): number => (tensors <= FAST_PLACE_WORK_BOUNDED_TENSORS ? 0 : 0.5);
 
-/** Where plan() is, for progress reporting. */
+/**
+ * Where plan() is, for progress reporting.
+ *
+ * @group Planning
+ */
 export interface PlanProgress {
   phase: 'schedule' | 'place' | 'validate' | 'done';
   /** Phases finished so far, out of `total`. */
@@ -39,7 +43,11 @@ export interface PlanProgress {
   total: number;
 }
 
-/** Options of {@link Tensorplan.plan}. */
+/**
+ * Options of {@link Tensorplan.plan}.
+ *
+ * @group Planning
+ */
 export interface PlanOptions {
   /** Op order method (default `'ours'`). */
   schedule?: ScheduleMethod;

@@ -9,6 +9,8 @@ import { PLAN_SCHEMA_V1 } from './plan-schema.js';
  * the plan says about memory is checked by {@link Tensorplan.validate}.
  *
  * @param source - names the document in errors (a file name, say)
+ *
+ * @group Files
  */
 export function parsePlan(input: unknown, source = 'plan'): PlanDocument {
   return guarded('parsePlan', [input, source], () => parsePlanChecked(input, source));

@@ -1,6 +1,10 @@
 import type { GraphDocument } from '../graph/graph-document.js';
 
-/** One storage of a plan: every tensor that lives in it, where, and when. */
+/**
+ * One storage of a plan: every tensor that lives in it, where, and when.
+ *
+ * @group Files
+ */
 export interface PlanStorage {
   /** The tensors sharing this storage; the owner (base tensor, or a group's first member) first. */
   tensors: string[];
@@ -18,7 +22,11 @@ export interface PlanStorage {
   lastUse: string | null;
 }
 
-/** The scratch memory of one op, alive only during its step. */
+/**
+ * The scratch memory of one op, alive only during its step.
+ *
+ * @group Files
+ */
 export interface PlanWorkspace {
   op: string;
   step: number;
@@ -26,7 +34,11 @@ export interface PlanWorkspace {
   bytes: number;
 }
 
-/** A storage alive at the peak, for attribution. */
+/**
+ * A storage alive at the peak, for attribution.
+ *
+ * @group Files
+ */
 export interface PlanContributor {
   /** The storage's owner tensor. */
   storage: string;
@@ -35,7 +47,11 @@ export interface PlanContributor {
   lastUse: string | null;
 }
 
-/** The figures that explain a plan. */
+/**
+ * The figures that explain a plan.
+ *
+ * @group Files
+ */
 export interface PlanStatistics {
   /** Peak live bytes of the schedule (the arena can never be smaller: the lower bound). */
   peakBytes: number;
@@ -85,6 +101,8 @@ export interface PlanStatistics {
  * A plan file (format `tensorplan.plan`, version 1): a graph, the op order, an
  * offset for every storage in one arena, and the statistics that explain it.
  * Plain JSON that round-trips exactly.
+ *
+ * @group Files
  */
 export interface PlanDocument {
   format: 'tensorplan.plan';

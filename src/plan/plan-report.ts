@@ -3,7 +3,11 @@ import type { ReportData } from '../report/report-data.js';
 import { parsePlan } from './parse-plan.js';
 import type { PlanDocument } from './plan-document.js';
 
-/** The memory report's data for a plan (live bytes, placement rectangles, top contributors). */
+/**
+ * The memory report's data for a plan (live bytes, placement rectangles, top contributors).
+ *
+ * @group Files
+ */
 export function planReportData(plan: PlanDocument, title?: string): ReportData {
   // Every field read below is one the plan schema requires (issue #14: a plan missing one is named, not a TypeError).
   parsePlan(plan);

@@ -8,6 +8,8 @@ const byName = { type: 'object', additionalProperties: { type: 'number' } } as c
 /**
  * JSON Schema (draft 2020-12) of plan files, version 1. A later version will
  * read v1 files: `format` and `version` say which one a file is.
+ *
+ * @group Files
  */
 export const PLAN_SCHEMA_V1 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -5,7 +5,11 @@ import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import type { PlanDocument } from './plan-document.js';
 
-/** What a diagnostic is about (PLANNING.md §6). */
+/**
+ * What a diagnostic is about (PLANNING.md §6).
+ *
+ * @group Errors
+ */
 export type DiagnosticCode =
   | 'GRAPH_INVALID' | 'SCHEDULE_INVALID' | 'STORAGE_UNKNOWN' | 'STORAGE_DUPLICATE' | 'STORAGE_MISSING'
   | 'STORAGE_NOT_IN_ARENA' | 'SIZE_MISMATCH' | 'FREED_WHILE_IN_USE' | 'BORN_TOO_LATE' | 'LIFETIME_MISMATCH'
@@ -14,7 +18,11 @@ export type DiagnosticCode =
 /** Codes in the core's numbering (c_api.h TP_DIAGNOSTIC_LIST). */
 const CODES: { readonly [code: number]: DiagnosticCode | undefined } = DIAGNOSTIC_NAME;
 
-/** One violation found in a plan. */
+/**
+ * One violation found in a plan.
+ *
+ * @group Errors
+ */
 export interface PlanDiagnostic {
   code: DiagnosticCode;
   message: string;

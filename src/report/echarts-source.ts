@@ -10,6 +10,8 @@ let cached: string | undefined;
  * The minified ECharts that reports inline: only the line and custom series,
  * the components and the canvas renderer the report uses (read once from
  * dist/, so ECharts is not an install-time dependency).
+ *
+ * @group Files
  */
 export function loadEchartsSource(): string {
   cached ??= readFileSync(fileURLToPath(new URL(ECHARTS_URL, import.meta.url)), 'utf8');

@@ -3,7 +3,11 @@ import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
 import type { ReportData } from './report-data.js';
 import { REPORT_DATA_SCHEMA } from './report-schema.js';
 
-/** The report draws at most this many storages (largest first) to stay responsive. */
+/**
+ * The report draws at most this many storages (largest first) to stay responsive.
+ *
+ * @group Files
+ */
 export const MAX_DRAWN_STORAGES = 20_000;
 
 const escapeHtml = (text: string): string =>
@@ -99,6 +103,8 @@ function pageScript(): void {
  *
  * @param data - what to show
  * @param echartsSource - the text of an ECharts build that has the line and custom series: `loadEchartsSource()`
+ *
+ * @group Files
  */
 export function renderReport(data: ReportData, echartsSource: string): string {
   return guarded('renderReport', [data, echartsSource], () => renderChecked(data, echartsSource));

@@ -1,4 +1,8 @@
-/** One storage in the placement chart: a rectangle from birth to death, offset to offset + bytes. */
+/**
+ * One storage in the placement chart: a rectangle from birth to death, offset to offset + bytes.
+ *
+ * @group Files
+ */
 export interface ReportStorage {
   name: string;
   offset: number;
@@ -11,7 +15,11 @@ export interface ReportStorage {
   lastReader: string;
 }
 
-/** A storage alive at the peak, for the top-contributors table. */
+/**
+ * A storage alive at the peak, for the top-contributors table.
+ *
+ * @group Files
+ */
 export interface ReportContributor {
   name: string;
   bytes: number;
@@ -19,13 +27,21 @@ export interface ReportContributor {
   lastReader: string;
 }
 
-/** Live bytes per step of one schedule (ours or a baseline). */
+/**
+ * Live bytes per step of one schedule (ours or a baseline).
+ *
+ * @group Files
+ */
 export interface ReportSeries {
   name: string;
   liveBytes: number[];
 }
 
-/** Everything the memory report shows; `plan()` produces it, and so can any tool. */
+/**
+ * Everything the memory report shows; `plan()` produces it, and so can any tool.
+ *
+ * @group Files
+ */
 export interface ReportData {
   title: string;
   /** Tool and version that made the plan. */

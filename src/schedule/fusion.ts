@@ -6,13 +6,21 @@ import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import { type ScheduleOptions, methodCode, timeLimit } from './schedule.js';
 
-/** Limits of `Tensorplan.checkFusion`. */
+/**
+ * Limits of `Tensorplan.checkFusion`.
+ *
+ * @group Planning
+ */
 export interface FusionOptions extends ScheduleOptions {
   /** Bytes the fused op may read at once; 0 or absent = no limit. */
   maxReadBytes?: number;
 }
 
-/** Whether running a set of ops as one fused op is acceptable. */
+/**
+ * Whether running a set of ops as one fused op is acceptable.
+ *
+ * @group Planning
+ */
 export interface FusionVerdict {
   accepted: boolean;
   /** A dependency path leaves the set and re-enters it: the ops cannot run as one. */

@@ -7,7 +7,11 @@ import type { GraphDocument } from '../graph/graph-document.js';
 import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 import { encodeOrder } from './schedule.js';
 
-/** One storage: a tensor with everything that aliases it (views, in-place outputs), or a group. */
+/**
+ * One storage: a tensor with everything that aliases it (views, in-place outputs), or a group.
+ *
+ * @group Planning
+ */
 export interface StorageLifetime {
   /** The tensor that owns the bytes (a group: its first member). */
   owner: string;
@@ -25,7 +29,11 @@ export interface StorageLifetime {
   group: boolean;
 }
 
-/** A storage alive at the peak step, for attribution. */
+/**
+ * A storage alive at the peak step, for attribution.
+ *
+ * @group Planning
+ */
 export interface PeakContributor {
   owner: string;
   bytes: number;
@@ -35,7 +43,11 @@ export interface PeakContributor {
   lastUse: string | null;
 }
 
-/** Liveness under an order (PLANNING.md §2). */
+/**
+ * Liveness under an order (PLANNING.md §2).
+ *
+ * @group Planning
+ */
 export interface LivenessResult {
   order: string[];
   /** Live bytes at each step: storages alive during the step plus the op's workspace. */

@@ -15,6 +15,8 @@ import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
  * large ones by local search within the time limit. It is never worse than
  * any baseline it ran (under a time limit too small for all of them, the
  * ones cut are missing from `baselines`; `'given'` always runs).
+ *
+ * @group Planning
  */
 export type ScheduleMethod =
   | 'given'
@@ -28,13 +30,25 @@ export type ScheduleMethod =
   | 'xla-best'
   | 'ours';
 
-/** The seven single baselines, in the core's code order (0..6). */
+/**
+ * The seven single baselines, in the core's code order (0..6).
+ *
+ * @group Planning
+ */
 export type BaselineMethod = 'given' | 'inductor-lpmf' | 'inductor-bfs' | 'inductor-dfs' | 'xla-list' | 'xla-dfs' | 'xla-post-order';
 
-/** Every method, in the core's code order: the index is the ABI code (c_api.h TP_SCHEDULE_METHOD_LIST). */
+/**
+ * Every method, in the core's code order: the index is the ABI code (c_api.h TP_SCHEDULE_METHOD_LIST).
+ *
+ * @group Planning
+ */
 export const SCHEDULE_METHODS: readonly ScheduleMethod[] = SCHEDULE_METHOD_NAMES;
 
-/** Options of {@link Tensorplan.schedule} (and of the scheduling inside {@link Tensorplan.checkFusion}). */
+/**
+ * Options of {@link Tensorplan.schedule} (and of the scheduling inside {@link Tensorplan.checkFusion}).
+ *
+ * @group Planning
+ */
 export interface ScheduleOptions {
   /** Default `'ours'`. */
   method?: ScheduleMethod;
@@ -54,13 +68,21 @@ export interface ScheduleOptions {
   workLimit?: number;
 }
 
-/** Peak and run time of one baseline. */
+/**
+ * Peak and run time of one baseline.
+ *
+ * @group Planning
+ */
 export interface BaselineFigure {
   peakBytes: number;
   seconds: number;
 }
 
-/** An op order and what it costs. */
+/**
+ * An op order and what it costs.
+ *
+ * @group Planning
+ */
 export interface ScheduleResult {
   method: ScheduleMethod;
   /** Op names, step 0 first. */

@@ -8,7 +8,11 @@ import type { GraphDocument } from '../graph/graph-document.js';
 import { encodeGraph } from '../graph/encode-graph.js';
 import { encodeOrder } from './schedule.js';
 
-/** One allocation or free an executor recorded. */
+/**
+ * One allocation or free an executor recorded.
+ *
+ * @group Planning
+ */
 export interface TraceEvent {
   step: number;
   /** Any tensor of the storage concerned. */
@@ -16,7 +20,11 @@ export interface TraceEvent {
   event: 'alloc' | 'free';
 }
 
-/** A difference between a trace and the plan. */
+/**
+ * A difference between a trace and the plan.
+ *
+ * @group Planning
+ */
 export interface LifecycleIssue {
   kind: 'missing-birth' | 'unexpected-birth' | 'missing-death' | 'unexpected-death';
   /** The storage's owning tensor. */

@@ -18,6 +18,8 @@ type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R 
  * returning a promise. Arguments and results cross by structured clone (typed
  * arrays are copied). `createDeviceArena` is not available (an arena lives in
  * the thread that made it). Call `dispose()` to end the worker.
+ *
+ * @group Session
  */
 export interface TensorplanWorker extends Promised<Pick<Tensorplan, Exclude<MethodName, LocalOnly>>> {
   /** The backend the worker's session runs on. */

@@ -1,7 +1,11 @@
 import type { LayerEntry, LayerSpec, ModelDims, RecipeSpec } from './layer-spec.js';
 import { parseLayerSpec } from './layer-spec.js';
 
-/** The fields of a layer entry of kind `K`, without `kind` (what the builder methods take). */
+/**
+ * The fields of a layer entry of kind `K`, without `kind` (what the builder methods take).
+ *
+ * @group Files
+ */
 export type LayerEntryFields<K extends LayerEntry['kind']> = Omit<Extract<LayerEntry, { kind: K }>, 'kind'>;
 
 /**
@@ -9,11 +13,20 @@ export type LayerEntryFields<K extends LayerEntry['kind']> = Omit<Extract<LayerE
  *
  * @example
  * ```ts
+ * import { LayerSpecBuilder, init } from 'tensorplan';
+ *
+ * // Llama 3 8B shapes, MXFP8, tensor parallel 8 with sequence parallelism.
  * const spec = new LayerSpecBuilder({ hidden: 4096, ffn: 14336, heads: 32, kvHeads: 8, sequence: 8192, microBatch: 1 })
  *   .recipe('mxfp8').parallel(8, true).transformer({ repeat: 32, activation: 'swiglu', normalization: 'rmsnorm' })
  *   .build();
- * const plan = tp.plan(tp.layerGraph(spec).graph);
+ * // spec.format === 'tensorplan.layers'
+ *
+ * const tp = await init();
+ * const plan = tp.plan(tp.layerGraph(spec).graph, { timeLimitSeconds: 1 });
+ * // tp.validate(plan).length === 0
  * ```
+ *
+ * @group Files
  */
 export class LayerSpecBuilder {
   private readonly spec: LayerSpec;

@@ -10,6 +10,8 @@ import { type LayerSpec, parseLayerSpec } from './layer-spec.js';
 /**
  * What {@link compareLayerSpecs} needs to plan a spec: a session (`await init()`) is one. Front ends
  * take this narrow interface instead of the session class, so they never import it (no import cycle).
+ *
+ * @group Planning
  */
 export interface LayerPlanner {
   layerGraph(spec: LayerSpec): LayerGraph;
@@ -17,7 +19,11 @@ export interface LayerPlanner {
   layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary;
 }
 
-/** One planned alternative and its byte deltas against the base spec. */
+/**
+ * One planned alternative and its byte deltas against the base spec.
+ *
+ * @group Planning
+ */
 export interface LayerComparisonRow {
   /** `base`, or the alternative as the user wrote it (`recipe=mxfp8`). */
   label: string;
@@ -43,13 +49,21 @@ export interface LayerComparisonRow {
   explanation: string;
 }
 
-/** A signed byte difference between the bytes live at two plans' peaks. */
+/**
+ * A signed byte difference between the bytes live at two plans' peaks.
+ *
+ * @group Planning
+ */
 export interface LayerPeakDelta<K extends string> {
   key: K;
   bytes: number;
 }
 
-/** The base spec and each alternative, planned the same way. */
+/**
+ * The base spec and each alternative, planned the same way.
+ *
+ * @group Planning
+ */
 export interface LayerComparison {
   rows: LayerComparisonRow[];
 }
@@ -71,6 +85,8 @@ const onOff = (value: string, key: string): boolean => {
  * `tp` (a number), `sp` (on|off), `arch` (hopper|blackwell), `attention`
  * (fused|unfused), `microBatch`, `sequence`, or any dotted path of the spec
  * with a JSON value (`layers.0.repeat=4`).
+ *
+ * @group Planning
  */
 export function applyAlternative(spec: LayerSpec, alternative: string): LayerSpec {
   return guarded('applyAlternative', [spec, alternative], () => applyAlternativeChecked(spec, alternative));
@@ -155,6 +171,23 @@ function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpe
 /**
  * Plans the base spec and every alternative (`key=value`, see {@link applyAlternative}); deltas are
  * against the base. Pass `base` when the base is already planned (with the same options).
+ *
+ * @example
+ * ```ts
+ * import { LayerSpecBuilder, compareLayerSpecs, init } from 'tensorplan';
+ *
+ * const spec = new LayerSpecBuilder({ hidden: 1024, ffn: 4096, heads: 16, sequence: 2048, microBatch: 1 })
+ *   .recipe('mxfp8').transformer({ repeat: 2, activation: 'swiglu', normalization: 'rmsnorm' })
+ *   .build();
+ * const tp = await init();
+ * const [base, bf16] = compareLayerSpecs(tp, spec, ['recipe=bf16']).rows;
+ * console.log(bf16.explanation);   // recipe=bf16: peak -84 MiB (288.28 MiB -> 204.28 MiB): saved quantizedWeight -66 MiB, ...
+ * // base.label === 'base'
+ * // bf16.deltaPeakBytes === bf16.summary.peakBytes - base.summary.peakBytes
+ * // bf16.deltaPeakBytes === -84 * 2 ** 20
+ * ```
+ *
+ * @group Planning
  */
 export function compareLayerSpecs(tp: LayerPlanner, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {},
   base?: LayerPlanSummary): LayerComparison {

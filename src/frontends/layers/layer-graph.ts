@@ -16,12 +16,20 @@ import { dtypeFacts, recipeFacts } from './core-facts.js';
 import { layerArch } from './layer-arch.js';
 import type { TeBehaviourId } from './te-behaviours.js';
 
-/** What a tensor of a layer graph is, for attribution. */
+/**
+ * What a tensor of a layer graph is, for attribution.
+ *
+ * @group Planning
+ */
 export type LayerTensorRole =
   | 'input' | 'activation' | 'quantizedActivation' | 'communication' | 'gradient' | 'quantizedGradient'
   | 'quantizedWeight' | 'weightGradient' | 'weight' | 'masterWeight' | 'optimizerState';
 
-/** Where a tensor of a layer graph comes from. */
+/**
+ * Where a tensor of a layer graph comes from.
+ *
+ * @group Planning
+ */
 export interface LayerTensorInfo {
   /** `L<i>` for the i-th layer after repeats; `model` for the graph input and the loss. */
   layer: string;
@@ -50,10 +58,18 @@ const BECAUSE_BY_ROLE: Record<LayerTensorRole, TeBehaviourId> = {
   weight: 'weight', masterWeight: 'masterWeight', optimizerState: 'optimizerState',
 };
 
-/** Phase of an op of a layer graph. */
+/**
+ * Phase of an op of a layer graph.
+ *
+ * @group Planning
+ */
 export type LayerOpPhase = 'forward' | 'loss' | 'backward' | 'recompute';
 
-/** A layer spec turned into a graph, with what every tensor and op is. */
+/**
+ * A layer spec turned into a graph, with what every tensor and op is.
+ *
+ * @group Planning
+ */
 export interface LayerGraph {
   /** The joint forward+backward graph (graph format v1). */
   graph: GraphDocument;

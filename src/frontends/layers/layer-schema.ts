@@ -31,6 +31,8 @@ function layer(kind: string, properties: Record<string, unknown>, required: stri
 /**
  * JSON Schema (draft 2020-12) of layer specs, version 1.
  * `docs/schemas/layers-v1.schema.json` is written from this object (`npm run schemas`).
+ *
+ * @group Files
  */
 export const LAYER_SPEC_SCHEMA_V1 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -5,16 +5,26 @@ import { LAYER_SPEC_SCHEMA_V1 } from './layer-schema.js';
 import { checkLayerSpecLimits } from './layer-limits.js';
 import { archRefusal } from './layer-arch.js';
 
-/** A per-role recipe: `'none'` (or `'bf16'`) keeps the model dtype; the others are TE recipes (FORMATS.md §2). */
+/**
+ * A per-role recipe: `'none'` (or `'bf16'`) keeps the model dtype; the others are TE recipes (FORMATS.md §2).
+ *
+ * @group Files
+ */
 export type RoleRecipe = 'none' | 'bf16' | 'fp8_delayed' | 'fp8_current' | 'mxfp8' | 'nvfp4' | 'fp8_block_1d' | 'fp8_block_2d';
 
 /**
  * The recipe of a model: one name for every role (`'fp8_block'` is TE's
  * Float8BlockScaling: 1D inputs and gradients, 2D weights), or one per role.
+ *
+ * @group Files
  */
 export type RecipeSpec = RoleRecipe | 'fp8_block' | { inputs?: RoleRecipe; weights?: RoleRecipe; gradients?: RoleRecipe };
 
-/** Model dimensions. */
+/**
+ * Model dimensions.
+ *
+ * @group Files
+ */
 export interface ModelDims {
   hidden: number;
   /** FFN width (per expert for MoE). */
@@ -30,7 +40,11 @@ export interface ModelDims {
   dtype?: 'bf16' | 'fp16' | 'fp32';
 }
 
-/** Settings every layer kind shares. */
+/**
+ * Settings every layer kind shares.
+ *
+ * @group Files
+ */
 export interface LayerCommon {
   /** Used in tensor names (default: the kind). */
   name?: string;
@@ -40,12 +54,24 @@ export interface LayerCommon {
   recompute?: boolean;
 }
 
-/** Normalization of LayerNorm* modules. */
+/**
+ * Normalization of LayerNorm* modules.
+ *
+ * @group Files
+ */
 export type Normalization = 'layernorm' | 'rmsnorm';
-/** MLP activation; the gated ones double the FC1 width. */
+/**
+ * MLP activation; the gated ones double the FC1 width.
+ *
+ * @group Files
+ */
 export type Activation = 'gelu' | 'relu' | 'swiglu' | 'geglu';
 
-/** Attention settings. */
+/**
+ * Attention settings.
+ *
+ * @group Files
+ */
 export interface AttentionSettings {
   /** Fused (flash/cuDNN) attention; default true. Unfused materialises QK^T and softmax. */
   fused?: boolean;
@@ -53,7 +79,11 @@ export interface AttentionSettings {
   workspaceBytes?: number;
 }
 
-/** Mixture of experts. */
+/**
+ * Mixture of experts.
+ *
+ * @group Files
+ */
 export interface MoeSettings {
   experts: number;
   topK: number;
@@ -61,7 +91,11 @@ export interface MoeSettings {
   tokensPerExpert?: number[];
 }
 
-/** TE `Linear`. */
+/**
+ * TE `Linear`.
+ *
+ * @group Files
+ */
 export interface LinearLayer extends LayerCommon {
   kind: 'linear';
   outFeatures: number;
@@ -69,7 +103,11 @@ export interface LinearLayer extends LayerCommon {
   parallel?: 'column' | 'row' | 'none';
   bias?: boolean;
 }
-/** TE `LayerNormLinear`. */
+/**
+ * TE `LayerNormLinear`.
+ *
+ * @group Files
+ */
 export interface LayerNormLinearLayer extends LayerCommon {
   kind: 'layernormLinear';
   outFeatures: number;
@@ -77,7 +115,11 @@ export interface LayerNormLinearLayer extends LayerCommon {
   normalization?: Normalization;
   bias?: boolean;
 }
-/** TE `LayerNormMLP` (FC1 column-parallel, FC2 row-parallel). */
+/**
+ * TE `LayerNormMLP` (FC1 column-parallel, FC2 row-parallel).
+ *
+ * @group Files
+ */
 export interface LayerNormMlpLayer extends LayerCommon {
   kind: 'layernormMLP';
   activation?: Activation;
@@ -85,12 +127,20 @@ export interface LayerNormMlpLayer extends LayerCommon {
   /** Default: the model's `ffn`. */
   ffn?: number;
 }
-/** TE `MultiheadAttention` with its input norm: QKV LayerNormLinear, core attention, output projection. */
+/**
+ * TE `MultiheadAttention` with its input norm: QKV LayerNormLinear, core attention, output projection.
+ *
+ * @group Files
+ */
 export interface AttentionLayer extends LayerCommon, AttentionSettings {
   kind: 'attention';
   normalization?: Normalization;
 }
-/** TE `TransformerLayer`: attention and MLP (dense, or MoE when `moe` is set), each with a residual add. */
+/**
+ * TE `TransformerLayer`: attention and MLP (dense, or MoE when `moe` is set), each with a residual add.
+ *
+ * @group Files
+ */
 export interface TransformerLayerSpec extends LayerCommon {
   kind: 'transformer';
   normalization?: Normalization;
@@ -98,14 +148,22 @@ export interface TransformerLayerSpec extends LayerCommon {
   attention?: AttentionSettings;
   moe?: MoeSettings;
 }
-/** A MoE block: norm, router, token permutation, two `GroupedLinear`s, unpermutation. */
+/**
+ * A MoE block: norm, router, token permutation, two `GroupedLinear`s, unpermutation.
+ *
+ * @group Files
+ */
 export interface MoeLayer extends LayerCommon, MoeSettings {
   kind: 'moe';
   activation?: Activation;
   normalization?: Normalization;
   ffn?: number;
 }
-/** TE `GroupedLinear` over the tokens of the stream split into groups. */
+/**
+ * TE `GroupedLinear` over the tokens of the stream split into groups.
+ *
+ * @group Files
+ */
 export interface GroupedLinearLayer extends LayerCommon {
   kind: 'groupedLinear';
   groups: number;
@@ -114,12 +172,18 @@ export interface GroupedLinearLayer extends LayerCommon {
   tokensPerGroup?: number[];
 }
 
-/** One entry of the layer stack. */
+/**
+ * One entry of the layer stack.
+ *
+ * @group Files
+ */
 export type LayerEntry = LinearLayer | LayerNormLinearLayer | LayerNormMlpLayer | AttentionLayer | TransformerLayerSpec | MoeLayer | GroupedLinearLayer;
 
 /**
  * A layer spec (format `tensorplan.layers`, version 1): a short description of
  * a model that `tp.layerGraph(spec)` turns into one joint forward+backward graph.
+ *
+ * @group Files
  */
 export interface LayerSpec {
   format: 'tensorplan.layers';
@@ -176,6 +240,8 @@ function fail(source: string, message: string): never {
 /**
  * Checks a layer spec against its JSON Schema and the rules the schema cannot
  * state (divisibility by the TP size, token splits that add up); returns it typed.
+ *
+ * @group Files
  */
 export function parseLayerSpec(input: unknown, source = 'layer spec'): LayerSpec {
   return guarded('parseLayerSpec', [input, source], () => parseLayerSpecChecked(input, source));

@@ -7,7 +7,11 @@ import type { PlanDocument } from '../../plan/plan-document.js';
 import type { LayerGraph, LayerTensorRole } from './layer-graph.js';
 import { TE_BEHAVIOURS, type TeBehaviour, type TeBehaviourId } from './te-behaviours.js';
 
-/** Bytes live at the peak for one layer and role. */
+/**
+ * Bytes live at the peak for one layer and role.
+ *
+ * @group Planning
+ */
 export interface LayerPeakEntry {
   /** `L<i>`, or `model` (graph input, loss gradient), or `workspace`. */
   layer: string;
@@ -19,13 +23,21 @@ export interface LayerPeakEntry {
   byBehaviour: Partial<Record<TeBehaviourId, number>>;
 }
 
-/** Bytes live at the peak that one TE behaviour keeps, with its citation (te-behaviours.ts). */
+/**
+ * Bytes live at the peak that one TE behaviour keeps, with its citation (te-behaviours.ts).
+ *
+ * @group Planning
+ */
 export interface LayerBehaviourEntry extends TeBehaviour {
   bytes: number;
   storages: number;
 }
 
-/** Persistent bytes by kind (each tensor rounded up to the graph's 256 B alignment, as the plan counts it). */
+/**
+ * Persistent bytes by kind (each tensor rounded up to the graph's 256 B alignment, as the plan counts it).
+ *
+ * @group Planning
+ */
 export interface PersistentBreakdown {
   weights: number;
   /**
@@ -38,7 +50,11 @@ export interface PersistentBreakdown {
   total: number;
 }
 
-/** What a planned layer graph needs, and what makes its peak. */
+/**
+ * What a planned layer graph needs, and what makes its peak.
+ *
+ * @group Planning
+ */
 export interface LayerPlanSummary {
   name: string;
   tensors: number;

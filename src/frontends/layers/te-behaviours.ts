@@ -6,7 +6,11 @@
  * not copied. Behaviours that are plain PyTorch eager semantics say so.
  */
 
-/** The id of a behaviour that keeps bytes in memory. */
+/**
+ * The id of a behaviour that keeps bytes in memory.
+ *
+ * @group Planning
+ */
 export type TeBehaviourId =
   | 'modelInput' | 'forwardOutput' | 'savedLinearInput' | 'savedQuantizedWeight' | 'lnOutBothUsages'
   | 'actOutBothUsages' | 'actOutColumnwiseInBackward' | 'savedNormInput' | 'savedActivationInput'
@@ -15,7 +19,11 @@ export type TeBehaviourId =
   | 'highPrecisionGather' | 'gradient' | 'weightGradient' | 'cachedWeightWorkspace'
   | 'primaryQuantizedWeight' | 'weight' | 'masterWeight' | 'optimizerState' | 'workspace' | 'unattributed';
 
-/** One behaviour: what it keeps, the rule of issue #15 it comes from (null: not one of them), and where TE does it. */
+/**
+ * One behaviour: what it keeps, the rule of issue #15 it comes from (null: not one of them), and where TE does it.
+ *
+ * @group Planning
+ */
 export interface TeBehaviour {
   id: TeBehaviourId;
   /** One sentence. */
@@ -29,7 +37,11 @@ export interface TeBehaviour {
 const b = (id: TeBehaviourId, rule: number | null, what: string, source: string): [TeBehaviourId, TeBehaviour] =>
   [id, { id, what, rule, source }];
 
-/** The behaviours, by id (TE d0067d0da6). */
+/**
+ * The behaviours, by id (TE d0067d0da6).
+ *
+ * @group Planning
+ */
 export const TE_BEHAVIOURS: Readonly<Record<TeBehaviourId, TeBehaviour>> = Object.freeze(Object.fromEntries([
   b('modelInput', null, 'The step\'s input activations, alive until their last reader.',
     'graph input (no TE rule)'),

@@ -33,7 +33,11 @@ import { makePlan } from '../../plan/make-plan.js';
 import type { Value } from './onnx-infer.js';
 import { ONNX_DTYPES } from './onnx-model.js';
 
-/** A control-flow node planned with its subgraphs (an If whose condition is unknown, a Loop, a Scan). */
+/**
+ * A control-flow node planned with its subgraphs (an If whose condition is unknown, a Loop, a Scan).
+ *
+ * @group Files
+ */
 export interface OnnxSubgraph {
   /** The op's name in the graph; nested ones are `outer/inner` (the enclosing ops' names first). */
   op: string;

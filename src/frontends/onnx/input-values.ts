@@ -5,7 +5,11 @@ import type { Elements } from './fold/elements.js';
 import type { OnnxValueInfo } from './onnx-model.js';
 import { ONNX_DTYPES } from './onnx-model.js';
 
-/** A graph input's value: a scalar or the elements row-major. */
+/**
+ * A graph input's value: a scalar or the elements row-major.
+ *
+ * @group Files
+ */
 export type InputValue = number | bigint | boolean | readonly (number | bigint | boolean)[];
 
 /**

@@ -20,7 +20,11 @@ import type { OnnxRuntimeName } from './ort-cpu-rules.js';
 import type { InputValue } from './input-values.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
 
-/** Options of {@link importOnnx}. */
+/**
+ * Options of {@link importOnnx}.
+ *
+ * @group Files
+ */
 export interface OnnxImportOptions {
   /** Graph name; default: the ONNX graph's name. */
   name?: string;
@@ -72,7 +76,11 @@ export interface OnnxImportOptions {
   source?: string;
 }
 
-/** What {@link importOnnx} returns: the graph plus facts about the import. */
+/**
+ * What {@link importOnnx} returns: the graph plus facts about the import.
+ *
+ * @group Files
+ */
 export interface OnnxImportResult {
   graph: GraphDocument;
   /** Opset of the default domain. */
@@ -96,7 +104,11 @@ export interface OnnxImportResult {
   subgraphs: OnnxSubgraph[];
 }
 
-/** Ops whose output is a view (same bytes, new shape) of input 0. */
+/**
+ * Ops whose output is a view (same bytes, new shape) of input 0.
+ *
+ * @group Files
+ */
 export const VIEW_OPS: readonly string[] = ['Reshape', 'Squeeze', 'Unsqueeze', 'Flatten', 'Identity'];
 
 const IN_PLACE_OPS = new Set([...UNARY_OPS, ...BINARY_OPS, 'Dropout']);
@@ -787,7 +799,20 @@ function checkImportOptions(options: OnnxImportOptions): OnnxImportOptions {
 /**
  * Reads an ONNX model (the bytes of a .onnx file) into a graph document. `inPlace` needs the core,
  * which decides the in-place writes: use `tp.importOnnx` (a session) for it; here it is an
- * INVALID_ARGUMENT error.
+ * INVALID_ARGUMENT error. Node entry only (the browser bundle has no ONNX importer).
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { importOnnx } from 'tensorplan';
+ *
+ * // No session needed: model.onnx has input x [N, 3, 8, 8]; dims binds its symbolic dimension.
+ * const { graph, producer, opset } = importOnnx(readFileSync('model.onnx'), { dims: { N: 8 } });
+ * // graph.tensors.find((t) => t.name === 'y').shape.join('x') === '8x10'
+ * // opset === 17
+ * ```
+ *
+ * @group Files
  */
 export function importOnnx(bytes: Uint8Array, options?: OnnxImportOptions): OnnxImportResult {
   return guarded('importOnnx', [bytes, options], () => importOnnxChecked(bytes, optionsObject(options, 'options')));

@@ -501,7 +501,11 @@ for (const op of COMPARE_OPS) {
 }
 for (const op of SAME_SHAPE_OPS) RULES[op] = (c) => [{ shape: input(c, 0).shape, elemType: input(c, 0).elemType }];
 
-/** Operator types (default domain) whose output shapes the importer infers. */
+/**
+ * Operator types (default domain) whose output shapes the importer infers.
+ *
+ * @group Files
+ */
 export const INFERRED_OPS: readonly string[] = Object.keys(RULES).sort();
 
 /**
