@@ -129,7 +129,11 @@ describe('colour', () => {
   it.skipIf(!script)(`on a terminal, and never with NO_COLOR${script ? '' : ' (skipped: no /usr/bin/script to make a terminal)'}`, () => {
     const onTty = (env: Record<string, string | undefined>) => {
       const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} bulk ${JSON.stringify(example('bulk-layout.json'))} --backend wasm`;
-      const out = spawnSync(script!, ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, ...env } });
+      // cli-table3 colours through @colors/colors, which also turns colour off when CI is set or
+      // TERM is dumb; the terminal made here is a plain xterm outside any CI.
+      const out = spawnSync(script!, ['-qec', command, '/dev/null'], {
+        encoding: 'utf8', env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined, TERM: 'xterm', ...env },
+      });
       expect(out.status, out.stderr).toBe(0);
       expect(out.stdout).toContain('bulk layout of');
       return out.stdout;
