@@ -16,8 +16,6 @@ export function checkLayerInput(input: unknown, file: string, alternatives: read
   return spec;
 }
 
-const signed = (bytes: number): string => (bytes === 0 ? '0' : `${bytes > 0 ? '+' : '-'}${formatBytes(Math.abs(bytes))}`);
-
 /** The layer part of `tensorplan plan SPEC.layers.json`: persistent breakdown and what is live at the peak by layer and role. */
 export function printLayerSummary(summary: LayerPlanSummary): void {
   const p = summary.persistent;
@@ -52,27 +50,40 @@ function printBehaviours(summary: LayerPlanSummary): void {
   console.log(table.toString());
 }
 
-/** The `--compare` table: each alternative's figures and its byte deltas against the base. */
+/**
+ * The `--compare` output (#19 item 4): a table that fits 100 columns, largest
+ * device total (arena + persistent) first, with signed short deltas; then one
+ * line per alternative naming the roles behind its peak difference; then, per
+ * alternative, the difference by role and by TE behaviour in detail.
+ */
 export function printComparison(comparison: LayerComparison): void {
-  const table = new Table({ head: ['alternative', 'peak', 'arena', 'persistent', 'Δ peak', 'Δ arena', 'Δ persistent', 'Δ arena + persistent'], style: tableStyle() });
-  for (const row of comparison.rows) {
+  const table = new Table({
+    head: ['alternative', 'peak', 'Δ peak', 'persistent', 'Δ persistent', 'device', 'Δ device'],
+    colWidths: [18, 12, 12, 12, 14, 12, 12], wordWrap: true, wrapOnWordBoundary: false, style: tableStyle(),
+  });
+  const rows = [...comparison.rows].sort((a, b) => b.summary.totalBytes - a.summary.totalBytes || a.label.localeCompare(b.label));
+  for (const row of rows) {
     const s = row.summary;
-    table.push([row.label, formatBytes(s.peakBytes), formatBytes(s.arenaBytes), formatBytes(s.persistentBytes),
-      signed(row.deltaPeakBytes), signed(row.deltaArenaBytes), signed(row.deltaPersistentBytes), signed(row.deltaTotalBytes)]);
+    table.push([row.label, formatShortBytes(s.peakBytes), signedShort(row.deltaPeakBytes), formatShortBytes(s.persistentBytes),
+      signedShort(row.deltaPersistentBytes), formatShortBytes(s.totalBytes), signedShort(row.deltaTotalBytes)]);
   }
-  console.log('alternatives (deltas against the base spec):');
+  console.log('alternatives, largest device total (arena + persistent) first; Δ against the base spec:');
   console.log(table.toString());
+  for (const row of comparison.rows.slice(1)) console.log(row.explanation);
   // Rules come with the summaries' behaviour entries (both plans carry the same table).
   const rules: Record<string, number> = Object.fromEntries(comparison.rows.flatMap((r) => r.summary.peakByBehaviour)
     .filter((e) => e.rule !== null).map((e) => [e.id, e.rule!]));
   for (const row of comparison.rows.slice(1)) printPeakDifference(row, rules);
 }
 
+/** A signed short delta, `0` for none. */
+const signedShort = (bytes: number): string => (bytes === 0 ? '0' : formatSignedBytes(bytes));
+
 /** Where one alternative's peak differs from the base: by role, by TE behaviour, and persistent bytes by kind. */
 function printPeakDifference(row: LayerComparison['rows'][number], rules: Record<string, number>): void {
   const s = row.summary;
   const base = s.peakBytes - row.deltaPeakBytes;
-  console.log(`${row.label}: peak ${row.deltaPeakBytes === 0 ? 'unchanged' : formatSignedBytes(row.deltaPeakBytes)} `
+  console.log(`${row.label} in detail: peak ${row.deltaPeakBytes === 0 ? 'unchanged' : formatSignedBytes(row.deltaPeakBytes)} `
     + `(${formatShortBytes(base)} -> ${formatShortBytes(s.peakBytes)}), live at each peak:`);
   if (row.peakDeltaByRole.length > 0) {
     const roles = new Table({ head: ['by role', 'Δ bytes'], colWidths: [44, 14], style: tableStyle() });

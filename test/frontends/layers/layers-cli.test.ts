@@ -52,7 +52,7 @@ describe('tensorplan plan with layer specs', () => {
     expect(recompute.deltaPeakBytes).toBe(recompute.peakBytes - base.peakBytes);
     expect(recompute.deltaPeakBytes).toBeLessThan(0);
     const text = run('plan', file, '--compare', 'weightGradients=bulk', '--backend', 'wasm');
-    expect(text.stdout).toContain('alternatives (deltas against the base spec)');
+    expect(text.stdout).toContain('alternatives, largest device total (arena + persistent) first');
     expect(text.stdout).toContain('weightGradients=bulk');
   });
 
@@ -67,11 +67,22 @@ describe('tensorplan plan with layer specs', () => {
     const lines = out.stdout.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
     const from = lines.findIndex((l) => l.startsWith('live at the peak (step'));
     expect(from).toBeGreaterThan(0);
-    const behaviours = lines.slice(from, lines.findIndex((l) => l.startsWith('alternatives (deltas')));
+    const tableAt = lines.findIndex((l) => l.startsWith('alternatives, largest device total'));
+    const behaviours = lines.slice(from, tableAt);
     expect(behaviours.join('\n')).toMatch(/savedQuantizedWeight\s+│ #15\.1\s+│ [\d.]+ [KMG]iB/);
     expect(behaviours.join('\n')).toContain('module/linear.py _linear_forward_impl');
-    const explained = lines.slice(lines.findIndex((l) => l.startsWith('recipe=bf16: peak ')));
-    expect(explained[0]).toMatch(/^recipe=bf16: peak -[\d.]+ [KM]iB \([\d.]+ [KM]iB -> [\d.]+ [KM]iB\), live at each peak:$/);
+    // #19 item 4: the table fits 100 columns, largest device total first, signed deltas without
+    // parentheses; then one line per alternative naming the roles behind the peak difference.
+    const table = lines.slice(tableAt + 1, lines.findIndex((l, i) => i > tableAt && l.startsWith('recipe=bf16: peak ')));
+    for (const line of table) expect(line.length, line).toBeLessThanOrEqual(100);
+    const rowsOf = table.filter((l) => l.startsWith('│') && !l.includes('alternative'));
+    expect(rowsOf.map((l) => l.split('│')[1].trim())).toEqual(['base', 'recipe=bf16']);  // MXFP8 holds more
+    expect(rowsOf[1]).toMatch(/│ -[\d.]+ [KM]iB\s+│/);
+    expect(table.join('\n')).not.toMatch(/\(\d/);
+    const oneLine = lines.find((l) => l.startsWith('recipe=bf16: peak '))!;
+    expect(oneLine).toMatch(/^recipe=bf16: peak -[\d.]+ [KM]iB \([\d.]+ [KM]iB -> [\d.]+ [KM]iB\): saved quantizedWeight -/);
+    const explained = lines.slice(lines.findIndex((l) => l.startsWith('recipe=bf16 in detail: peak ')));
+    expect(explained[0]).toMatch(/^recipe=bf16 in detail: peak -[\d.]+ [KM]iB \([\d.]+ [KM]iB -> [\d.]+ [KM]iB\), live at each peak:$/);
     expect(explained.join('\n')).toMatch(/saved quantizedWeight\s+│ -[\d.]+ [KM]iB/);
     expect(explained.join('\n')).toMatch(/savedLinearInput\s+│\s+│ \+[\d.]+ [KM]iB/);
     expect(explained.join('\n')).toContain('persistent 0 B: weights 0 B');
