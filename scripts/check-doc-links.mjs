@@ -21,6 +21,7 @@ export const KNOWN_HOSTS = new Set([
   'docs.nvidia.com',
   'developer.nvidia.com',
   'nodejs.org',
+  'ui.perfetto.dev', // the trace viewer (docs/plans.md)
   'developer.mozilla.org',
   'vitejs.dev',
   'webpack.js.org',

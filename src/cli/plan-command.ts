@@ -1,3 +1,4 @@
+import { chromeTrace } from './chrome-trace.js';
 import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import Table from 'cli-table3';
@@ -17,6 +18,7 @@ import type { LayerGraph, LayerSpec } from '../index.js';
 export interface PlanCommandOptions extends OnnxCliOptions {
   output?: string;
   report?: string;
+  trace?: string;
   budget?: string;
   timeLimit?: string;
   baselines?: boolean;
@@ -133,6 +135,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   if (options.report) {
     await writeFile(options.report, renderReport(planReportData(plan, graph.name ?? file), loadEchartsSource()));
   }
+  if (options.trace) await writeFile(options.trace, JSON.stringify(chromeTrace(plan, graph.name ?? file, layers)) + '\n');
   const layerSummary = layers ? tp.layerPlanSummary(layers, plan) : undefined;
   const comparison = spec && layerSummary && alternatives.length > 0
     ? compareLayerSpecs(tp, spec, alternatives, { effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast', timeLimitSeconds }, layerSummary)
@@ -156,6 +159,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
     if (comparison) printComparison(comparison);
     if (options.output) console.log(`plan written to ${options.output}`);
     if (options.report) console.log(`report written to ${options.report}`);
+    if (options.trace) console.log(`trace written to ${options.trace} (open it in ui.perfetto.dev or chrome://tracing)`);
   }
   return plan.statistics.budget && !plan.statistics.budget.fits ? EXIT_NEGATIVE : EXIT_OK;
 }
