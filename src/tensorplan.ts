@@ -345,9 +345,11 @@ export class Tensorplan {
    *   .build();
    * const tp = await init();
    * const fit = tp.fit(spec, { vary: 'model.microBatch', budgetBytes: 2 * 2 ** 30 });
-   * console.log(fit.value, fit.next?.value);   // the largest micro-batch that fits, and the one above it
-   * // fit.totalBytes! <= fit.budgetBytes
-   * // fit.next!.totalBytes > fit.budgetBytes
+   * console.log(fit.value, fit.next?.value);   // 8 9: the largest micro-batch that fits, and the one above it
+   * // fit.value === 8
+   * // fit.next.value === 9
+   * // fit.totalBytes <= fit.budgetBytes === true
+   * // fit.next.totalBytes > fit.budgetBytes === true
    * ```
    */
   fit(spec: LayerSpec, options: FitOptions): FitResult {
