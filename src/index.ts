@@ -138,6 +138,7 @@ export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
 export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';
 export type { LayerEntryFields } from './frontends/layers/layer-builder.js';
 export { applyAlternative, compareLayerSpecs } from './frontends/layers/layer-compare.js';
+export type { FitNext, FitOptions, FitProbe, FitResult } from './frontends/layers/layer-fit.js';
 export type {
   Activation, AttentionLayer, AttentionSettings, GroupedLinearLayer, LayerCommon, LayerEntry, LayerNormLinearLayer, LayerNormMlpLayer,
   LayerSpec, LinearLayer, ModelDims, MoeLayer, MoeSettings, Normalization, RecipeSpec, RoleRecipe, TransformerLayerSpec,

@@ -10,6 +10,7 @@ import { TensorplanError, guarded, optionsObject, shown } from './errors.js';
 import { type LayerGraph, layerGraph } from './frontends/layers/layer-graph.js';
 import type { LayerSpec } from './frontends/layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './frontends/layers/layer-summary.js';
+import { type FitOptions, type FitResult, fitLayerSpec } from './frontends/layers/layer-fit.js';
 import type { OnnxImportOptions, OnnxImportResult, importOnnxWith } from './frontends/onnx/onnx-import.js';
 import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute/execute.js';
 import {
@@ -325,6 +326,34 @@ export class Tensorplan {
   /** Peak, arena and persistent bytes of a planned layer graph, with what is live at the peak by layer and role. */
   layerPlanSummary(layers: LayerGraph, plan: PlanDocument): LayerPlanSummary {
     return layerPlanSummary(this.core, layers, plan);
+  }
+
+  /**
+   * The largest integer value of one layer-spec field (`model.microBatch`, `model.sequence`,
+   * `parallel.tp`, `layers.0.repeat`, ...) for which the plan fits a device budget: arena +
+   * persistent + `reserveBytes` (what the plan does not model, listed in `unmodelled`) within
+   * `budgetBytes`. Exponential probes then bisection; values the spec refuses are skipped; the
+   * value above the answer is planned to check that it does not fit, and `next` says what is
+   * alive at its peak. `value` is null when even `min` does not fit.
+   *
+   * @example
+   * ```ts
+   * import { LayerSpecBuilder, init } from 'tensorplan';
+   *
+   * const spec = new LayerSpecBuilder({ hidden: 1024, ffn: 4096, heads: 16, sequence: 2048, microBatch: 1 })
+   *   .recipe('bf16').transformer({ repeat: 2, activation: 'swiglu', normalization: 'rmsnorm' })
+   *   .build();
+   * const tp = await init();
+   * const fit = tp.fit(spec, { vary: 'model.microBatch', budgetBytes: 2 * 2 ** 30 });
+   * console.log(fit.value, fit.next?.value);   // 8 9: the largest micro-batch that fits, and the one above it
+   * // fit.value === 8
+   * // fit.next.value === 9
+   * // fit.totalBytes <= fit.budgetBytes === true
+   * // fit.next.totalBytes > fit.budgetBytes === true
+   * ```
+   */
+  fit(spec: LayerSpec, options: FitOptions): FitResult {
+    return fitLayerSpec(this, spec, options);
   }
 
   /**

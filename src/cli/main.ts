@@ -4,6 +4,7 @@ import { RECIPE_WORDS } from '../formats/recipe-names.js';
 import { bulkCommand } from './bulk-command.js';
 import { describeCommand } from './describe-command.js';
 import { executeCommand } from './execute-command.js';
+import { fitCommand } from './fit-command.js';
 import { CliError, EXIT_BAD_INPUT, EXIT_NEGATIVE } from './exit-codes.js';
 import { infoCommand } from './info-command.js';
 import { collectInput, importCommand } from './import-command.js';
@@ -49,6 +50,20 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--json', 'print the statistics as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await planCommand(file, options)));
+
+  program
+    .command('fit')
+    .description('layer specs: the largest value of an integer field (model.microBatch, model.sequence, parallel.tp, layers.0.repeat) whose plan fits the budget')
+    .argument('<spec>', 'layer spec (format tensorplan.layers, version 1)')
+    .requiredOption('--budget <size>', 'device memory for arena + persistent tensors + --reserve, e.g. 80GiB')
+    .requiredOption('--vary <key>', 'the field to vary: a dotted path with an integer value (model.microBatch, model.sequence, parallel.tp, layers.0.repeat) or microBatch, sequence, tp')
+    .option('--min <n>', 'the smallest value tried (default 1)')
+    .option('--max <n>', 'the largest value tried (default: the spec\'s own limits)')
+    .option('--reserve <size>', 'bytes the plan does not model, taken off the budget: CUDA context, NCCL buffers, embeddings and LM head when not in the spec, allocator fragmentation (default 0)')
+    .option('--time-limit <duration>', 'spend up to this long on exact search per plan, e.g. 1s; default: stay fast')
+    .option('--json', 'print { vary, value, peakBytes, next: { value, peakBytes, ... }, ... } as JSON')
+    .addOption(backendOption())
+    .action(async (spec, options) => setExitCode(await fitCommand(spec, options)));
 
   program
     .command('import')

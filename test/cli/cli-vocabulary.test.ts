@@ -63,7 +63,7 @@ describe('recipe names are one list', () => {
 });
 
 describe('options mean the same in every command', () => {
-  const commands = ['plan', 'import', 'place', 'validate', 'execute', 'info', 'bulk', 'schedule', 'describe'];
+  const commands = ['plan', 'fit', 'import', 'place', 'validate', 'execute', 'info', 'bulk', 'schedule', 'describe'];
 
   it('every command is listed here and takes --backend', () => {
     const help = run(['--help']).stdout;

@@ -286,6 +286,8 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
     'Tensorplan.prototype.place': method('place', [[{ lower: 0, upper: 2, size: 64 }, { lower: 1, upper: 3, size: 32, alignment: 16 }], { timeLimitSeconds: 0.01 }], { names: ['buffers', 'options'] }),
     'Tensorplan.prototype.layerGraph': method('layerGraph', [LAYERS], { names: ['layer spec', 'spec'] }),
     'Tensorplan.prototype.layerPlanSummary': method('layerPlanSummary', [small, smallPlan]),
+    'Tensorplan.prototype.fit': method('fit', [SMALL_LAYERS, { vary: 'model.microBatch', budgetBytes: 2 ** 24, reserveBytes: 2 ** 20, min: 1, max: 8 }],
+      { names: ['spec', 'options', 'vary', 'budgetBytes', 'reserveBytes', 'min', 'max', 'plan', 'onProbe'] }),
     'Tensorplan.prototype.importOnnx': method('importOnnx', [ONNX, { inPlace: true, name: 'm', bindings: { N: [2] } }]),
     'Tensorplan.prototype.executeReference': method('executeReference', [execPlan, EXEC_INPUTS, { memory: 'arena' }, undefined]),
     'Tensorplan.prototype.execute': method('execute', [execPlan, EXEC_INPUTS, { executor: 'reference', memory: 'separate' }]),

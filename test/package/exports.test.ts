@@ -27,7 +27,7 @@ const TYPE_EXPORTS = [
   'Activation', 'Arch', 'AttentionLayer', 'AttentionSettings', 'BackendChoice', 'BackendName',
   'BackendStatus', 'BaselineFigure', 'BaselineMethod', 'BulkEntry', 'BulkLayout', 'BulkTensor',
   'CudaDevice', 'DType', 'DelayedScalingUpdate', 'DeviceExecutionResult', 'DiagnosticCode', 'ExecuteOptions',
-  'ExecuteReferenceOptions', 'ExecutionResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
+  'ExecuteReferenceOptions', 'ExecutionResult', 'FitNext', 'FitOptions', 'FitProbe', 'FitResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
   'GraphAlias', 'GraphDocument', 'GraphOp', 'GraphTensor', 'GroupAlias', 'GroupedBuffer',
   'GroupedLayout', 'GroupedLinearLayer', 'InPlaceAlias', 'InitOptions', 'InnerBuffer', 'InnerTensor', 'InputValue',
   'LayerBehaviourEntry', 'LayerCommon', 'LayerComparison', 'LayerComparisonRow', 'LayerEntry', 'LayerEntryFields', 'LayerGraph',
