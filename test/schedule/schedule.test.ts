@@ -1,9 +1,10 @@
 // Graph planning (PLANNING.md §1-§3, §6) through the public API, on every backend.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SCHEDULE_METHODS, TensorplanError } from '../../dist/index.mjs';
+import { SCHEDULE_METHODS } from '../../dist/index.mjs';
 import type { GraphDocument } from '../../dist/index.mjs';
 import { BACKENDS, session } from '../support/backends';
+import { errorOf } from '../support/errors';
 
 const MiB = 1 << 20;
 
@@ -63,15 +64,6 @@ function randomGraph(sizes: number[], picks: number[]): GraphDocument {
   return graphOf({ tensors, ops, inputs: ['in'], outputs: [`t${sizes.length - 1}`] });
 }
 
-function errorOf(fn: () => unknown): TensorplanError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(TensorplanError);
-    return error as TensorplanError;
-  }
-  throw new Error('expected a TensorplanError');
-}
 
 describe.each(BACKENDS)('graph planning on %s', (backend) => {
   const tp = session(backend);

@@ -1,3 +1,4 @@
+import { formatShortBytes, formatSignedBytes } from '../../bytes-text.js';
 import { TensorplanError, guarded, optionsObject, shown } from '../../errors.js';
 import type { GraphDocument } from '../../graph/graph-document.js';
 import type { PlanOptions } from '../../plan/make-plan.js';
@@ -220,7 +221,7 @@ function compareChecked(tp: LayerPlanner, spec: LayerSpec, alternatives: readonl
     label: 'base', summary: base, deltaPeakBytes: 0, deltaArenaBytes: 0, deltaPersistentBytes: 0, deltaTotalBytes: 0,
     peakDeltaByRole: [], peakDeltaByBehaviour: [],
     deltaPersistent: { weights: 0, quantizedWeightCache: 0, masterWeights: 0, optimizerState: 0, total: 0 },
-    explanation: `base: peak ${shortBytes(base.peakBytes)}`,
+    explanation: `base: peak ${formatShortBytes(base.peakBytes)}`,
   }];
   for (const alternative of alternatives) {
     const summary = planOne(applyAlternative(spec, alternative));
@@ -254,26 +255,13 @@ function deltas(a: Record<string, number>, b: Record<string, number>): LayerPeak
     .sort((x, y) => Math.abs(y.bytes) - Math.abs(x.bytes) || x.key.localeCompare(y.key));
 }
 
-/** Bytes in the largest binary unit below them, at most two decimals (`13.98 GiB`, `462 MiB`). */
-function shortBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = Math.abs(bytes);
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${bytes < 0 ? '-' : ''}${Number(value.toFixed(2))} ${units[unit]}`;
-}
-
-const signedBytes = (bytes: number): string => (bytes > 0 ? `+${shortBytes(bytes)}` : shortBytes(bytes));
 
 /** The roles behind a peak difference: the four largest, then the rest summed. */
 function explain(label: string, basePeak: number, peak: number, byRole: LayerPeakDelta<string>[]): string {
-  const head = `${label}: peak ${peak === basePeak ? 'unchanged' : signedBytes(peak - basePeak)} (${shortBytes(basePeak)} -> ${shortBytes(peak)})`;
+  const head = `${label}: peak ${peak === basePeak ? 'unchanged' : formatSignedBytes(peak - basePeak)} (${formatShortBytes(basePeak)} -> ${formatShortBytes(peak)})`;
   if (byRole.length === 0) return head;
-  const named = byRole.slice(0, 4).map((d) => `${d.key} ${signedBytes(d.bytes)}`);
+  const named = byRole.slice(0, 4).map((d) => `${d.key} ${formatSignedBytes(d.bytes)}`);
   const rest = byRole.slice(4);
-  if (rest.length > 0) named.push(`${rest.length} other role${rest.length > 1 ? 's' : ''} ${signedBytes(rest.reduce((sum, d) => sum + d.bytes, 0))}`);
+  if (rest.length > 0) named.push(`${rest.length} other role${rest.length > 1 ? 's' : ''} ${formatSignedBytes(rest.reduce((sum, d) => sum + d.bytes, 0))}`);
   return `${head}: ${named.join(', ')}`;
 }

@@ -6,7 +6,7 @@ import type { OnnxAttribute, OnnxNode } from './onnx-model.js';
 import { FoldGap, toClampedInt, toSafeInt } from './fold/elements.js';
 import type { Elements } from './fold/elements.js';
 import { evaluateNode } from './fold/evaluate.js';
-import { sliceRanges } from './fold/movement.js';
+import { broadcast, sliceRanges } from './fold/movement.js';
 import type { Known } from './fold/evaluate.js';
 
 /** What the importer knows about a value: shape, element type, and the elements of small constants. */
@@ -74,21 +74,14 @@ const normAxis = (axis: number, rank: number, _c?: InferContext) => {
   return a;
 };
 
-/** numpy-style broadcasting of several shapes. */
+/** numpy-style broadcasting of several shapes: the evaluator's rule (fold/movement.ts), its gap as an inference gap. */
 export function broadcastShapes(shapes: number[][]): number[] {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
-  const out: number[] = [];
-  for (let k = 0; k < rank; ++k) {
-    let d = 1;
-    for (const s of shapes) {
-      const e = s[s.length - rank + k] ?? 1;
-      if (e === 1) continue;
-      if (d !== 1 && d !== e) gap(`shapes [${shapes.map((x) => x.join(',')).join('] and [')}] do not broadcast`);
-      d = e;
-    }
-    out.push(d);
+  try {
+    return broadcast(shapes);
+  } catch (error) {
+    if (error instanceof FoldGap) gap(error.message);
+    throw error;
   }
-  return out;
 }
 
 /** Element-wise ops with one input and an output of the same shape and type. */

@@ -2,9 +2,10 @@
 // Every answer is checked by planning the spec at the answer and at the value above directly.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TensorplanError, applyAlternative } from '../../../dist/index.mjs';
+import { applyAlternative } from '../../../dist/index.mjs';
 import type { LayerSpec, Tensorplan } from '../../../dist/index.mjs';
 import { BACKENDS, session } from '../../support/backends';
+import { errorOf } from '../../support/errors';
 
 const GiB = 2 ** 30;
 const llama = JSON.parse(readFileSync(new URL('../../../examples/llama3-8b-bf16-tp8sp.layers.json', import.meta.url), 'utf8')) as LayerSpec;
@@ -20,14 +21,6 @@ function totalAt(tp: Tensorplan, spec: LayerSpec, path: string, value: number): 
   return tp.layerPlanSummary(lg, tp.plan(lg.graph)).totalBytes;
 }
 
-function errorOf(f: () => unknown): TensorplanError {
-  try {
-    f();
-  } catch (error) {
-    return error as TensorplanError;
-  }
-  throw new Error('expected an error');
-}
 
 describe.each(BACKENDS)('tp.fit on %s', (backend) => {
   const tp = session(backend);

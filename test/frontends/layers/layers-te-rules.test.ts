@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LayerSpecBuilder, TensorplanError, compareLayerSpecs, parseLayerSpec } from '../../../dist/index.mjs';
 import type { LayerGraph, LayerSpec } from '../../../dist/index.mjs';
 import { BACKENDS, session } from '../../support/backends';
+import { errorOf } from '../../support/errors';
 
 /** x [128, 128] bf16 into a Linear with W [256, 128]. */
 const linear = (extra: Partial<LayerSpec>): LayerSpec => ({
@@ -16,14 +17,6 @@ const linear = (extra: Partial<LayerSpec>): LayerSpec => ({
 const buffersOf = (lg: LayerGraph, prefix: string) =>
   lg.graph.tensors.filter((t) => t.name.startsWith(prefix)).map((t) => lg.tensors[t.name].buffer);
 
-function errorOf(f: () => unknown): TensorplanError {
-  try {
-    f();
-  } catch (error) {
-    return error as TensorplanError;
-  }
-  throw new Error('expected an error');
-}
 
 // Rule 7. TE d0067d0da6, transformer_engine/pytorch/quantization.py:
 // _compute_mxfp8_support and _compute_nvfp4_support return false below compute
