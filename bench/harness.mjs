@@ -42,8 +42,18 @@ export function seededRandom(seed) {
   return () => unsafeUniformIntDistribution(0, 0xffffffff, generator) / 4294967296;
 }
 
+/**
+ * Grey borders only on a terminal and never with NO_COLOR set and not empty
+ * (no-color.org), as the CLI's tables do (src/cli/colour.ts, colourAllowed):
+ * a piped or logged bench run gets plain text. cli-table3 colours through
+ * @colors/colors, which ignores NO_COLOR, so the style is chosen here.
+ */
+export function colourAllowed(stream = process.stdout, env = process.env) {
+  return stream.isTTY === true && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+}
+
 export function printTable(title, head, rows, notes = []) {
-  const table = new Table({ head, style: { head: [] } });
+  const table = new Table({ head, style: { head: [], border: colourAllowed() ? ['grey'] : [] } });
   for (const row of rows) table.push(row);
   console.log(`\n${title}`);
   console.log(table.toString());

@@ -1,15 +1,28 @@
 // `npm run bench`: runs every bench/*.bench.mjs (or those named on the command
 // line) against every backend that loads, printing one table per benchmark.
+// A name selects exactly that bench (`place` is place.bench.mjs, not
+// place-hard too); a name ending in `*` selects every bench it begins
+// (`place*`); several names run several benches.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadBackends } from './harness.mjs';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
+const SUFFIX = '.bench.mjs';
+const names = readdirSync(dir).filter((f) => f.endsWith(SUFFIX)).map((f) => f.slice(0, -SUFFIX.length)).sort();
+
+/** The bench names that `pattern` selects: itself, or with a trailing `*` every name it begins. */
+function select(pattern) {
+  return pattern.endsWith('*') ? names.filter((n) => n.startsWith(pattern.slice(0, -1))) : names.filter((n) => n === pattern);
+}
+
 const wanted = process.argv.slice(2);
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.bench.mjs'))
-  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
-  .sort();
+const unknown = wanted.filter((w) => select(w).length === 0);
+if (unknown.length > 0) {
+  console.error(`no bench named ${unknown.join(', ')}; the benches are: ${names.join(', ')} (a trailing * selects by prefix)`);
+  process.exit(2);
+}
+const files = names.filter((n) => wanted.length === 0 || wanted.some((w) => select(w).includes(n))).map((n) => n + SUFFIX);
 
 const { sessions, skipped } = await loadBackends();
 console.log(`tensorplan benchmarks on ${Object.keys(sessions).join(', ')} (node ${process.version})`);
