@@ -1,5 +1,6 @@
 // `tensorplan plan ... --trace out.json` (#19 item 3): the plan as a Chrome
-// trace-event file, which Perfetto (ui.perfetto.dev) and chrome://tracing open.
+// trace-event file, which Perfetto (ui.perfetto.dev) and Chromium DevTools' Performance panel open
+// (chrome://tracing is gone from current Chromium; see docs/plans.md).
 // Format: the Trace Event Format's JSON object form (`traceEvents`), with
 // complete events (ph "X") for ops, counter events (ph "C") for live bytes and
 // metadata events (ph "M") naming the process and thread.

@@ -159,7 +159,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
     if (comparison) printComparison(comparison);
     if (options.output) console.log(`plan written to ${options.output}`);
     if (options.report) console.log(`report written to ${options.report}`);
-    if (options.trace) console.log(`trace written to ${options.trace} (open it in ui.perfetto.dev or chrome://tracing)`);
+    if (options.trace) console.log(`trace written to ${options.trace} (open it in ui.perfetto.dev or Chromium DevTools' Performance panel (Load profile))`);
   }
   return plan.statistics.budget && !plan.statistics.budget.fits ? EXIT_NEGATIVE : EXIT_OK;
 }
