@@ -122,7 +122,8 @@ function pageScript(limits: { placed: number; groupsPerPage: number; rowsPerPage
       grid: { left: 90, right: 30, top: 64, bottom: 130 },
       xAxis: {
         type: 'category', data: steps.map((op, k) => `${k} ${op}`), name: 'step: op', nameLocation: 'end',
-        axisLabel: { rotate: 35, fontSize: 10, formatter: (v: string) => short(v, 22) },
+        // ONNX names are paths (`/features/features.0/Conv`): the last part tells ops apart, the shared prefix does not.
+        axisLabel: { rotate: 35, fontSize: 10, formatter: (v: string) => { const at = v.indexOf(' '); return `${v.slice(0, at)} ${short(v.slice(at + 1).split('/').pop() ?? '', 22)}`; } },
       },
       yAxis: { type: 'value', axisLabel: { formatter: (v: number) => fmt(v) } },
       dataZoom: [{ type: 'inside', xAxisIndex: 0 }, { type: 'slider', xAxisIndex: 0, bottom: 8, height: 18 }],
