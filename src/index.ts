@@ -107,7 +107,9 @@ export type { DType } from './formats/dtype.js';
 export { VERSION } from './version.js';
 export { renderReport, MAX_DRAWN_STORAGES } from './report/render-report.js';
 export { loadEchartsSource } from './report/echarts-source.js';
-export type { ReportContributor, ReportData, ReportSeries, ReportStorage } from './report/report-data.js';
+export type {
+  ReportAlternative, ReportAmount, ReportBudget, ReportContributor, ReportData, ReportGrouping, ReportSeries, ReportStorage,
+} from './report/report-data.js';
 export { GraphBuilder } from './graph/graph-builder.js';
 export type { TensorSize } from './graph/graph-builder.js';
 export { parseGraph } from './graph/parse-graph.js';
@@ -120,7 +122,8 @@ export type { LivenessResult, PeakContributor, StorageLifetime } from './schedul
 export type { FusionOptions, FusionVerdict } from './schedule/fusion.js';
 export type { LifecycleIssue, TraceEvent } from './schedule/trace.js';
 export { parsePlan } from './plan/parse-plan.js';
-export { planReportData } from './plan/plan-report.js';
+export { baselineCurves, planReportData } from './plan/plan-report.js';
+export type { BaselineScheduler, PlanReportOptions } from './plan/plan-report.js';
 export { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';
 export type { PlanOptions, PlanProgress } from './plan/make-plan.js';
 export type { PlanContributor, PlanDocument, PlanStatistics, PlanStorage, PlanWorkspace } from './plan/plan-document.js';

@@ -4,7 +4,8 @@
 // Format: the Trace Event Format's JSON object form (`traceEvents`), with
 // complete events (ph "X") for ops, counter events (ph "C") for live bytes and
 // metadata events (ph "M") naming the process and thread.
-import type { LayerGraph, PlanDocument, PlanStorage } from '../index.js';
+import type { LayerGraph, PlanDocument } from '../index.js';
+import { liveBytesByCategory } from '../plan/live-categories.js';
 
 /** One step of the schedule lasts this long on the trace's time axis (µs): steps, not measured time. */
 const STEP_US = 1000;
@@ -30,22 +31,6 @@ export interface ChromeTraceFile {
 }
 
 /**
- * The category a storage's bytes count under in the "live bytes" counter. For a
- * layer spec: saved for backward, gradients, or transients (by the role and the
- * saved flag tp.layerGraph gives the storage's first tensor); for any other
- * graph: graph inputs or activations.
- */
-function categoryOf(storage: PlanStorage, layers: LayerGraph | undefined): string {
-  if (!layers) return storage.producer === null ? 'graph inputs' : 'activations';
-  const info = layers.tensors[storage.tensors[0]];
-  if (!info) return 'transients';
-  if (info.saved) return 'saved for backward';
-  if (info.role === 'gradient' || info.role === 'quantizedGradient' || info.role === 'weightGradient') return 'gradients';
-  if (info.role === 'input') return 'graph inputs';
-  return 'transients';
-}
-
-/**
  * The plan as a trace: one slice per op in schedule order (1 ms per step), a
  * stacked "live bytes" counter by category with the op workspaces and the
  * persistent bytes (weights, optimizer state) as their own series, an "arena"
@@ -53,19 +38,8 @@ function categoryOf(storage: PlanStorage, layers: LayerGraph | undefined): strin
  */
 export function chromeTrace(plan: PlanDocument, name: string, layers?: LayerGraph): ChromeTraceFile {
   const steps = plan.schedule.length;
-  const categories = new Map<string, Float64Array>();
-  const series = (category: string): Float64Array => {
-    let s = categories.get(category);
-    if (!s) categories.set(category, (s = new Float64Array(steps)));
-    return s;
-  };
-  for (const storage of plan.storages) {
-    const s = series(categoryOf(storage, layers));
-    // Graph outputs die at the step count: they are alive to the end.
-    for (let k = Math.max(0, storage.birth); k <= Math.min(steps - 1, storage.death); k++) s[k] += storage.bytes;
-  }
-  const workspace = series('op workspaces');
-  for (const w of plan.workspaces) if (w.step >= 0 && w.step < steps) workspace[w.step] += w.bytes;
+  // The categories (src/plan/live-categories.ts) are the HTML report's too.
+  const categories = liveBytesByCategory(plan, layers);
   const workspaceAt = new Map(plan.workspaces.map((w) => [w.op, w.bytes]));
 
   const events: TraceEvent[] = [

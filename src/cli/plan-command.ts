@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import Table from 'cli-table3';
 import { tableStyle } from './colour.js';
-import { compareLayerSpecs, init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
+import { baselineCurves, compareLayerSpecs, init, loadEchartsSource, parseGraph, planReportData, renderReport } from '../index.js';
 import type { BackendChoice, PlanDocument } from '../index.js';
 import { CliError, EXIT_NEGATIVE, EXIT_OK } from './exit-codes.js';
 import { formatBytes } from './format.js';
@@ -132,14 +132,18 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
     timeLimitSeconds: 0.2,
   }) : undefined;
   if (options.output) await writeFile(options.output, JSON.stringify(plan, null, 2) + '\n');
-  if (options.report) {
-    await writeFile(options.report, renderReport(planReportData(plan, graph.name ?? file), loadEchartsSource()));
-  }
   if (options.trace) await writeFile(options.trace, JSON.stringify(chromeTrace(plan, graph.name ?? file, layers)) + '\n');
   const layerSummary = layers ? tp.layerPlanSummary(layers, plan) : undefined;
   const comparison = spec && layerSummary && alternatives.length > 0
     ? compareLayerSpecs(tp, spec, alternatives, { effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast', timeLimitSeconds }, layerSummary)
     : undefined;
+  if (options.report) {
+    // Each baseline's own op order and live bytes, so the report draws real curves (the plan keeps only their peaks).
+    const report = planReportData(plan, {
+      title: graph.name ?? file, layers, layerSummary, comparison, baselineSchedules: baselineCurves(tp, graph, plan),
+    });
+    await writeFile(options.report, renderReport(report, loadEchartsSource()));
+  }
   if (options.json) {
     console.log(JSON.stringify({
       ...jsonSummary(plan),

@@ -7,8 +7,10 @@
 // Keep the list in step with the options pageScript sets: a series type or
 // component missing here is silently not drawn (test/package/report-bundle.test.ts
 // checks each one in chromium).
-import { CustomChart, LineChart } from 'echarts/charts';
+import { BarChart, CustomChart, LineChart } from 'echarts/charts';
 import {
+  DataZoomInsideComponent,
+  DataZoomSliderComponent,
   GridComponent,
   LegendComponent,
   MarkLineComponent,
@@ -20,8 +22,10 @@ import { init, use, version } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 
 use([
-  LineChart, CustomChart,
+  LineChart, CustomChart, BarChart,
   TitleComponent, TooltipComponent, LegendComponent, GridComponent, MarkPointComponent, MarkLineComponent,
+  // Zoom and pan on both charts: the wheel and drag inside the plot, and a slider under it.
+  DataZoomInsideComponent, DataZoomSliderComponent,
   CanvasRenderer,
 ]);
 

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as api from '../../dist/index.mjs';
 import {
   DeviceArena, GraphBuilder, LayerSpecBuilder, Tensorplan, TensorplanError, applyAlternative, compareLayerSpecs, formatMinimallocCsv,
-  importOnnx, info, init, loadEchartsSource, parseGraph, parseLayerSpec, parseMinimallocCsv, parsePlan, planReportData, renderReport,
+  baselineCurves, importOnnx, info, init, loadEchartsSource, parseGraph, parseLayerSpec, parseMinimallocCsv, parsePlan, planReportData, renderReport,
 } from '../../dist/index.mjs';
 import type { GraphDocument } from '../../dist/index.mjs';
 import { BACKENDS, session } from '../support/backends';
@@ -221,7 +221,11 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
       args: ['$tp', SMALL_LAYERS, ['recipe=none', 'tp=2'], { baselines: false }],
       call: (a) => compareLayerSpecs(...(a.map((v) => (v === '$tp' ? tp : v)) as [never, never, string[]])),
     },
-    planReportData: { args: [plan, 'title'], call: (a) => planReportData(...(a as [never])) },
+    planReportData: {
+      args: [smallPlan, { title: 'title', layers: small, layerSummary: tp.layerPlanSummary(small, smallPlan), baselineSchedules: baselineCurves(tp, small.graph, smallPlan) }],
+      call: (a) => planReportData(...(a as [never])),
+    },
+    baselineCurves: { args: [GRAPH, plan], call: (a) => baselineCurves(tp, ...(a as [never, never])) },
     renderReport: { args: [report, '/* echarts */'], call: (a) => renderReport(...(a as [never, string])) },
     loadEchartsSource: { args: [], call: () => loadEchartsSource() },
     parseMinimallocCsv: { args: [CSV, 'buffers.csv'], call: (a) => parseMinimallocCsv(...(a as [string])), names: ['buffers.csv', 'input.csv', 'text', 'source'] },

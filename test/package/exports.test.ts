@@ -12,20 +12,20 @@ const NODE_EXPORTS = [
   'DTYPES', 'DeviceArena', 'GRAPH_SCHEMA_V1', 'GraphBuilder', 'INFERRED_OPS', 'LAYER_SPEC_SCHEMA_V1',
   'LayerSpecBuilder', 'MAX_DRAWN_STORAGES', 'OP_SET_V1', 'PLAN_SCHEMA_V1', 'RECIPES', 'SCHEDULE_METHODS',
   'SCHEMAS', 'TE_BEHAVIOURS', 'Tensorplan', 'TensorplanError', 'VERSION', 'VIEW_OPS', 'applyAlternative',
-  'compareLayerSpecs', 'formatMinimallocCsv', 'importOnnx', 'info', 'init', 'loadEchartsSource',
+  'baselineCurves', 'compareLayerSpecs', 'formatMinimallocCsv', 'importOnnx', 'info', 'init', 'loadEchartsSource',
   'parseGraph', 'parseLayerSpec', 'parseMinimallocCsv', 'parsePlan', 'planReportData', 'renderReport',
 ];
 
 const BROWSER_EXPORTS = [
   'DTYPES', 'DeviceArena', 'GraphBuilder', 'LAYER_SPEC_SCHEMA_V1', 'LayerSpecBuilder', 'OP_SET_V1',
   'RECIPES', 'SCHEDULE_METHODS', 'TE_BEHAVIOURS', 'Tensorplan', 'TensorplanError', 'VERSION', 'applyAlternative',
-  'compareLayerSpecs', 'formatMinimallocCsv', 'info', 'init', 'parseGraph', 'parseLayerSpec',
+  'baselineCurves', 'compareLayerSpecs', 'formatMinimallocCsv', 'info', 'init', 'parseGraph', 'parseLayerSpec',
   'parseMinimallocCsv', 'parsePlan', 'planReportData',
 ];
 
 const TYPE_EXPORTS = [
   'Activation', 'Arch', 'AttentionLayer', 'AttentionSettings', 'BackendChoice', 'BackendName',
-  'BackendStatus', 'BaselineFigure', 'BaselineMethod', 'BulkEntry', 'BulkLayout', 'BulkTensor',
+  'BackendStatus', 'BaselineFigure', 'BaselineMethod', 'BaselineScheduler', 'BulkEntry', 'BulkLayout', 'BulkTensor',
   'CudaDevice', 'DType', 'DelayedScalingUpdate', 'DeviceExecutionResult', 'DiagnosticCode', 'ExecuteOptions',
   'ExecuteReferenceOptions', 'ExecutionResult', 'FitNext', 'FitOptions', 'FitProbe', 'FitResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
   'GraphAlias', 'GraphDocument', 'GraphOp', 'GraphTensor', 'GroupAlias', 'GroupedBuffer',
@@ -36,9 +36,9 @@ const TYPE_EXPORTS = [
   'MinimallocCsv', 'ModelDims', 'MoeLayer', 'MoeSettings', 'Normalization', 'OnnxImportOptions',
   'OnnxImportResult', 'OnnxSubgraph', 'OpAttributeValue', 'OpName', 'PeakContributor', 'PersistentBreakdown', 'PlaceAlgorithm',
   'PlaceBuffer', 'PlaceOptions', 'PlaceResult', 'PlanContributor', 'PlanDiagnostic', 'PlanDocument',
-  'PlanOptions', 'PlanProgress', 'PlanStatistics', 'PlanStorage', 'PlanWorkspace', 'QuantizeParams',
-  'QuantizedTensor', 'Recipe', 'RecipeSpec', 'RecipeWord', 'ReportContributor', 'ReportData', 'ReportSeries',
-  'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
+  'PlanOptions', 'PlanProgress', 'PlanReportOptions', 'PlanStatistics', 'PlanStorage', 'PlanWorkspace', 'QuantizeParams',
+  'QuantizedTensor', 'Recipe', 'RecipeSpec', 'RecipeWord', 'ReportAlternative', 'ReportAmount', 'ReportBudget', 'ReportContributor',
+  'ReportData', 'ReportGrouping', 'ReportSeries', 'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
   'SplitQuantizeLayout', 'StorageLifetime', 'TeBehaviour', 'TeBehaviourId', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
   'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TensorplanWorker', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
   'WasmOptions',

@@ -26,6 +26,10 @@ function report(): ReportData {
     baselines: [{ name: 'given order', liveBytes: liveBytes.map((b) => b + 512) }],
     peakBytes: 3072, peakStep: 1, lowerBoundBytes: 3072, arenaBytes: 3072, storages,
     topAtPeak: storages.map((t) => ({ name: t.name, bytes: t.bytes, producer: t.producer, lastReader: t.lastReader })),
+    alternatives: [
+      { label: 'base', peakBytes: 3072, persistentBytes: 0, totalBytes: 3072, deltaPeakBytes: 0, deltaTotalBytes: 0, roles: [], explanation: '' },
+      { label: 'x=1', peakBytes: 2048, persistentBytes: 0, totalBytes: 2048, deltaPeakBytes: -1024, deltaTotalBytes: -1024, roles: [{ name: 'saved activation', bytes: -1024 }], explanation: 'x=1: peak -1 KiB' },
+    ],
   };
 }
 
@@ -60,15 +64,18 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`the inlined ECharts in chromium${BR
     const models = await page.evaluate(() => {
       type Model = { getSeries(): { subType: string }[]; getComponent(mainType: string): unknown };
       const charts = (window as unknown as { tpCharts: { getModel(): Model }[] }).tpCharts;
-      const components = ['title', 'tooltip', 'legend', 'grid', 'xAxis', 'yAxis', 'markPoint', 'markLine', 'axisPointer'];
+      const components = ['title', 'tooltip', 'legend', 'grid', 'xAxis', 'yAxis', 'markPoint', 'markLine', 'axisPointer', 'dataZoom'];
       return charts.map((chart) => ({
         series: chart.getModel().getSeries().map((s) => s.subType),
         components: components.filter((name) => chart.getModel().getComponent(name) != null),
       }));
     });
     expect(problems).toEqual([]);
-    expect(models[0]).toEqual({ series: ['line', 'line'], components: ['title', 'tooltip', 'legend', 'grid', 'xAxis', 'yAxis', 'markPoint', 'markLine', 'axisPointer'] });
-    expect(models[1]).toEqual({ series: ['custom'], components: ['title', 'tooltip', 'grid', 'xAxis', 'yAxis', 'axisPointer'] });
+    // The timeline: one stacked band (no categories given), the lower bound with the peak mark, the baseline; zoom on both charts.
+    expect(models[0]).toEqual({ series: ['line', 'line', 'line'], components: ['title', 'tooltip', 'legend', 'grid', 'xAxis', 'yAxis', 'markPoint', 'axisPointer', 'dataZoom'] });
+    expect(models[1]).toEqual({ series: ['custom'], components: ['title', 'tooltip', 'legend', 'grid', 'xAxis', 'yAxis', 'axisPointer', 'dataZoom'] });
+    // --compare: stacked bars.
+    expect(models[2].series).toEqual(['bar', 'bar']);
     await page.close();
   });
 });
