@@ -39,7 +39,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--external-io', 'ONNX: graph inputs and outputs are user buffers outside the arena (as ONNX Runtime keeps them)')
     .option('--runtime <name>', 'ONNX: plan like this runtime allocates: ort-cpu (ONNX Runtime CPU kernels\' in-place rules and Conv scratch)')
     .option('--report <report.html>', 'write a self-contained HTML memory report')
-    .option('--trace <trace.json>', 'write the plan as a Chrome trace-event file (Perfetto, Chromium DevTools' Performance panel): one slice per op, live bytes by category')
+    .option('--trace <trace.json>', 'write the plan as a Chrome trace-event file (Perfetto, Chromium DevTools Performance panel): one slice per op, live bytes by category')
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
     .option('--time-limit <duration>', 'spend up to this long on exact search, e.g. 10s or 500ms; default: stay fast')
     .option('--baselines', 'also measure the Inductor/XLA scheduling and greedy placement baselines')
