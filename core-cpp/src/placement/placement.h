@@ -111,6 +111,7 @@ int64_t placement_height(const std::vector<PlaceBuffer>& buffers, const std::vec
 
 // The baselines of PLANNING.md §4, each on its own (buffers must be checked).
 std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffers);
+std::vector<int64_t> place_xla_by_size(const std::vector<PlaceBuffer>& buffers);
 std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& buffers);
 std::vector<int64_t> place_first_fit(const std::vector<PlaceBuffer>& buffers);
 
