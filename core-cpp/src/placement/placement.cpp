@@ -261,7 +261,8 @@ void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bou
       }
       if (!budget->expired()) {
         baseline(PlaceMethod::kXlaLifetime,
-                 placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers), budget));
+                 placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers), budget,
+                                                     placement_detail::BestFitRule::kXla));
       }
     }
   }
@@ -479,7 +480,7 @@ Status place(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& option
       out->stats.method = PlaceMethod::kGreedySize;
       break;
     case PlaceAlgorithm::kXlaBest: {
-      out->offsets = place_greedy_by_size(buffers);
+      out->offsets = place_xla_by_size(buffers);
       out->stats.method = PlaceMethod::kXlaSize;
       std::vector<int64_t> other = place_best_fit_by_lifetime(buffers);
       if (placement_height(buffers, other) < placement_height(buffers, out->offsets)) {

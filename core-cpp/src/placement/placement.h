@@ -37,9 +37,9 @@ struct PlaceBuffer {
 };
 
 // Expanded from TP_PLACE_ALGORITHM_LIST (c_api.h): kAuto (tensorplan's
-// solver, same as kOurs), kOurs, kGreedySize (decreasing size, best fit:
-// TFLite, ORT memory pattern), kXlaBest (best fit by decreasing size and by
-// decreasing lifetime, keep the lower), kFirstFit (in order of first use,
+// solver, same as kOurs), kOurs, kGreedySize (TFLite's arena planner:
+// decreasing size, best fit), kXlaBest (XLA's GlobalDecreasingSizeBestFitHeap
+// kSpatial and kTemporal, keep the lower), kFirstFit (in order of first use,
 // lowest gap that fits: an online allocator).
 enum class PlaceAlgorithm : int32_t {
 #define TP_X(code, c, cpp, name) k##cpp = TP_PLACE_ALGORITHM_##c,
@@ -111,6 +111,7 @@ int64_t placement_height(const std::vector<PlaceBuffer>& buffers, const std::vec
 
 // The baselines of PLANNING.md §4, each on its own (buffers must be checked).
 std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffers);
+std::vector<int64_t> place_xla_by_size(const std::vector<PlaceBuffer>& buffers);
 std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& buffers);
 std::vector<int64_t> place_first_fit(const std::vector<PlaceBuffer>& buffers);
 

@@ -1,7 +1,14 @@
-// The best-fit baselines of PLANNING.md §4: best fit by decreasing size
-// (TFLite's GreedyBySize, ONNX Runtime's memory pattern) and best fit by
-// decreasing lifetime (XLA's second order). First fit is in
-// placement_first_fit.cpp.
+// The best-fit baselines of PLANNING.md §4, read from the source:
+//   greedy-size  TFLite's arena planner (tensorflow/tensorflow f885d7ed7f8d,
+//                tensorflow/lite/arena_planner.cc ArenaPlanner::CalculateAllocations
+//                order, simple_memory_arena.cc SimpleMemoryArena::Allocate)
+//   xla-best     XLA's GlobalDecreasingSizeBestFitHeap (openxla/xla
+//                d492e8388d46, xla/service/heap_simulator/heap_simulator.cc)
+//                kSpatial and kTemporal, the lower of the two as
+//                ChooseBestHeapAlgorithm::Finish keeps it (ties to kSpatial)
+// First fit is in placement_first_fit.cpp. ONNX Runtime's memory pattern
+// (mem_pattern_planner.h TraceAllocation) is best fit in allocation order
+// with the gap below the current peak as a candidate: not one of these.
 #include <algorithm>
 #include <numeric>
 #include <utility>
@@ -90,7 +97,7 @@ void LifetimeIndex::collect(int32_t buffer, std::vector<int32_t>* out) {
 }
 
 std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                       SearchBudget* budget) {
+                                       SearchBudget* budget, BestFitRule rule) {
   std::vector<int64_t> offsets(buffers.size(), 0);
   LifetimeIndex index(buffers);
   std::vector<int32_t> alive;
@@ -117,8 +124,11 @@ std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, 
         const int64_t gap = span.first - start;
         if (best_offset < 0 || gap < best_gap) {
           best_offset = start;
-          best_gap = gap;
-          if (gap == buffer.size) break;  // an exact fit cannot be beaten
+          // TFLite keeps the gap measured from the unaligned cursor.
+          best_gap = rule == BestFitRule::kTfLite ? span.first - cursor : gap;
+          // An exact fit cannot be beaten under XLA's measure (TFLite's can
+          // still be undercut by its own mixed measure, so it scans on).
+          if (rule == BestFitRule::kXla && gap == buffer.size) break;
         }
       }
       cursor = std::max(cursor, span.second);
@@ -129,30 +139,54 @@ std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, 
   return offsets;
 }
 
+// ArenaPlanner::CalculateAllocations (arena_planner.cc, f885d7ed7f8d): the
+// tensors alive over the whole run (allocated at node 0, never freed) first,
+// by index; then decreasing size; then earlier first use (std::sort: a full
+// tie has no order there, index here).
 std::vector<int32_t> size_order(const std::vector<PlaceBuffer>& buffers) {
   std::vector<int32_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
-  // Decreasing size; ties by first use then input order, as TFLite does.
+  int64_t first = 0, last = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    first = i == 0 ? buffers[i].lower : std::min(first, buffers[i].lower);
+    last = i == 0 ? buffers[i].upper : std::max(last, buffers[i].upper);
+  }
+  auto whole_run = [&](const PlaceBuffer& b) { return b.lower == first && b.upper == last; };
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     const PlaceBuffer& x = buffers[static_cast<size_t>(a)];
     const PlaceBuffer& y = buffers[static_cast<size_t>(b)];
+    if (whole_run(x) || whole_run(y)) return whole_run(x) && !whole_run(y);
     if (x.size != y.size) return x.size > y.size;
     return x.lower < y.lower;
   });
   return order;
 }
 
+// GetSpatialBufferIntervalCompare (heap_simulator.cc, d492e8388d46): size
+// descending, duration descending, buffer (index) ascending.
+std::vector<int32_t> xla_size_order(const std::vector<PlaceBuffer>& buffers) {
+  std::vector<int32_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const PlaceBuffer& x = buffers[static_cast<size_t>(a)];
+    const PlaceBuffer& y = buffers[static_cast<size_t>(b)];
+    if (x.size != y.size) return x.size > y.size;
+    return x.upper - x.lower > y.upper - y.lower;
+  });
+  return order;
+}
+
+// GetTemporalBufferIntervalCompare (heap_simulator.cc, d492e8388d46):
+// duration descending, size descending, buffer (index) ascending.
 std::vector<int32_t> lifetime_order(const std::vector<PlaceBuffer>& buffers) {
   std::vector<int32_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
-  // XLA's temporal order: longer live ranges first, then larger buffers.
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     const PlaceBuffer& x = buffers[static_cast<size_t>(a)];
     const PlaceBuffer& y = buffers[static_cast<size_t>(b)];
     const int64_t lx = x.upper - x.lower, ly = y.upper - y.lower;
     if (lx != ly) return lx > ly;
-    if (x.size != y.size) return x.size > y.size;
-    return x.lower < y.lower;
+    return x.size > y.size;
   });
   return order;
 }
@@ -163,8 +197,14 @@ std::vector<int64_t> place_greedy_by_size(const std::vector<PlaceBuffer>& buffer
   return placement_detail::best_fit_in_order(buffers, placement_detail::size_order(buffers));
 }
 
+std::vector<int64_t> place_xla_by_size(const std::vector<PlaceBuffer>& buffers) {
+  return placement_detail::best_fit_in_order(buffers, placement_detail::xla_size_order(buffers), nullptr,
+                                             placement_detail::BestFitRule::kXla);
+}
+
 std::vector<int64_t> place_best_fit_by_lifetime(const std::vector<PlaceBuffer>& buffers) {
-  return placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers));
+  return placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers), nullptr,
+                                             placement_detail::BestFitRule::kXla);
 }
 
 }  // namespace tp

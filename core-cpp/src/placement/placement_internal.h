@@ -52,17 +52,32 @@ class LifetimeIndex {
 
 struct SearchBudget;
 
-// Places buffers one by one in `order` (indices into buffers); each goes into
-// the smallest gap that fits among the placed buffers alive with it, or on top.
+// How best fit measures a gap. Both take the smallest gap that fits (the
+// lowest offset among equal ones) among the placed buffers alive with the
+// buffer, or go on top of them.
+//   kTfLite  tensorflow/tensorflow f885d7ed7f8d, tensorflow/lite/
+//            simple_memory_arena.cc, SimpleMemoryArena::Allocate: a gap is
+//            accepted when aligned_cursor + size <= next offset and
+//            next offset - aligned_cursor < best, but best is then stored as
+//            next offset - cursor (before alignment)
+//   kXla     openxla/xla d492e8388d46, xla/service/heap_simulator/
+//            heap_simulator.cc, SlicedAllocationFinder::Find over MakeFreeChunks:
+//            the smallest free chunk (size from its aligned start), ties to
+//            the lower offset; the chunk above everything is unbounded
+enum class BestFitRule { kTfLite, kXla };
+
+// Places buffers one by one in `order` (indices into buffers) by `rule`.
 // With a `budget` whose deadline passes on the way, returns an empty vector
 // (a half-built best fit is no placement); otherwise exactly what it returns
 // without one.
 std::vector<int64_t> best_fit_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
-                                       SearchBudget* budget = nullptr);
+                                       SearchBudget* budget = nullptr, BestFitRule rule = BestFitRule::kTfLite);
 
-// The baselines' orders: decreasing size (TFLite's GreedyBySize) and
-// decreasing lifetime (XLA's temporal order), ties as those tools break them.
+// The baselines' orders, ties as those tools break them: TFLite's
+// ArenaPlanner (size_order), XLA's GlobalDecreasingSizeBestFitHeap kSpatial
+// (xla_size_order) and kTemporal (lifetime_order).
 std::vector<int32_t> size_order(const std::vector<PlaceBuffer>& buffers);
+std::vector<int32_t> xla_size_order(const std::vector<PlaceBuffer>& buffers);
 std::vector<int32_t> lifetime_order(const std::vector<PlaceBuffer>& buffers);
 
 }  // namespace placement_detail

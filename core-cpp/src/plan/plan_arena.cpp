@@ -71,8 +71,10 @@ Status plan_arena(const PlanningGraph& pg, const std::vector<int32_t>& order, co
   }
   if (with_baselines) {
     const int64_t greedy = placement_height(buffers, place_greedy_by_size(buffers));
+    // XLA's two orders (kSpatial, kTemporal), the lower kept as ChooseBestHeapAlgorithm does.
+    const int64_t xla_by_size = placement_height(buffers, place_xla_by_size(buffers));
     const int64_t by_lifetime = placement_height(buffers, place_best_fit_by_lifetime(buffers));
-    plan.baseline_heights = {greedy, std::min(greedy, by_lifetime), placement_height(buffers, place_first_fit(buffers))};
+    plan.baseline_heights = {greedy, std::min(xla_by_size, by_lifetime), placement_height(buffers, place_first_fit(buffers))};
   }
   *out = std::move(plan);
   return Status::ok();

@@ -6,7 +6,13 @@
 //   Inductor       torch 2.14.1 torch/_inductor/memory.py: LPMF, BFS, DFS, read
 //                  from the source (schedule_inductor.cpp; the mapping of its
 //                  buffers onto storages is in docs/scheduling.md)
-//   XLA            hlo_memory_scheduler: list, DFS, post-order (from descriptions)
+//   XLA            openxla/xla 62046af07625
+//                  xla/hlo/transforms/simplifiers/hlo_memory_scheduler.cc:
+//                  ListScheduler, DFSMemoryScheduler, PostOrderScheduler (=
+//                  HloComputation::MakeInstructionPostOrder), read from the
+//                  source (schedule_baselines.cpp; the mapping of HLO
+//                  instructions and values onto ops and storages is in
+//                  docs/scheduling.md)
 // All run in O((V + E) log V) or close to it, so 10^5 ops stay fast. All but
 // `given` (the order every caller can fall back on) take a deadline and
 // check its clock as they go: one it cuts returns an empty order, which the
@@ -40,14 +46,17 @@ std::vector<int32_t> schedule_inductor_bfs(const PlanningGraph& pg, const Deadli
 // the same increasing order.
 std::vector<int32_t> schedule_inductor_dfs(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
-// Greedy list scheduler: highest (bytes freed - bytes defined, user count).
+// ListScheduler: the ready instruction with the highest (bytes freed - bytes
+// defined, user count); ties to the most recently inserted (std::multimap).
 std::vector<int32_t> schedule_xla_list(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
-// Post-order DFS from the sinks; operands by more extra users first, then
-// larger accumulated size, then index.
+// DFSMemoryScheduler: post-order DFS from the unreachable roots and ROOT,
+// children by more cumulative extra users, then larger cumulative size
+// (capped), then name.
 std::vector<int32_t> schedule_xla_dfs(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
-// Plain post-order from the sinks, operands in index order.
+// MakeInstructionPostOrder: DFS from each instruction without users in
+// instructions() order; control predecessors last to first, then operands.
 std::vector<int32_t> schedule_xla_post_order(const PlanningGraph& pg, const Deadline& deadline = Deadline::none());
 
 }  // namespace tp
