@@ -19,6 +19,10 @@ export type OnnxRuntimeName = (typeof RUNTIMES)[number];
  * opset 14; Sigmoid, Tanh: float, double). The binary element-wise kernels (Add, Sub, Mul, Div in
  * onnxruntime/core/providers/cpu/math/element_wise_ops.cc, commit 04b13b22c03c,
  * REG_ELEMENTWISE_TYPED_KERNEL) declare no MayInplace, so ORT never writes them in place.
+ * Contrib kernels (domain com.microsoft): QuickGelu (onnxruntime/contrib_ops/cpu/activations.cc,
+ * ONNX_OPERATOR_KERNEL_EX(QuickGelu, kMSDomain, 1, ...)) and FastGelu
+ * (contrib_ops/cpu/bert/fast_gelu.cc, commit 577b8d6bf9a8) are registered without MayInplace, so
+ * they are not listed; the fused attention and normalization kernels write fresh outputs.
  */
 export const ORT_CPU_MAY_INPLACE: ReadonlyMap<string, readonly DType[]> = new Map<string, readonly DType[]>([
   ...['Elu', 'HardSigmoid', 'LeakyRelu', 'Selu', 'Softplus', 'Softsign', 'Celu', 'ThresholdedRelu'].map((op) => [op, ['fp32']] as const),
