@@ -117,18 +117,30 @@ function multiHeadAttention(c: InferContext, pastIndex: number): Value[] {
 
 /**
  * GroupQueryAttention: output (B, S, hidden) from query (B, S, hidden); bert_defs.cc,
- * GroupQueryAttentionTypeAndShapeInference (past_key input 3). present_key / present_value take
- * past_key's / past_value's shape (the kv cache buffer, propagateShapeFromInputToOutput); without
- * a past the schema infers none (value_info).
+ * GroupQueryAttentionTypeAndShapeInference (past_key input 3), which gives present_key /
+ * present_value past's shape (the kv cache buffer). The outputs' documentation gives their length
+ * otherwise: max_sequence_length when past is the shared buffer, else past_sequence_length +
+ * kv_sequence_length; ORT's CPU kernel (group_query_attention.cc) allocates (B, kv_num_heads,
+ * max(past length, total_sequence_length), head_size), total_sequence_length being input 6's value.
+ * Without a past that is (B, kv_num_heads, total_sequence_length or the key's length, head_size).
  */
 function groupQueryAttention(c: InferContext): Value[] {
   const q = input(c, 0);
   if (q.shape.length !== 3) gap('query must have 3 dimensions');
   const out: Value[] = [{ shape: [...q.shape], elemType: q.elemType }];
+  if (!wants(c, 1) && !wants(c, 2)) return out;
+  const total = optional(c, 6)?.data?.length === 1 ? Number(optional(c, 6)!.data![0]) : undefined;
+  const kvHeads = attr(c, 'kv_num_heads')?.i ?? gap('the kv_num_heads attribute is missing');
   for (const k of [3, 4]) {
-    if (!wants(c, k - 2)) { out.push({ shape: [], elemType: q.elemType }); continue; }
-    const past = optional(c, k) ?? gap(`present output ${k - 2} has no past input ${k} to take its shape from (the schema infers none)`);
-    out.push(same(past));
+    const past = optional(c, k);
+    if (past) {
+      if (past.shape.length !== 4) gap(`past input ${k} must have 4 dimensions`);
+      out.push({ shape: past.shape.map((d, i) => (i === 2 && total !== undefined ? Math.max(d, total) : d)), elemType: past.elemType });
+      continue;
+    }
+    const kv = optional(c, k - 2) ?? gap(`present output ${k - 2}: no past input ${k} and no key / value input ${k - 2} (packed QKV) to size it`);
+    if (kv.shape.length !== 3) gap(`key / value input ${k - 2} must have 3 dimensions`);
+    out.push({ shape: [kv.shape[0], kvHeads, total ?? kv.shape[1], Math.floor(kv.shape[2] / kvHeads)], elemType: kv.elemType });
   }
   return out;
 }
@@ -160,8 +172,9 @@ function embedLayerNorm(c: InferContext): Value[] {
 }
 
 /**
- * LayerNormalization / SimplifiedLayerNormalization as ORT registers them in the default domain
- * (version 1, contrib_defs.cc, ONNX_CONTRIB_OPERATOR_SCHEMA with kOnnxDomain): Y of X's shape;
+ * SimplifiedLayerNormalization as ORT registers it, in the default domain only (version 1,
+ * contrib_defs.cc, ONNX_CONTRIB_OPERATOR_SCHEMA with kOnnxDomain, beside ORT's LayerNormalization
+ * version 1, which the default domain's LayerNormalization rule covers): Y of X's shape;
  * the statistics (mean and inv_std_var, or SimplifiedLayerNormalization's inv_std_var alone) of X's
  * shape with the axis dimension 1, type stash_type (float). The schema sets only dimension `axis`
  * to 1; ORT's kernel (layer_norm_impl.cc) allocates 1 for every dimension from `axis` on, which is
@@ -233,8 +246,6 @@ export const CONTRIB_RULES: Record<string, Rule> = {
   SkipLayerNormalization: skipLayerNorm,
   SkipSimplifiedLayerNormalization: skipLayerNorm,
   EmbedLayerNormalization: embedLayerNorm,
-  LayerNormalization: (c) => layerNormStats(c, 2),
-  SimplifiedLayerNormalization: (c) => layerNormStats(c, 1),
   // Element-wise on input 0 (contrib_defs.cc / bert_defs.cc: propagateShapeAndTypeFromFirstInput):
   // Gelu, BiasGelu (A + 1-D bias B), FastGelu (optional bias), QuickGelu; RotaryEmbedding (bert_defs.cc:
   // propagateShapeFromInputToOutput(0, 0)); BiasAdd (X + bias + skip, (B, S, C)); QLinearSigmoid,

@@ -16,7 +16,7 @@ interface Fixture { exporter: string; inputs: Record<string, { shape: number[]; 
 const manifest = JSON.parse(readFileSync(`${dir}manifest.json`, 'utf8')) as { models: Record<string, Fixture> };
 const FIXTURES = Object.entries(manifest.models);
 const bytesOf = (name: string) => new Uint8Array(readFileSync(`${dir}${name}.onnx`));
-const DTYPE_NAMES: Record<string, string> = { float32: 'fp32', float16: 'fp16', int64: 'int64', int32: 'int32', bool: 'bool' };
+const DTYPE_NAMES: Record<string, string> = { float32: 'fp32', float16: 'fp16', int64: 'int64', int32: 'int32', uint8: 'uint8', bool: 'bool' };
 
 describe('committed real exported ONNX models', () => {
   it('covers both torch.onnx exporters, onnxruntime\'s quantizer, torchvision and transformers', () => {
