@@ -90,7 +90,7 @@ describe.skipIf(!py.python)(`real models: every tensor's shape against ONNX shap
 
 const tensorBytes = (g: GraphDocument, name: string) => {
   const t = g.tensors.find((x) => x.name === name)!;
-  const size: Record<string, number> = { fp32: 4, int64: 8, fp16: 2, int32: 4, bool: 1 };
+  const size: Record<string, number> = { fp32: 4, int64: 8, fp16: 2, int32: 4, uint8: 1, bool: 1 };
   return t.bytes ?? t.shape!.reduce((a, b) => a * b, 1) * size[t.dtype!];
 };
 
