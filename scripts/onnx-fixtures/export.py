@@ -169,6 +169,11 @@ entry.update(exporter='torchscript + onnxruntime.quantization.quantize_dynamic',
 manifest['models']['mlp_int8_dynamic'] = entry
 print(f'mlp_int8_dynamic: {entry["bytes"]} bytes, {entry["nodes"]} nodes')
 
+# --- onnxruntime's transformer optimizer and contrib operators (MIT) ----------------------------
+sys.path.insert(0, os.path.dirname(__file__))
+import ort_fixtures
+ort_fixtures.build(OUT, manifest)
+
 import onnxruntime
 manifest['onnxruntime'] = onnxruntime.__version__
 manifest['torchvision'] = torchvision.__version__

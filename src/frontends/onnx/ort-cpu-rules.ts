@@ -4,6 +4,8 @@
 // these aliases and op workspaces, so a plan is comparable with what ORT allocates. Read from
 // microsoft/onnxruntime (MIT), files and kernel registrations cited per rule; no code is copied.
 import type { DType } from '../../formats/dtype.js';
+import type { Value } from './onnx-infer.js';
+import type { OnnxNode } from './onnx-model.js';
 
 /** The runtimes whose rules the importer knows (`--runtime`). */
 export const RUNTIMES = ['ort-cpu'] as const;
@@ -17,6 +19,10 @@ export type OnnxRuntimeName = (typeof RUNTIMES)[number];
  * opset 14; Sigmoid, Tanh: float, double). The binary element-wise kernels (Add, Sub, Mul, Div in
  * onnxruntime/core/providers/cpu/math/element_wise_ops.cc, commit 04b13b22c03c,
  * REG_ELEMENTWISE_TYPED_KERNEL) declare no MayInplace, so ORT never writes them in place.
+ * Contrib kernels (domain com.microsoft): QuickGelu (onnxruntime/contrib_ops/cpu/activations.cc,
+ * ONNX_OPERATOR_KERNEL_EX(QuickGelu, kMSDomain, 1, ...)) and FastGelu
+ * (contrib_ops/cpu/bert/fast_gelu.cc, commit 577b8d6bf9a8) are registered without MayInplace, so
+ * they are not listed; the fused attention and normalization kernels write fresh outputs.
  */
 export const ORT_CPU_MAY_INPLACE: ReadonlyMap<string, readonly DType[]> = new Map<string, readonly DType[]>([
   ...['Elu', 'HardSigmoid', 'LeakyRelu', 'Selu', 'Softplus', 'Softsign', 'Celu', 'ThresholdedRelu'].map((op) => [op, ['fp32']] as const),
@@ -63,4 +69,29 @@ export function ortConvScratchBytes(conv: ConvShape, elementBytes: number): numb
   if (pointwise) return 0;
   const kernelDim = Math.floor(conv.channels / conv.group) * kernelSize;
   return kernelDim * conv.output.reduce((a, b) => a * b, 1) * elementBytes;
+}
+
+/**
+ * The scratch an ORT CPU kernel allocates while `node` runs (its op workspace), from its input X,
+ * weight W and output Y: the im2col buffer of Conv and ConvInteger (ortConvScratchBytes); 0 for
+ * other ops.
+ */
+export function ortCpuScratchBytes(node: OnnxNode, x: Value | undefined, w: Value | undefined, y: Value | undefined): number {
+  if ((node.opType !== 'Conv' && node.opType !== 'ConvInteger') || (node.domain !== '' && node.domain !== 'ai.onnx')) return 0;
+  if (!x || !w || !y || x.shape.length < 3) return 0;
+  const rank = x.shape.length - 2;
+  const ints = (name: string, fallback: number[]) => {
+    const a = node.attributes.get(name);
+    return a && a.ints.length ? a.ints : fallback;
+  };
+  const autoPad = node.attributes.get('auto_pad')?.s ?? 'NOTSET';
+  const kernel = ints('kernel_shape', w.shape.slice(2));
+  // SAME_* pads by the kernel's extent; only a kernel of size 1 stays unpadded.
+  const pads = autoPad.startsWith('SAME') ? kernel.map((k) => k - 1) : ints('pads', new Array(2 * rank).fill(0));
+  // ORT's CPU Conv kernels are float (conv.cc) and double; ConvInteger's buffer holds uint8 (conv_integer.cc).
+  const elementBytes = node.opType === 'ConvInteger' ? 1 : ({ 1: 4, 10: 2, 11: 8, 16: 2 } as Record<number, number>)[x.elemType];
+  if (!elementBytes) return 0;
+  return ortConvScratchBytes({
+    channels: x.shape[1], group: node.attributes.get('group')?.i ?? 1, kernel, strides: ints('strides', new Array(rank).fill(1)), pads, output: y.shape.slice(2),
+  }, elementBytes);
 }

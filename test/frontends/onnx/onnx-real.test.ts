@@ -16,7 +16,7 @@ interface Fixture { exporter: string; inputs: Record<string, { shape: number[]; 
 const manifest = JSON.parse(readFileSync(`${dir}manifest.json`, 'utf8')) as { models: Record<string, Fixture> };
 const FIXTURES = Object.entries(manifest.models);
 const bytesOf = (name: string) => new Uint8Array(readFileSync(`${dir}${name}.onnx`));
-const DTYPE_NAMES: Record<string, string> = { float32: 'fp32', float16: 'fp16', int64: 'int64', int32: 'int32', bool: 'bool' };
+const DTYPE_NAMES: Record<string, string> = { float32: 'fp32', float16: 'fp16', int64: 'int64', int32: 'int32', uint8: 'uint8', bool: 'bool' };
 
 describe('committed real exported ONNX models', () => {
   it('covers both torch.onnx exporters, onnxruntime\'s quantizer, torchvision and transformers', () => {
@@ -90,7 +90,7 @@ describe.skipIf(!py.python)(`real models: every tensor's shape against ONNX shap
 
 const tensorBytes = (g: GraphDocument, name: string) => {
   const t = g.tensors.find((x) => x.name === name)!;
-  const size: Record<string, number> = { fp32: 4, int64: 8, fp16: 2, int32: 4, bool: 1 };
+  const size: Record<string, number> = { fp32: 4, int64: 8, fp16: 2, int32: 4, uint8: 1, bool: 1 };
   return t.bytes ?? t.shape!.reduce((a, b) => a * b, 1) * size[t.dtype!];
 };
 
