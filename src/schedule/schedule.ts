@@ -93,6 +93,11 @@ export interface ScheduleResult {
   lowerBoundBytes: number;
   /** True when `peakBytes` is proved to be the optimum over all orders. */
   provedOptimal: boolean;
+  /**
+   * `peakBytes / lowerBoundBytes - 1`: the peak is at most this fraction
+   * above the optimum (0 when proved optimal, and when both are 0).
+   */
+  gap: number;
   /** For `'ours'`: the baseline it started from. */
   startedFrom: BaselineMethod | null;
   /** For `'ours'`: seconds spent after the baselines. */
@@ -174,6 +179,7 @@ export function scheduleEncoded(core: CoreBinding, encoded: EncodedGraph, option
     peakBytes: stats[0],
     lowerBoundBytes: stats[1],
     provedOptimal: stats[2] === 1,
+    gap: stats[1] > 0 ? stats[0] / stats[1] - 1 : 0,
     startedFrom: method === 'ours' && stats[3] >= 0 ? (SCHEDULE_METHODS[stats[3]] as BaselineMethod) : null,
     searchSeconds: stats[4],
     baselines,

@@ -147,7 +147,8 @@ Deadline search_deadline(const ScheduleOptions& options, Deadline::Clock::time_p
 // whole is proved), a segment cannot be proved (too large, the deadline, or
 // the state limit: nothing below it can lower the peak), or time runs out.
 // The lower bound it leaves is the largest of: the bound on entry, each
-// segment's per-op bound, and each proved segment's optimum.
+// segment's per-op bound, each proved segment's optimum, and what the search
+// of an unproved segment ruled out (ExactStats::bound).
 void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
                        ScheduleResult* result) {
   const int32_t n = pg.op_count();
@@ -186,6 +187,7 @@ void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, 
     top->peak = exact_segment(pg, &result->order, top->begin, top->end, op_bound, deadline, options.exact_max_states,
                               &proved, &exact);
     result->exact_states += exact.states;
+    lower = std::max(lower, exact.bound);
     if (!proved) break;
     lower = std::max(lower, top->peak);
   }
@@ -246,7 +248,9 @@ void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, De
   }
   if (result->peak <= result->lower_bound) result->proved_optimal = true;
   if (!result->proved_optimal && searching) {
-    prove_by_segments(pg, options, deadline, result);
+    // Under a time limit the first proof leaves half the time to descents
+    // (each improvement is followed by another proof with the time left).
+    prove_by_segments(pg, options, timed ? deadline.share(0.5) : deadline, result);
     if (timed) keep_improving(pg, options, deadline, result);
   }
   if (result->peak <= result->lower_bound) result->proved_optimal = true;

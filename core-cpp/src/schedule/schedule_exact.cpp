@@ -1,6 +1,7 @@
 #include "schedule/schedule_exact.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <queue>
 #include <unordered_map>
 
@@ -154,6 +155,11 @@ struct DownSet {
 // Best-first over the segment's down-sets, keyed by the lower bound on any
 // completion, deeper sets first among equals. Returns the best peak (the
 // incumbent when nothing beats it) and, when one does, its local order.
+// stats->bound is what the search proved: no order of the segment peaks
+// lower. Every order not yet ruled out passes through a set in the open
+// queue or through one dropped at the state limit, so when the search stops
+// early the bound is the least key among those (the queue is a min-heap, and
+// the entry just popped was its least), capped by the incumbent.
 template <int W>
 int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline deadline, int64_t max_states,
                        bool* proved, ExactStats* stats, std::vector<int32_t>* found_order) {
@@ -172,6 +178,12 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
   bool complete = true;
   bool found_better = false;
   int64_t pops = 0;
+  int64_t dropped = INT64_MAX;  // least key of a set dropped at the state limit
+  int64_t bound = INT64_MAX;    // least key of what is left when the search stops early
+  // The queue holds up to one entry per child pushed, more than the memoised
+  // sets: it is held to a few times the state limit too (memory, and the
+  // time a reallocation of a huge queue takes past the deadline).
+  const size_t max_open = static_cast<size_t>(4 * std::max<int64_t>(max_states, 1024));
   while (!open.empty()) {
     const Entry entry = open.top();
     open.pop();
@@ -184,8 +196,13 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       break;  // best-first: the first complete set popped is optimal
     }
     if (std::max(state.peak, g.remaining_bound(mask)) != entry.first.first) continue;  // stale entry
-    if ((++pops & 1023) == 0 && deadline.passed()) {
+    // One work unit per 1024 pops (what a work-bounded search counts), and a
+    // look at the clock every 64, so a timed search stops within milliseconds.
+    ++pops;
+    if (((pops & 1023) == 0 && deadline.passed()) || ((pops & 63) == 0 && deadline.clock_passed()) ||
+        open.size() >= max_open) {
       complete = false;
+      bound = entry.first.first;
       break;
     }
     for (int32_t v = 0; v < g.m; ++v) {
@@ -209,6 +226,7 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
         if (static_cast<int64_t>(seen.size()) >= max_states) {
           complete = false;
           stats->hit_state_limit = true;
+          dropped = std::min(dropped, std::max(peak, g.remaining_bound(next)));
           continue;
         }
         seen.emplace(next, DownSet{peak, live, v});
@@ -220,6 +238,7 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
     }
   }
   stats->states += static_cast<int64_t>(seen.size());
+  stats->bound = complete ? incumbent : std::min(incumbent, std::min(bound, dropped));
   if (found_better) {
     // The order that reached the full set on the best path, read back through via_op.
     Key mask = g.full;
@@ -297,6 +316,7 @@ int64_t exact_segment(const PlanningGraph& pg, std::vector<int32_t>* order, int3
     bound = std::max(bound, op_bound[(*order)[i]]);
   }
   *proved = incumbent <= bound;
+  stats->bound = bound;
   if (*proved || end - begin > kExactSegmentMaxOps) return incumbent;
   if (end - begin <= 64) {
     return exact_segment_with<1>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, proved, stats);
