@@ -1,9 +1,9 @@
 // Proofs of optimal schedules (issue #18): for the real graphs (examples,
 // layer specs, imported ONNX models) and seeded random ones, ours with a
-// time limit against the best of Inductor's and XLA's baselines (same run):
-// ops, forced-cut segments are not exposed, so per graph: our peak, the lower
-// bound, proved or not, the gap (peak / bound - 1: how far above the optimum
-// the peak may be), and the time the call used out of its limit.
+// time limit against the best of Inductor's and XLA's baselines (same call):
+// per graph its ops, our peak, the lower bound, proved or not, the gap (peak /
+// bound - 1: how far above the optimum the peak may be), and the time the
+// call used out of its limit (TP_BENCH_SCHEDULE_LIMIT seconds, default 2).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fmt, printTable } from './harness.mjs';
