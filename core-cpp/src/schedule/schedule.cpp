@@ -154,9 +154,10 @@ void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, 
   const int32_t n = pg.op_count();
   if (n == 0) return;
   const std::vector<int32_t> cuts = forced_cuts(pg, result->order);
-  // forced_live_per_op costs O(V) graph walks; beyond a few thousand ops the
-  // touched bytes stand in (bound_at_peaks already bounded the peak steps).
-  const std::vector<int64_t> op_bound = n <= 4000 ? forced_live_per_op(pg) : touched_bytes_per_op(pg);
+  // Per-op bounds: the touched bytes, raised to the forced-live bound (a
+  // graph walk per op) only for the ops of a segment about to be searched,
+  // so the cost follows the search, not the graph's size.
+  std::vector<int64_t> op_bound = touched_bytes_per_op(pg);
   const std::vector<int64_t> steps = step_bytes(pg, result->order);
   struct Segment {
     int32_t begin, end;
@@ -182,6 +183,12 @@ void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, 
     }
     if (top->peak <= lower || top->tried) break;
     top->tried = true;
+    if (top->end - top->begin <= kExactSegmentMaxOps) {
+      for (int32_t i = top->begin; i < top->end && !deadline.clock_passed(); ++i) {
+        const int32_t v = result->order[i];
+        op_bound[v] = std::max(op_bound[v], forced_live_bound(pg, {v}));
+      }
+    }
     bool proved = false;
     ExactStats exact;
     top->peak = exact_segment(pg, &result->order, top->begin, top->end, op_bound, deadline, options.exact_max_states,

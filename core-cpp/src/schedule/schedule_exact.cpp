@@ -162,7 +162,7 @@ struct DownSet {
 // the entry just popped was its least), capped by the incumbent.
 template <int W>
 int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline deadline, int64_t max_states,
-                       bool* proved, ExactStats* stats, std::vector<int32_t>* found_order) {
+                       int64_t pop_mask, bool* proved, ExactStats* stats, std::vector<int32_t>* found_order) {
   using Key = Mask<W>;
   std::unordered_map<Key, DownSet, MaskHash<W>> seen;
   seen.reserve(1024);
@@ -196,11 +196,14 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       break;  // best-first: the first complete set popped is optimal
     }
     if (std::max(state.peak, g.remaining_bound(mask)) != entry.first.first) continue;  // stale entry
-    // One work unit per 1024 pops (what a work-bounded search counts), and a
-    // look at the clock every 64, so a timed search stops within milliseconds.
+    // Work (what a work-bounded search counts): with pop_mask 0, one unit
+    // per pop and one per 4 children it may make (a child is a few hundred
+    // ns of work); else one unit per pop_mask + 1 pops. And a look at the
+    // clock every 64 pops, so a timed search stops within milliseconds.
     ++pops;
-    if (((pops & 1023) == 0 && deadline.passed()) || ((pops & 63) == 0 && deadline.clock_passed()) ||
-        open.size() >= max_open) {
+    const bool out_of_work = pop_mask == 0 ? deadline.spend(1 + (g.m - mask.count()) / 4)
+                                           : ((pops & pop_mask) == 0 && deadline.passed());
+    if (out_of_work || ((pops & 63) == 0 && deadline.clock_passed()) || open.size() >= max_open) {
       complete = false;
       bound = entry.first.first;
       break;
@@ -257,10 +260,10 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
 template <int W>
 int64_t exact_segment_with(const PlanningGraph& pg, std::vector<int32_t>* order, int32_t begin, int32_t end,
                            const std::vector<int64_t>& op_bound, int64_t incumbent, Deadline deadline,
-                           int64_t max_states, bool* proved, ExactStats* stats) {
+                           int64_t max_states, int64_t pop_mask, bool* proved, ExactStats* stats) {
   const SegmentGraph<W> g = segment_graph<W>(pg, *order, begin, end, op_bound);
   std::vector<int32_t> local_order;
-  const int64_t peak = search_segment<W>(g, incumbent, deadline, max_states, proved, stats, &local_order);
+  const int64_t peak = search_segment<W>(g, incumbent, deadline, max_states, pop_mask, proved, stats, &local_order);
   if (!local_order.empty()) {
     for (int32_t i = 0; i < g.m; ++i) (*order)[begin + i] = g.ops[local_order[i]];
   }
@@ -319,9 +322,9 @@ int64_t exact_segment(const PlanningGraph& pg, std::vector<int32_t>* order, int3
   stats->bound = bound;
   if (*proved || end - begin > kExactSegmentMaxOps) return incumbent;
   if (end - begin <= 64) {
-    return exact_segment_with<1>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, proved, stats);
+    return exact_segment_with<1>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
   }
-  return exact_segment_with<2>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, proved, stats);
+  return exact_segment_with<2>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
 }
 
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
@@ -336,8 +339,9 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
   if (n > kExactMaxOps) return incumbent;
   // The whole graph is one segment (no ops before or after it).
   stats->states = 0;
-  return exact_segment_with<1>(pg, order, 0, n, touched_bytes_per_op(pg), incumbent, deadline, max_states, proved,
-                               stats);
+  // One work unit per 1024 pops, as before segments (plans depend on it).
+  return exact_segment_with<1>(pg, order, 0, n, touched_bytes_per_op(pg), incumbent, deadline, max_states, 1023,
+                               proved, stats);
 }
 
 }  // namespace tp

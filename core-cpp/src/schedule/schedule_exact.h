@@ -40,6 +40,8 @@ std::vector<int64_t> touched_bytes_per_op(const PlanningGraph& pg);
 // `*proved`: that peak is the segment's optimum (the search finished before
 // the deadline and within `max_states` memoised sets, or a bound met it).
 // Segments of more than kExactSegmentMaxOps ops are returned as they are.
+// Each set popped from the queue costs 1 + (ops left) / 4 work units of
+// `deadline` (a child costs a few hundred ns).
 int64_t exact_segment(const PlanningGraph& pg, std::vector<int32_t>* order, int32_t begin, int32_t end,
                       const std::vector<int64_t>& op_bound, Deadline deadline, int64_t max_states, bool* proved,
                       ExactStats* stats);
