@@ -243,13 +243,17 @@ void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, De
     ImproveStats improve;
     const Deadline quick = deadline.share(0.1);
     result->peak = improve_schedule(pg, &result->order, quick, options.seed, &improve);
-    // With a time limit, the whole-graph search leaves half the time to the
-    // segments when the graph has forced cuts (they prove far more cheaply).
-    const bool cut = forced_cuts(pg, result->order).size() > 2;
-    ExactStats exact;
-    result->peak = exact_schedule(pg, &result->order, timed && cut ? deadline.share(0.5) : deadline,
-                                  options.exact_max_states, &result->proved_optimal, &exact);
-    result->exact_states = exact.states;
+    // With a time limit and forced cuts, the proof by segments below replaces
+    // the whole-graph search: it is exact too (schedule_cuts.h) and searches
+    // far fewer sets (mixtral-moe: proved in 0.06 s instead of hitting the
+    // state limit after 1 s). A work-bounded search keeps the whole-graph
+    // search, on which the recorded plans depend.
+    if (!(timed && forced_cuts(pg, result->order).size() > 2)) {
+      ExactStats exact;
+      result->peak = exact_schedule(pg, &result->order, deadline, options.exact_max_states, &result->proved_optimal,
+                                    &exact);
+      result->exact_states = exact.states;
+    }
   } else if (searching) {
     improve_from_best_baselines(pg, options, orders, deadline, result);
   }

@@ -48,10 +48,18 @@ struct Mask {
 
 template <int W>
 struct MaskHash {
+  // splitmix64's finalizer per word; the high half is folded in, as size_t
+  // has 32 bits on WASM (the low half of a product alone would only depend
+  // on the low 32 ops of the set, and sets differing above would collide).
   size_t operator()(const Mask<W>& m) const {
     uint64_t h = 0;
-    for (int k = 0; k < W; ++k) h = (h ^ m.w[k]) * 0x9E3779B97F4A7C15ULL + (h >> 29);
-    return static_cast<size_t>(h);
+    for (int k = 0; k < W; ++k) {
+      uint64_t x = h ^ m.w[k];
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+      h = x ^ (x >> 31);
+    }
+    return static_cast<size_t>(h ^ (h >> 32));
   }
 };
 
