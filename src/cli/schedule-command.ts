@@ -33,7 +33,7 @@ export async function scheduleCommand(
   console.log(`schedule of ${graph.ops.length} ops (${file}), method ${method}, backend ${tp.backend}`);
   console.log(table.toString());
   console.log(`peak:        ${formatBytes(result.peakBytes)}${result.provedOptimal ? ' (proved optimal)' : ''}`);
-  console.log(`lower bound: ${formatBytes(result.lowerBoundBytes)}`);
+  console.log(`lower bound: ${formatBytes(result.lowerBoundBytes)}${result.provedOptimal ? '' : ` (not proved: the peak is at most ${(100 * result.gap).toFixed(2)}% above the optimum)`}`);
   if (result.startedFrom) console.log(`started from ${result.startedFrom}, searched ${(result.searchSeconds * 1e3).toFixed(1)} ms`);
   if (live.peakOp !== null) {
     console.log(`at the peak (step ${live.peakStep}, op ${live.peakOp}, workspace ${formatBytes(live.peakWorkspaceBytes)}):`);

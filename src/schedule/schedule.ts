@@ -11,8 +11,11 @@ import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 /**
  * How to order the ops (PLANNING.md §3). The baselines are the published
  * heuristics of PyTorch Inductor and XLA; `'ours'` starts from the best of
- * them, proves the optimum by exact search on small graphs and improves
- * large ones by local search within the time limit. It is never worse than
+ * them, proves the optimum by exact search on small graphs and, beyond them,
+ * segment by segment between the steps every order must pass (segments of
+ * up to 128 ops), and improves the rest by local search until it is proved
+ * or the time limit is spent (docs/scheduling.md, "Proofs beyond 64 ops").
+ * It is never worse than
  * any baseline it ran (under a time limit too small for all of them, the
  * ones cut are missing from `baselines`; `'given'` always runs).
  *
@@ -54,7 +57,8 @@ export interface ScheduleOptions {
   method?: ScheduleMethod;
   /**
    * Seconds the whole call may take with `'ours'` (reading the graph, the
-   * baselines, the search and the final checks); 0 = the baselines only,
+   * baselines, the search and the final checks); the search runs until it
+   * proves the optimum or the limit is spent; 0 = the baselines only,
    * without a limit. Default 1. Reading and checking the graph is a fixed
    * cost (about 0.5 s for 10^5 ops): a smaller limit cannot be met, and the
    * call then returns the best baseline that fitted (at least `'given'`).
@@ -93,6 +97,11 @@ export interface ScheduleResult {
   lowerBoundBytes: number;
   /** True when `peakBytes` is proved to be the optimum over all orders. */
   provedOptimal: boolean;
+  /**
+   * `peakBytes / lowerBoundBytes - 1`: the peak is at most this fraction
+   * above the optimum (0 when proved optimal, and when both are 0).
+   */
+  gap: number;
   /** For `'ours'`: the baseline it started from. */
   startedFrom: BaselineMethod | null;
   /** For `'ours'`: seconds spent after the baselines. */
@@ -174,6 +183,7 @@ export function scheduleEncoded(core: CoreBinding, encoded: EncodedGraph, option
     peakBytes: stats[0],
     lowerBoundBytes: stats[1],
     provedOptimal: stats[2] === 1,
+    gap: stats[1] > 0 ? stats[0] / stats[1] - 1 : 0,
     startedFrom: method === 'ours' && stats[3] >= 0 ? (SCHEDULE_METHODS[stats[3]] as BaselineMethod) : null,
     searchSeconds: stats[4],
     baselines,

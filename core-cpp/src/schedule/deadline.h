@@ -35,6 +35,11 @@ class Deadline {
     return clock_passed();
   }
   bool clock_passed() const { return timed_ && Clock::now() >= when_; }
+  // passed() for a step worth `units` work units at once.
+  bool spend(int64_t units) const {
+    if (counter_ != nullptr && (*counter_ += units) >= work_limit_) return true;
+    return clock_passed();
+  }
 
   // A deadline at `fraction` of what is left of this one (time and work alike).
   Deadline share(double fraction) const {

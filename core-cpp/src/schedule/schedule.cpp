@@ -6,6 +6,8 @@
 
 #include "liveness/liveness.h"
 #include "schedule/schedule_baselines.h"
+#include "schedule/schedule_cuts.h"
+#include "schedule/schedule_exact.h"
 #include "schedule/schedule_search.h"
 
 namespace tp {
@@ -138,9 +140,91 @@ Deadline search_deadline(const ScheduleOptions& options, Deadline::Clock::time_p
   return Deadline::after(call_start, options.time_limit_s - reserve);
 }
 
+// Proof by segments (schedule_cuts.h says why it is exact): the order is cut
+// at its forced cuts, and the segments are searched exactly, the one with the
+// highest peak first (the whole peak is the largest segment peak, so only
+// that one can lower it), until the highest peak meets the lower bound (the
+// whole is proved), a segment cannot be proved (too large, the deadline, or
+// the state limit: nothing below it can lower the peak), or time runs out.
+// The lower bound it leaves is the largest of: the bound on entry, each
+// segment's per-op bound, each proved segment's optimum, and what the search
+// of an unproved segment ruled out (ExactStats::bound).
+void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
+                       ScheduleResult* result) {
+  const int32_t n = pg.op_count();
+  if (n == 0) return;
+  const std::vector<int32_t> cuts = forced_cuts(pg, result->order);
+  // Per-op bounds: the touched bytes, raised to the forced-live bound (a
+  // graph walk per op) only for the ops of a segment about to be searched,
+  // so the cost follows the search, not the graph's size.
+  std::vector<int64_t> op_bound = touched_bytes_per_op(pg);
+  const std::vector<int64_t> steps = step_bytes(pg, result->order);
+  struct Segment {
+    int32_t begin, end;
+    int64_t peak = 0, bound = 0;
+    bool tried = false;
+  };
+  std::vector<Segment> segments;
+  int64_t lower = result->lower_bound;
+  for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+    Segment seg{cuts[c], cuts[c + 1]};
+    for (int32_t i = seg.begin; i < seg.end; ++i) {
+      seg.peak = std::max(seg.peak, steps[i]);
+      seg.bound = std::max(seg.bound, op_bound[result->order[i]]);
+    }
+    lower = std::max(lower, seg.bound);
+    segments.push_back(seg);
+  }
+  result->segment_count = static_cast<int32_t>(segments.size());
+  while (!deadline.clock_passed()) {
+    Segment* top = &segments[0];
+    for (Segment& seg : segments) {
+      if (seg.peak > top->peak) top = &seg;
+    }
+    if (top->peak <= lower || top->tried) break;
+    top->tried = true;
+    if (top->end - top->begin <= kExactSegmentMaxOps) {
+      for (int32_t i = top->begin; i < top->end && !deadline.clock_passed(); ++i) {
+        const int32_t v = result->order[i];
+        op_bound[v] = std::max(op_bound[v], forced_live_bound(pg, {v}));
+      }
+    }
+    bool proved = false;
+    ExactStats exact;
+    top->peak = exact_segment(pg, &result->order, top->begin, top->end, op_bound, deadline, options.exact_max_states,
+                              &proved, &exact);
+    result->exact_states += exact.states;
+    lower = std::max(lower, exact.bound);
+    if (!proved) break;
+    lower = std::max(lower, top->peak);
+  }
+  result->peak = schedule_peak(pg, result->order);
+  result->lower_bound = std::max(result->lower_bound, lower);
+}
+
+// With a time limit, the time left after the descents and the segment proof
+// goes to more descents from the best order (new kicks each round), each
+// improvement followed by another segment proof (a lower incumbent prunes
+// more), until the deadline or a proof. Only a strictly lower peak replaces
+// the order.
+void keep_improving(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
+                    ScheduleResult* result) {
+  for (uint64_t round = 1; !deadline.passed() && result->peak > result->lower_bound; ++round) {
+    std::vector<int32_t> order = result->order;
+    ImproveStats improve;
+    const int64_t peak = improve_schedule(pg, &order, deadline, options.seed + 1000 * round, &improve);
+    if (peak >= result->peak) continue;
+    result->peak = peak;
+    result->order = std::move(order);
+    prove_by_segments(pg, options, deadline, result);
+  }
+}
+
 // tensorplan's search from the best baseline: nothing when a lower bound
 // already meets its peak; the exact search on small graphs (after a quick
-// descent); local descent from several baselines otherwise.
+// descent); local descent from several baselines otherwise. Then, when not
+// proved, the proof by segments, and with a time limit more descents until
+// the deadline.
 void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, Deadline::Clock::time_point call_start,
                      const std::vector<std::vector<int32_t>>& orders, ScheduleResult* result) {
   const auto start = std::chrono::steady_clock::now();
@@ -150,6 +234,7 @@ void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, De
   const bool settled = result->peak <= result->lower_bound;
   int64_t work_done = 0;
   const bool searching = options.work_limit > 0 || options.time_limit_s > 0;
+  const bool timed = options.work_limit <= 0 && options.time_limit_s > 0;
   const Deadline deadline = search_deadline(options, call_start, pass_seconds, &work_done);
   if (settled) {
     result->proved_optimal = true;
@@ -158,12 +243,26 @@ void search_schedule(const PlanningGraph& pg, const ScheduleOptions& options, De
     ImproveStats improve;
     const Deadline quick = deadline.share(0.1);
     result->peak = improve_schedule(pg, &result->order, quick, options.seed, &improve);
-    ExactStats exact;
-    result->peak = exact_schedule(pg, &result->order, deadline, options.exact_max_states,
-                                  &result->proved_optimal, &exact);
-    result->exact_states = exact.states;
+    // With a time limit and forced cuts, the proof by segments below replaces
+    // the whole-graph search: it is exact too (schedule_cuts.h) and searches
+    // far fewer sets (mixtral-moe: proved in 0.06 s instead of hitting the
+    // state limit after 1 s). A work-bounded search keeps the whole-graph
+    // search, on which the recorded plans depend.
+    if (!(timed && forced_cuts(pg, result->order).size() > 2)) {
+      ExactStats exact;
+      result->peak = exact_schedule(pg, &result->order, deadline, options.exact_max_states, &result->proved_optimal,
+                                    &exact);
+      result->exact_states = exact.states;
+    }
   } else if (searching) {
     improve_from_best_baselines(pg, options, orders, deadline, result);
+  }
+  if (result->peak <= result->lower_bound) result->proved_optimal = true;
+  if (!result->proved_optimal && searching) {
+    // Under a time limit the first proof leaves half the time to descents
+    // (each improvement is followed by another proof with the time left).
+    prove_by_segments(pg, options, timed ? deadline.share(0.5) : deadline, result);
+    if (timed) keep_improving(pg, options, deadline, result);
   }
   if (result->peak <= result->lower_bound) result->proved_optimal = true;
   result->search_seconds = seconds_since(start);

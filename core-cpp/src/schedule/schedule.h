@@ -5,9 +5,13 @@
 // kScheduleOurs: the best baseline order (never worse than any baseline),
 // then exact best-first search when the graph is small enough (proved optimal
 // if it finishes in time), else move-based local search until the time limit
-// or a local optimum. The order returned is always valid, and never worse
-// than `given`, which always runs; the time limit covers the whole call, so
-// the other baselines are cut (and dropped) when they would run past it.
+// or a local optimum; when that leaves the order unproved, the proof by
+// segments (the order cut where every order must pass, schedule_cuts.h; each
+// segment of up to 128 ops searched exactly, schedule_exact.h), and under a
+// time limit more descents until the deadline. The order returned is always
+// valid, and never worse than `given`, which always runs; the time limit
+// covers the whole call, so the other baselines are cut (and dropped) when
+// they would run past it.
 #ifndef TENSORPLAN_SCHEDULE_H
 #define TENSORPLAN_SCHEDULE_H
 
@@ -62,6 +66,9 @@ struct ScheduleResult {
   std::vector<double> baseline_seconds;
   double search_seconds = 0;    // ours: time after the baselines
   int64_t exact_states = 0;
+  // ours: segments between forced cuts when the proof by segments ran
+  // (schedule_cuts.h); 0 when it did not.
+  int32_t segment_count = 0;
 };
 
 Status schedule_graph(const PlanningGraph& pg, const ScheduleOptions& options, ScheduleResult* out);

@@ -50,6 +50,10 @@ constexpr int32_t kExactMaxOps = 64;
 struct ExactStats {
   int64_t states = 0;
   bool hit_state_limit = false;
+  // exact_segment: no order of the segment has a lower peak (its optimum when
+  // proved; else what the search ruled out before it stopped, or the per-op
+  // bound of its ops).
+  int64_t bound = 0;
 };
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
                        int64_t max_states, bool* proved, ExactStats* stats);

@@ -1,0 +1,355 @@
+#include "schedule/schedule_exact.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <queue>
+#include <unordered_map>
+
+#include "liveness/liveness.h"
+#include "schedule/schedule_state.h"
+
+namespace tp {
+
+namespace {
+
+// A set of at most 64 * W segment ops.
+template <int W>
+struct Mask {
+  uint64_t w[W] = {};
+  void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
+  bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1; }
+  // Whether this set and `other` share an op.
+  bool meets(const Mask& other) const {
+    for (int k = 0; k < W; ++k) if (w[k] & other.w[k]) return true;
+    return false;
+  }
+  // Whether this set has an op that `other` lacks.
+  bool meets_outside(const Mask& other) const {
+    for (int k = 0; k < W; ++k) if (w[k] & ~other.w[k]) return true;
+    return false;
+  }
+  int32_t count() const {
+    int32_t c = 0;
+    for (int k = 0; k < W; ++k) c += __builtin_popcountll(w[k]);
+    return c;
+  }
+  bool operator==(const Mask& o) const {
+    for (int k = 0; k < W; ++k) if (w[k] != o.w[k]) return false;
+    return true;
+  }
+  // Numeric order (highest word first): for W = 1 the order of the plain
+  // uint64_t masks the search used before segments, so ties break the same way.
+  bool operator<(const Mask& o) const {
+    for (int k = W - 1; k >= 0; --k) if (w[k] != o.w[k]) return w[k] < o.w[k];
+    return false;
+  }
+  bool operator>(const Mask& o) const { return o < *this; }
+};
+
+template <int W>
+struct MaskHash {
+  // splitmix64's finalizer per word; the high half is folded in, as size_t
+  // has 32 bits on WASM (the low half of a product alone would only depend
+  // on the low 32 ops of the set, and sets differing above would collide).
+  size_t operator()(const Mask<W>& m) const {
+    uint64_t h = 0;
+    for (int k = 0; k < W; ++k) {
+      uint64_t x = h ^ m.w[k];
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+      h = x ^ (x >> 31);
+    }
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
+
+// One segment as bit masks over its ops (local ids: the segment's ops in
+// ascending global id), with what the ops around it fix: which storages are
+// alive before it and which are still needed after it.
+template <int W>
+struct SegmentGraph {
+  int32_t m = 0;
+  std::vector<int32_t> ops;                  // local -> global op
+  std::vector<Mask<W>> pred_mask;            // per local op: its predecessors inside the segment
+  std::vector<int32_t> touch_offsets, touches;  // per local op: local storages, CSR
+  std::vector<Mask<W>> user_mask;            // per local storage: the segment ops touching it
+  std::vector<uint8_t> before, after;        // per local storage: alive before / needed after the segment
+  std::vector<int64_t> bytes;                // per local storage
+  std::vector<int64_t> workspace, op_bound;  // per local op
+  int64_t start_live = 0;                    // bytes alive before the segment's first step
+  int64_t unused_inputs = 0;                 // graph inputs no op touches: freed after the graph's step 0
+  Mask<W> full;
+
+  int64_t remaining_bound(const Mask<W>& mask) const {
+    int64_t bound = 0;
+    for (int32_t v = 0; v < m; ++v) {
+      if (!mask.test(v)) bound = std::max(bound, op_bound[v]);
+    }
+    return bound;
+  }
+};
+
+// The segment order[begin, end) of `order`, with order[0, begin) run first.
+template <int W>
+SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t>& order, int32_t begin, int32_t end,
+                              const std::vector<int64_t>& op_bound) {
+  const std::vector<Storage>& storages = pg.storage.storages;
+  const int32_t n = pg.op_count();
+  SegmentGraph<W> g;
+  g.ops.assign(order.begin() + begin, order.begin() + end);
+  std::sort(g.ops.begin(), g.ops.end());
+  g.m = static_cast<int32_t>(g.ops.size());
+  std::vector<int32_t> local(n, -1), place(n, 0);  // place: 0 before, 1 inside, 2 after
+  for (int32_t i = 0; i < n; ++i) place[order[i]] = i < begin ? 0 : (i < end ? 1 : 2);
+  for (int32_t i = 0; i < g.m; ++i) local[g.ops[i]] = i;
+  g.pred_mask.assign(g.m, Mask<W>{});
+  g.workspace.resize(g.m);
+  g.op_bound.resize(g.m);
+  std::vector<int32_t> local_storage(pg.storage_count(), -1);
+  g.touch_offsets.push_back(0);
+  for (int32_t i = 0; i < g.m; ++i) {
+    const int32_t v = g.ops[i];
+    g.workspace[i] = pg.op_workspace[v];
+    g.op_bound[i] = op_bound[v];
+    for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) {
+      if (local[pg.preds[k]] >= 0) g.pred_mask[i].set(local[pg.preds[k]]);
+    }
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const int32_t s = pg.touches[k];
+      if (local_storage[s] < 0) {
+        local_storage[s] = static_cast<int32_t>(g.bytes.size());
+        const Storage& st = storages[s];
+        bool before = st.graph_input, after = st.graph_output;
+        Mask<W> users;
+        for (int32_t u = pg.user_offsets[s]; u < pg.user_offsets[s + 1]; ++u) {
+          const int32_t w = pg.users[u];
+          if (place[w] == 0) before = true;
+          if (place[w] == 2) after = true;
+          if (place[w] == 1) users.set(local[w]);
+        }
+        g.bytes.push_back(st.arena_bytes());
+        g.before.push_back(before ? 1 : 0);
+        g.after.push_back(after ? 1 : 0);
+        g.user_mask.push_back(users);
+      }
+      g.touches.push_back(local_storage[s]);
+    }
+    g.touch_offsets.push_back(static_cast<int32_t>(g.touches.size()));
+  }
+  for (int32_t i = 0; i < g.m; ++i) g.full.set(i);
+  ScheduleState state(pg);
+  std::vector<int32_t> scratch_ready, scratch_changed;
+  for (int32_t i = 0; i < begin; ++i) {
+    scratch_ready.clear();
+    scratch_changed.clear();
+    state.run(order[i], &scratch_ready, &scratch_changed);
+  }
+  g.start_live = state.live();
+  if (begin == 0) {
+    for (int32_t s = 0; s < pg.storage_count(); ++s) {
+      const Storage& st = storages[s];
+      if (st.graph_input && !st.graph_output && pg.user_count(s) == 0) g.unused_inputs += st.arena_bytes();
+    }
+  }
+  return g;
+}
+
+struct DownSet {
+  int64_t peak;    // best peak over the segment's steps so far
+  int64_t live;    // bytes alive after the last step's frees (depends only on the set)
+  int32_t via_op;  // last local op run to reach this set on the best path
+};
+
+// Best-first over the segment's down-sets, keyed by the lower bound on any
+// completion, deeper sets first among equals. Returns the best peak (the
+// incumbent when nothing beats it) and, when one does, its local order.
+// stats->bound is what the search proved: no order of the segment peaks
+// lower. Every order not yet ruled out passes through a set in the open
+// queue or through one dropped at the state limit, so when the search stops
+// early the bound is the least key among those (the queue is a min-heap, and
+// the entry just popped was its least), capped by the incumbent.
+template <int W>
+int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline deadline, int64_t max_states,
+                       int64_t pop_mask, bool* proved, ExactStats* stats, std::vector<int32_t>* found_order) {
+  using Key = Mask<W>;
+  std::unordered_map<Key, DownSet, MaskHash<W>> seen;
+  seen.reserve(1024);
+  using Entry = std::pair<std::pair<int64_t, int32_t>, Key>;  // ((f, -depth), mask)
+  auto greater = [](const Entry& a, const Entry& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return a.second > b.second;
+  };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(greater)> open(greater);
+  const Key empty{};
+  seen[empty] = DownSet{0, g.start_live, -1};
+  open.push({{g.remaining_bound(empty), 0}, empty});
+  bool complete = true;
+  bool found_better = false;
+  int64_t pops = 0;
+  int64_t dropped = INT64_MAX;  // least key of a set dropped at the state limit
+  int64_t bound = INT64_MAX;    // least key of what is left when the search stops early
+  // The queue holds up to one entry per child pushed, more than the memoised
+  // sets: it is held to a few times the state limit too (memory, and the
+  // time a reallocation of a huge queue takes past the deadline).
+  const size_t max_open = static_cast<size_t>(4 * std::max<int64_t>(max_states, 1024));
+  while (!open.empty()) {
+    const Entry entry = open.top();
+    open.pop();
+    const Key mask = entry.second;
+    const DownSet state = seen[mask];
+    if (entry.first.first >= incumbent) break;  // nothing left can beat the incumbent
+    if (mask == g.full) {
+      incumbent = state.peak;
+      found_better = true;
+      break;  // best-first: the first complete set popped is optimal
+    }
+    if (std::max(state.peak, g.remaining_bound(mask)) != entry.first.first) continue;  // stale entry
+    // Work (what a work-bounded search counts): with pop_mask 0, one unit
+    // per pop and one per 4 children it may make (a child is a few hundred
+    // ns of work); else one unit per pop_mask + 1 pops. And a look at the
+    // clock every 64 pops, so a timed search stops within milliseconds.
+    ++pops;
+    const bool out_of_work = pop_mask == 0 ? deadline.spend(1 + (g.m - mask.count()) / 4)
+                                           : ((pops & pop_mask) == 0 && deadline.passed());
+    if (out_of_work || ((pops & 63) == 0 && deadline.clock_passed()) || open.size() >= max_open) {
+      complete = false;
+      bound = entry.first.first;
+      break;
+    }
+    for (int32_t v = 0; v < g.m; ++v) {
+      if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
+      Key next = mask;
+      next.set(v);
+      // Running v next: what it brings to life, and what dies after it.
+      int64_t born = 0, freed = 0;
+      for (int32_t k = g.touch_offsets[v]; k < g.touch_offsets[v + 1]; ++k) {
+        const int32_t s = g.touches[k];
+        if (!(g.before[s] || g.user_mask[s].meets(mask))) born += g.bytes[s];
+        if (!g.after[s] && !g.user_mask[s].meets_outside(next)) freed += g.bytes[s];
+      }
+      const int64_t step = state.live + born + g.workspace[v];
+      const int64_t peak = std::max(state.peak, step);
+      if (peak >= incumbent) continue;
+      const int64_t live = state.live + born - freed - (mask == empty ? g.unused_inputs : 0);
+      auto it = seen.find(next);
+      if (it != seen.end() && it->second.peak <= peak) continue;
+      if (it == seen.end()) {
+        if (static_cast<int64_t>(seen.size()) >= max_states) {
+          complete = false;
+          stats->hit_state_limit = true;
+          dropped = std::min(dropped, std::max(peak, g.remaining_bound(next)));
+          continue;
+        }
+        seen.emplace(next, DownSet{peak, live, v});
+      } else {
+        it->second = DownSet{peak, live, v};
+      }
+      const int64_t f = std::max(peak, g.remaining_bound(next));
+      if (f < incumbent) open.push({{f, -next.count()}, next});
+    }
+  }
+  stats->states += static_cast<int64_t>(seen.size());
+  stats->bound = complete ? incumbent : std::min(incumbent, std::min(bound, dropped));
+  if (found_better) {
+    // The order that reached the full set on the best path, read back through via_op.
+    Key mask = g.full;
+    found_order->clear();
+    while (!(mask == empty)) {
+      const int32_t v = seen[mask].via_op;
+      found_order->push_back(v);
+      mask.w[v >> 6] &= ~(uint64_t{1} << (v & 63));
+    }
+    std::reverse(found_order->begin(), found_order->end());
+  }
+  *proved = complete;
+  return incumbent;
+}
+
+template <int W>
+int64_t exact_segment_with(const PlanningGraph& pg, std::vector<int32_t>* order, int32_t begin, int32_t end,
+                           const std::vector<int64_t>& op_bound, int64_t incumbent, Deadline deadline,
+                           int64_t max_states, int64_t pop_mask, bool* proved, ExactStats* stats) {
+  const SegmentGraph<W> g = segment_graph<W>(pg, *order, begin, end, op_bound);
+  std::vector<int32_t> local_order;
+  const int64_t peak = search_segment<W>(g, incumbent, deadline, max_states, pop_mask, proved, stats, &local_order);
+  if (!local_order.empty()) {
+    for (int32_t i = 0; i < g.m; ++i) (*order)[begin + i] = g.ops[local_order[i]];
+  }
+  return peak;
+}
+
+}  // namespace
+
+std::vector<int64_t> step_bytes(const PlanningGraph& pg, const std::vector<int32_t>& order) {
+  ScheduleState state(pg);
+  std::vector<int64_t> steps(order.size());
+  std::vector<int32_t> ready, changed;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int32_t v = order[i];
+    steps[i] = state.live() + state.new_bytes(v) + pg.op_workspace[v];
+    ready.clear();
+    changed.clear();
+    state.run(v, &ready, &changed);
+  }
+  return steps;
+}
+
+std::vector<int64_t> forced_live_per_op(const PlanningGraph& pg) {
+  std::vector<int64_t> bounds(pg.op_count());
+  for (int32_t v = 0; v < pg.op_count(); ++v) bounds[v] = forced_live_bound(pg, {v});
+  return bounds;
+}
+
+std::vector<int64_t> touched_bytes_per_op(const PlanningGraph& pg) {
+  const std::vector<Storage>& storages = pg.storage.storages;
+  int64_t always_live = 0;
+  for (const Storage& st : storages) {
+    if (st.graph_input && st.graph_output) always_live += st.arena_bytes();
+  }
+  std::vector<int64_t> bounds(pg.op_count());
+  for (int32_t v = 0; v < pg.op_count(); ++v) {
+    bounds[v] = always_live + pg.op_workspace[v];
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const Storage& st = storages[pg.touches[k]];
+      if (!(st.graph_input && st.graph_output)) bounds[v] += st.arena_bytes();
+    }
+  }
+  return bounds;
+}
+
+int64_t exact_segment(const PlanningGraph& pg, std::vector<int32_t>* order, int32_t begin, int32_t end,
+                      const std::vector<int64_t>& op_bound, Deadline deadline, int64_t max_states, bool* proved,
+                      ExactStats* stats) {
+  const std::vector<int64_t> steps = step_bytes(pg, *order);
+  int64_t incumbent = 0, bound = 0;
+  for (int32_t i = begin; i < end; ++i) {
+    incumbent = std::max(incumbent, steps[i]);
+    bound = std::max(bound, op_bound[(*order)[i]]);
+  }
+  *proved = incumbent <= bound;
+  stats->bound = bound;
+  if (*proved || end - begin > kExactSegmentMaxOps) return incumbent;
+  if (end - begin <= 64) {
+    return exact_segment_with<1>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
+  }
+  return exact_segment_with<2>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
+}
+
+int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
+                       int64_t max_states, bool* proved, ExactStats* stats) {
+  const int32_t n = pg.op_count();
+  const int64_t incumbent = schedule_peak(pg, *order);
+  *proved = false;
+  if (n == 0 || incumbent <= schedule_lower_bound(pg)) {
+    *proved = true;
+    return incumbent;
+  }
+  if (n > kExactMaxOps) return incumbent;
+  // The whole graph is one segment (no ops before or after it).
+  stats->states = 0;
+  // One work unit per 1024 pops, as before segments (plans depend on it).
+  return exact_segment_with<1>(pg, order, 0, n, touched_bytes_per_op(pg), incumbent, deadline, max_states, 1023,
+                               proved, stats);
+}
+
+}  // namespace tp
