@@ -9,12 +9,12 @@
 //   FILESYSTEM=0, EXIT_RUNTIME=0         the core does no I/O and is a library.
 //   ALLOW_MEMORY_GROWTH, MAXIMUM_MEMORY  large graphs; JS re-reads heap views.
 //   -fno-exceptions                      the core returns errors as values.
-//   -O3 -DNDEBUG -fno-rtti               planning speed (#18): against -O2, warm plan() and the
-//       first call (init + first plan in a fresh process) of real models took 0.7-0.95x the
-//       main-thread time (bench/wasm-native.bench.mjs), at the same binary size; the core
-//       uses no assert() and no RTTI. Tried and left out: -msimd128 (the planner is
-//       graph code that does not vectorise: no gain, +13% binary) and -flto (no gain
-//       beyond noise, 4x the link time).
+//   -O3 -DNDEBUG -fno-rtti               planning speed (#18): against -O2, the first call (init +
+//       first plan in a fresh process) and warm plan() of 7 real models took 0.7-1.1x the
+//       main-thread time (median about 0.9; bench/wasm-native.bench.mjs's models), at the
+//       same binary size; the core uses no assert() and no RTTI. Tried and left out:
+//       -msimd128 (the planner is graph code that does not vectorise: no gain, +13%
+//       binary) and -flto (no gain beyond noise, 4x the link time).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
