@@ -382,7 +382,24 @@ void minimize_by_probes(size_t buffer_count, std::vector<Piece>* pieces, SearchB
 // The search phase: answers the capacity question when one is asked, makes
 // one short attempt at the lower bound by default, and hunts for the optimum
 // under minimize. Sets out->proved_infeasible when the capacity is refuted.
-HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, int64_t lower_bound,
+// Runs the neighbourhood search on every piece above `target` (the proved
+// bound), each from its own seed; a piece it lowers reports the search.
+void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target, int64_t node_work, SearchBudget* budget) {
+  for (size_t index = 0; index < pieces->size(); ++index) {
+    Piece& piece = (*pieces)[index];
+    if (piece.height <= target) continue;
+    if (budget->expired()) break;
+    std::vector<int64_t> offsets = piece.offsets;
+    if (placement_detail::improve_by_neighbourhoods(piece.buffers, std::max(target, piece.lower_bound), node_work,
+                                                    0x4E16B0D5ull + index, budget, &offsets)) {
+      piece.offsets = std::move(offsets);
+      piece.height = placement_height(piece.buffers, piece.offsets);
+      piece.method = PlaceMethod::kSearch;
+    }
+  }
+}
+
+HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
                             std::vector<Piece>* pieces, SearchBudget* budget, Placement* out) {
   HeightBracket bracket;
   bracket.proved = lower_bound;  // no placement is lower than this
@@ -408,7 +425,28 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, in
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
   }
-  if (options.minimize && !out->proved_infeasible) minimize_by_probes(buffer_count, pieces, budget, &bracket);
+  if (options.minimize && !out->proved_infeasible) {
+    if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
+      // Under a time limit: a first share for the probes (they find and
+      // prove the small and the easy instances within it), then windows
+      // re-placed around the best placement (improve_by_neighbourhoods:
+      // where the whole-piece search gets lost), then the probes again,
+      // from the lower height, for the rest.
+      const double limit = options.time_limit_seconds;
+      SearchBudget early = *budget;
+      early.deadline_seconds = std::min(budget->deadline_seconds, start + 0.2 * limit);
+      minimize_by_probes(buffer_count, pieces, &early, &bracket);
+      budget->nodes = early.nodes;
+      if (bracket.proved < bracket.best && !budget->expired()) {
+        SearchBudget windows = *budget;
+        windows.deadline_seconds = std::min(budget->deadline_seconds, start + 0.8 * limit);
+        improve_pieces_by_neighbourhoods(pieces, bracket.proved, 0, &windows);
+        budget->nodes = windows.nodes;
+        bracket.best = pieces_height(*pieces);
+      }
+    }
+    minimize_by_probes(buffer_count, pieces, budget, &bracket);
+  }
   return bracket;
 }
 
@@ -454,7 +492,7 @@ Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& o
   out->stats.components = static_cast<int32_t>(pieces.size());
   construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
   if (!budget.dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
-  const HeightBracket bracket = search_pieces(buffers.size(), options, lower_bound, &pieces, &budget, out);
+  const HeightBracket bracket = search_pieces(buffers.size(), options, start, lower_bound, &pieces, &budget, out);
   write_placement(pieces, buffers.size(), budget, bracket, out);
   return Status::ok();
 }

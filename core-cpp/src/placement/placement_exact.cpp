@@ -60,13 +60,15 @@ constexpr int kStaticOrders = 3;
 
 class CanonicalSearch {
  public:
-  CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget)
+  CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
+                  const PlacedFloor* floor = nullptr)
       : buffers_(buffers), capacity_(capacity), budget_(budget), n_(static_cast<int32_t>(buffers.size())) {
     // On thousands of long-lived buffers the tables take tens of
     // milliseconds to build: a deadline that passes meanwhile stops it.
     build_sections();
     if (!aborted_) build_overlaps();
     if (aborted_) return;
+    build_base(floor);
     zobrist_.resize(static_cast<size_t>(n_));
     for (int32_t b = 0; b < n_; ++b) zobrist_[static_cast<size_t>(b)] = mix64(static_cast<uint64_t>(b) * 0x2545F4914F6CDD1Dull + 17);
     // A direct-mapped table of failed subproblems; it outlives restarts (the
@@ -85,8 +87,8 @@ class CanonicalSearch {
     for (int32_t b = 0; b < n_; ++b) {
       if (buffers_[static_cast<size_t>(b)].size > capacity_) return true;
     }
-    for (int64_t load : load_) {
-      if (load > capacity_) return true;
+    for (int32_t s = 0; s < sections_; ++s) {
+      if (base_[static_cast<size_t>(s)] + load_[static_cast<size_t>(s)] > capacity_) return true;
     }
     return false;
   }
@@ -120,8 +122,27 @@ class CanonicalSearch {
     int64_t old_value;
   };
 
+  // Each section's floor: the highest top of the fixed buffers alive at some
+  // step of it (all zero without a floor). A fixed buffer alive over only
+  // part of a section raises all of it: conservative, never unsound.
+  void build_base(const PlacedFloor* floor) {
+    base_.assign(static_cast<size_t>(sections_), 0);
+    if (floor == nullptr || sections_ == 0) return;
+    for (size_t f = 0; f < floor->buffers.size(); ++f) {
+      const PlaceBuffer& fixed = floor->buffers[f];
+      if (fixed.size == 0) continue;
+      const int64_t top = floor->offsets[f] + fixed.size;
+      // Sections [s, e) whose step range meets [fixed.lower, fixed.upper).
+      auto s = static_cast<int32_t>(std::upper_bound(times_.begin(), times_.end(), fixed.lower) - times_.begin()) - 1;
+      const auto e = static_cast<int32_t>(std::lower_bound(times_.begin(), times_.end(), fixed.upper) - times_.begin());
+      s = std::max(s, 0);
+      for (int32_t k = s; k < std::min(e, sections_); ++k) base_[static_cast<size_t>(k)] = std::max(base_[static_cast<size_t>(k)], top);
+    }
+  }
+
   void build_sections() {
     TimeSections axis = time_sections(buffers_);
+    times_ = axis.times;
     sections_ = axis.count();
     first_ = std::move(axis.first);
     end_ = std::move(axis.end);
@@ -244,8 +265,13 @@ class CanonicalSearch {
     offset_.assign(static_cast<size_t>(n_), -1);
     solution_.assign(static_cast<size_t>(n_), 0);
     minoff_.assign(static_cast<size_t>(n_), 0);
-    top_.assign(static_cast<size_t>(sections_), 0);
-    floor_.assign(static_cast<size_t>(sections_), 0);
+    top_ = base_;
+    floor_ = base_;
+    for (int32_t b = 0; b < n_; ++b) {
+      int64_t lowest = 0;
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) lowest = std::max(lowest, base_[static_cast<size_t>(s)]);
+      minoff_[static_cast<size_t>(b)] = align_up(lowest, buffers_[static_cast<size_t>(b)].alignment);
+    }
     remaining_ = load_;
     cuts_.assign(static_cast<size_t>(std::max(0, sections_ - 1)), 0);
     for (int32_t b = 0; b < n_; ++b) {
@@ -577,6 +603,7 @@ class CanonicalSearch {
   int32_t sections_ = 0;
   std::vector<int32_t> first_, end_;               // section range of each buffer
   std::vector<int64_t> load_;                      // bytes live in each section
+  std::vector<int64_t> times_, base_;              // section boundaries; floor under each section
   std::vector<int32_t> member_start_, members_;    // buffers of each section (CSR)
   std::vector<int32_t> live_, live_count_;         // members_, unplaced first
   std::vector<int32_t> slot_start_, slot_;         // where each buffer sits in live_, per section
@@ -601,13 +628,13 @@ class CanonicalSearch {
 }  // namespace
 
 SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
-                                 SearchBudget* budget, std::vector<int64_t>* offsets) {
+                                 SearchBudget* budget, std::vector<int64_t>* offsets, const PlacedFloor* floor) {
   if (buffers.empty()) {
     offsets->clear();
     return SearchOutcome::kFound;
   }
   const double built_at = now_seconds();
-  CanonicalSearch search(buffers, capacity, budget);
+  CanonicalSearch search(buffers, capacity, budget, floor);
   if (search.aborted()) return SearchOutcome::kGaveUp;
   if (search.trivially_infeasible()) return SearchOutcome::kInfeasible;
   // Each run first rebuilds its order and state, about what building the

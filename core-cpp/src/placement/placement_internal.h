@@ -113,8 +113,27 @@ double now_seconds();
 // `buffers` (sizes > 0) with every buffer ending at or below `capacity`.
 // kInfeasible is a proof; kGaveUp means the budget ran out (or node_limit, if
 // > 0, was reached) first. On kFound, *offsets holds a placement.
+// With a `floor`, the buffers are placed above fixed ones: in every section
+// (step range between two consecutive lifetime ends of `buffers`), above the
+// highest top of the fixed buffers alive at some step of it. The answer is
+// then about that restricted question (kInfeasible proves only that no
+// placement exists above those floors).
+struct PlacedFloor {
+  std::vector<PlaceBuffer> buffers;
+  std::vector<int64_t> offsets;
+};
 SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
-                                 SearchBudget* budget, std::vector<int64_t>* offsets);
+                                 SearchBudget* budget, std::vector<int64_t>* offsets,
+                                 const PlacedFloor* floor = nullptr);
+
+// Large-neighbourhood search on one piece (placement_neighbourhood.cpp):
+// lowers `offsets` (a valid placement of `buffers`) by re-placing windows of
+// buffers with the search above the rest. Stops at `lower_bound`, at the
+// budget's deadline, or after `node_work` search nodes (> 0), whichever
+// comes first; deterministic for a given seed when the deadline does not
+// cut it. Returns whether the height went down.
+bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t node_work,
+                               uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
 
 }  // namespace placement_detail
 }  // namespace tp

@@ -1,0 +1,173 @@
+// Large-neighbourhood search around the best placement found (issue #18).
+//
+// On tight instances (random perfect packings of a few hundred buffers) the
+// complete search gets lost below a wrong early choice and the dives leave
+// 10-25% above the lower bound. Here the placement is repaired window by
+// window instead: pick a buffer at the top, a time window around it and an
+// offset band below the top; free the buffers inside both; and ask the
+// exact search (placement_exact.cpp, with a node limit) to put them back
+// below the current height, above the floor left by everything else. A
+// window it re-places is adopted, so the buffers at the top go down one
+// window at a time, and the height with them once none is left there.
+// Each window is a small search (tens of buffers), so it finds what a
+// search over the whole piece cannot reach within its time.
+// Ruin-and-recreate in the sense of Shaw, "Using constraint programming and
+// local search methods to solve vehicle routing problems" (CP 1998), with a
+// complete search as the recreate step.
+#include <algorithm>
+#include <vector>
+
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace tp {
+namespace placement_detail {
+
+namespace {
+
+// splitmix64: raw 64-bit draws, the same on every platform.
+struct Draws {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n), n > 0.
+  int64_t below(int64_t n) { return static_cast<int64_t>(next() % static_cast<uint64_t>(n)); }
+};
+
+}  // namespace
+
+bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t node_work,
+                               uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets) {
+  const size_t n = buffers.size();
+  if (n < 2) return false;
+  Draws draws{seed};
+  int64_t start_lo = buffers[0].lower, end_hi = buffers[0].upper;
+  for (const PlaceBuffer& b : buffers) {
+    start_lo = std::min(start_lo, b.lower);
+    end_hi = std::max(end_hi, b.upper);
+  }
+  const int64_t span = end_hi - start_lo;
+  auto top_of = [&](size_t i) { return (*offsets)[i] + buffers[i].size; };
+  int64_t height = placement_height(buffers, *offsets);
+  const int64_t initial = height;
+  const int64_t nodes_at_start = budget->nodes;
+  // Free-set size: grows after windows that fail, shrinks after ones that
+  // succeed, so the search spends its nodes where windows are re-placeable.
+  double want = 24;
+  const double most = std::min<double>(120, static_cast<double>(n));
+  std::vector<int32_t> hot, inside, free_set, by_offset;
+  std::vector<PlaceBuffer> sub;
+  std::vector<int64_t> sub_offsets;
+  PlacedFloor floor;
+  while (height > lower_bound) {
+    if (budget->expired()) break;
+    if (node_work > 0 && budget->nodes - nodes_at_start >= node_work) break;
+    by_offset.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (buffers[i].size > 0) by_offset.push_back(static_cast<int32_t>(i));
+    }
+    std::stable_sort(by_offset.begin(), by_offset.end(), [&](int32_t x, int32_t y) { return (*offsets)[static_cast<size_t>(x)] < (*offsets)[static_cast<size_t>(y)]; });
+    hot.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (buffers[i].size > 0 && top_of(i) == height) hot.push_back(static_cast<int32_t>(i));
+    }
+    if (hot.empty()) break;  // cannot happen: height is some buffer's top
+    const size_t pick = static_cast<size_t>(hot[static_cast<size_t>(draws.below(static_cast<int64_t>(hot.size())))]);
+    const PlaceBuffer& b = buffers[pick];
+    // A window around the picked buffer: random reach on each side, up to
+    // the whole piece, and a band from a random depth below the top.
+    const int64_t reach = 1 + draws.below(std::max<int64_t>(1, span / 2));
+    const int64_t t0 = b.lower - draws.below(reach + 1);
+    const int64_t t1 = b.upper + draws.below(reach + 1);
+    inside.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (buffers[i].size > 0 && buffers[i].lower < t1 && buffers[i].upper > t0) inside.push_back(static_cast<int32_t>(i));
+    }
+    // The highest `want` of them (by top, ties by index) seed the free set;
+    // the picked buffer is always among them (nothing is above it).
+    const auto target_count = static_cast<size_t>(std::max<double>(2, want * (0.5 + static_cast<double>(draws.below(1000)) / 1000.0)));
+    std::stable_sort(inside.begin(), inside.end(), [&](int32_t x, int32_t y) { return top_of(static_cast<size_t>(x)) > top_of(static_cast<size_t>(y)); });
+    if (inside.size() > target_count) inside.resize(target_count);
+    // Closed upwards: every buffer above a freed one (alive with it, at a
+    // higher offset) is freed too. Then each fixed buffer lies below every
+    // freed one alive with it, the floor (a section's highest fixed top)
+    // never lies above a freed buffer's current spot, and the current
+    // placement of the window is one answer of its search: any window can
+    // be re-placed at the current height, and the question is only whether
+    // it can go lower. One pass in increasing offset suffices.
+    std::vector<char> is_free(n, 0);
+    for (int32_t i : inside) is_free[static_cast<size_t>(i)] = 1;
+    free_set.clear();
+    for (int32_t g : by_offset) {
+      const size_t gi = static_cast<size_t>(g);
+      if (!is_free[gi]) {
+        for (int32_t f : free_set) {
+          const size_t fi = static_cast<size_t>(f);
+          if ((*offsets)[fi] <= (*offsets)[gi] && buffers[fi].lower < buffers[gi].upper && buffers[gi].lower < buffers[fi].upper) {
+            is_free[gi] = 1;
+            break;
+          }
+        }
+      }
+      if (is_free[gi]) free_set.push_back(g);
+    }
+    if (static_cast<double>(free_set.size()) > 1.5 * most) {
+      want = std::max(4.0, want * 0.8);
+      continue;
+    }
+    sub.clear();
+    for (int32_t i : free_set) sub.push_back(buffers[static_cast<size_t>(i)]);
+    int64_t lo = sub[0].lower, hi = sub[0].upper;
+    for (const PlaceBuffer& s : sub) {
+      lo = std::min(lo, s.lower);
+      hi = std::max(hi, s.upper);
+    }
+    floor.buffers.clear();
+    floor.offsets.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (is_free[i] || buffers[i].size == 0 || buffers[i].upper <= lo || buffers[i].lower >= hi) continue;
+      floor.buffers.push_back(buffers[i]);
+      floor.offsets.push_back((*offsets)[i]);
+    }
+    // The window cannot end lower than the highest fixed buffer: ask for
+    // that first (the best case), then for one byte less than now, and
+    // after a success, halve the distance that is left.
+    int64_t fixed_top = lower_bound;
+    for (size_t i = 0; i < n; ++i) {
+      if (!is_free[i] && buffers[i].size > 0) fixed_top = std::max(fixed_top, top_of(i));
+    }
+    const int64_t node_limit = 200 + 40 * static_cast<int64_t>(sub.size());
+    bool improved = false;
+    int64_t window_top = height;  // the window's best height so far
+    for (int probe = 0; probe < 4 && window_top > fixed_top; ++probe) {
+      int64_t capacity = window_top - 1;
+      if (probe == 0 && fixed_top < window_top - 1) capacity = fixed_top;
+      else if (probe >= 2) capacity = fixed_top + (window_top - fixed_top) / 2;
+      if (budget->expired()) break;
+      const SearchOutcome outcome = search_at_capacity(sub, capacity, node_limit, budget, &sub_offsets, &floor);
+      if (outcome != SearchOutcome::kFound) {
+        if (probe >= 1) break;  // probe 0 failing still leaves "one byte less"
+        continue;
+      }
+      improved = true;
+      for (size_t k = 0; k < free_set.size(); ++k) (*offsets)[static_cast<size_t>(free_set[k])] = sub_offsets[k];
+      window_top = placement_height(sub, sub_offsets);
+      if (probe == 0) break;  // at the fixed top: nothing lower to ask
+      probe = std::max(probe, 1);
+    }
+    if (improved) {
+      height = placement_height(buffers, *offsets);
+      want = std::max(8.0, want * 0.9);
+    } else {
+      want = std::min(most, want * 1.05 + 0.5);
+    }
+  }
+  return height < initial;
+}
+
+}  // namespace placement_detail
+}  // namespace tp
