@@ -215,13 +215,13 @@ ARITHMETIC_OPS.Cast = (c) => [cast(required(c, 0), attribute(c, 'to')?.i ?? (() 
 ARITHMETIC_OPS.CastLike = (c) => [cast(required(c, 0), required(c, 1).elemType)];
 // `axes` is an attribute up to ReduceSum-11 and the other reductions' version 13, an optional
 // input from ReduceSum-13 and ReduceMean/Min/Max/Prod/L1/L2/SumSquare-18, which also added
-// `noop_with_empty_axes` (ONNX Operators.md, the versions of each Reduce* op); before that the
-// attribute does not exist and empty axes always mean all axes.
+// `noop_with_empty_axes` (ONNX Operators.md, the versions of each Reduce* op). A file that sets
+// it at an earlier opset gets it honoured, as the shape rule (onnx-infer.ts) does: the two agree.
 for (const op of REDUCE_OPS) {
   ARITHMETIC_OPS[op] = (c) => {
     const fromInput = op === 'ReduceSum' ? c.opset >= 13 : c.opset >= 18;
     const axes = fromInput ? intsOf(c, 1, 'axes') : attrInts(c, 'axes');
-    const noop = fromInput && attrInt(c, 'noop_with_empty_axes', 0) === 1;
+    const noop = attrInt(c, 'noop_with_empty_axes', 0) === 1;
     return [reduce(required(c, 0), op, axes, attrInt(c, 'keepdims', 1) === 1, noop)];
   };
 }
