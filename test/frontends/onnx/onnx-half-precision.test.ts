@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { BFLOAT16, FLOAT16, castScalar } from '../../../src/frontends/onnx/fold/elements';
 import type { Known } from '../../../src/frontends/onnx/fold/evaluate';
 import { roundBfloat16, roundHalf, roundHalfImpl } from '../../../src/frontends/onnx/fold/half-precision';
-import { findPython, fromHex, hexOf, python, run } from './fold-support';
+import { inferNode } from '../../../src/frontends/onnx/onnx-infer';
+import { findPython, fromHex, hexOf, node, python, run } from './fold-support';
 
 /** The value of FLOAT16 bit pattern b (IEEE 754 binary16), decoded from its fields. */
 function halfOf(b: number): number {
@@ -174,5 +175,19 @@ describe('the evaluator computes FLOAT16 and BFLOAT16 in their precision', () =>
     // Integers stay exact: int64 is bigint, never rounded.
     expect(run('Cast', [scalar(2 ** 60 + 1, 11)], { to: 7 })[0].data).toEqual([2n ** 60n]);
     expect(run('Add', [{ shape: [], elemType: 7, data: [2n ** 62n + 1n] }, { shape: [], elemType: 7, data: [1n] }])[0].data).toEqual([2n ** 62n + 2n]);
+  });
+});
+
+describe('ConstantOfShape with a 16-bit float fill', () => {
+  it('leaves the value unknown (the importer does not decode FLOAT16 tensors), never fills 0', () => {
+    const n = node('ConstantOfShape', 1);
+    n.attributes.set('value', { name: 'value', type: 4, ints: [], floats: [], exactInts: [], t: { name: '', dims: [1], dataType: FLOAT16 } });
+    const [y] = inferNode({ node: n, inputs: [{ shape: [1], elemType: 7, data: [3n] }], opset: 18 });
+    expect(y.shape).toEqual([3]);
+    expect(y.elemType).toBe(FLOAT16);
+    expect(y.data).toBeUndefined();
+    // A FLOAT fill is decoded and used.
+    n.attributes.set('value', { name: 'value', type: 4, ints: [], floats: [], exactInts: [], t: { name: '', dims: [1], dataType: 1, values: [0.5] } });
+    expect(inferNode({ node: n, inputs: [{ shape: [1], elemType: 7, data: [2n] }], opset: 18 })[0].data).toEqual([0.5, 0.5]);
   });
 });

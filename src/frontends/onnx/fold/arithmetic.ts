@@ -201,7 +201,8 @@ export function range(start: Known, limit: Known, delta: Known, maxElements: num
   return { shape: [n], elemType: t, data };
 }
 
-export const ARITHMETIC_OPS: Record<string, (c: FoldContext) => Known[]> = {};
+/** Undefined where the value cannot be known (a ConstantOfShape fill the importer does not decode). */
+export const ARITHMETIC_OPS: Record<string, (c: FoldContext) => Known[] | undefined> = {};
 for (const op of Object.keys(ARITHMETIC)) {
   ARITHMETIC_OPS[op] = (c) => {
     const xs = c.inputs.filter((v): v is Known => !!v);
@@ -230,6 +231,8 @@ ARITHMETIC_OPS.ConstantOfShape = (c) => {
   const shape = intsOf(c, 0, 'shape') ?? [];
   const t = attribute(c, 'value')?.t;
   const elemType = t?.dataType ?? FLOAT;
+  // A FLOAT16 / BFLOAT16 fill is not decoded (onnx-model.ts): its value is unknown, never 0.
+  if (t && !t.values?.length) return undefined;
   const fill = t?.values?.[0] ?? castScalar(0, elemType);
   if (shape.some((d) => d < 0)) throw new FoldGap(`shape [${shape.join(',')}] has a negative dimension`);
   return [{ shape, elemType, data: new Array(numel(shape)).fill(fill) }];
