@@ -2,6 +2,7 @@
 // Integer and bool elements are bigints so that int64 values are exact (INT64_MAX as a Slice end,
 // 2^62 in a mask): only where a value becomes a dimension or an index is it converted to a number,
 // and a value beyond 2^53 is then an error, never silently rounded.
+import { roundBfloat16, roundHalf } from './half-precision.js';
 
 /** One element: bigint for integer and bool types, number for floating-point types. */
 export type Scalar = number | bigint;
@@ -43,8 +44,35 @@ export function wrapInt(t: number, v: bigint): bigint {
   return signed ? BigInt.asIntN(bits, v) : BigInt.asUintN(bits, v);
 }
 
-/** A float result rounded to its type (FLOAT to single precision; others kept in double). */
-export const roundFloat = (t: number, v: number): number => (t === FLOAT ? Math.fround(v) : v);
+/**
+ * An integer clamped to its type's range. ONNX Runtime's integer reductions saturate where the
+ * exact result does not fit (onnxruntime 1.30: int64 ReduceSum of [2^62, 2^62] is INT64_MAX, int32
+ * ReduceProd of [-2^31, -1] is INT32_MAX), unlike its element-wise arithmetic, which wraps.
+ */
+export function saturateInt(t: number, v: bigint): bigint {
+  const [bits, signed] = INT_TYPES[t];
+  if (bits === 1) return v !== 0n ? 1n : 0n;
+  const lo = signed ? -(1n << BigInt(bits - 1)) : 0n;
+  const hi = signed ? (1n << BigInt(bits - 1)) - 1n : (1n << BigInt(bits)) - 1n;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+export const FLOAT16 = 10;
+export const BFLOAT16 = 16;
+
+/**
+ * A float result rounded to its type: FLOAT to single precision, FLOAT16 and BFLOAT16 to theirs
+ * (half-precision.ts), DOUBLE kept. ONNX Runtime computes an op on 16-bit floats in FLOAT and
+ * rounds the result to the 16-bit type; for +, -, *, / and sqrt of 16-bit operands that equals
+ * rounding the exact (here: double) result once, since FLOAT has at least 2p + 2 bits of the
+ * 16-bit type's p (Figueroa, "When is double rounding innocuous?", SIGNUM Newsletter 30(3), 1995).
+ */
+export function roundFloat(t: number, v: number): number {
+  if (t === FLOAT) return Math.fround(v);
+  if (t === FLOAT16) return roundHalf(v);
+  if (t === BFLOAT16) return roundBfloat16(v);
+  return v;
+}
 
 /** One element converted to type `to` (ONNX Cast: floats truncate toward zero; bool is x != 0). */
 export function castScalar(v: Scalar, to: number): Scalar {
@@ -54,6 +82,10 @@ export function castScalar(v: Scalar, to: number): Scalar {
     if (!Number.isFinite(v)) throw new FoldGap(`casting ${v} to an integer type has no defined value`);
     return wrapInt(to, BigInt(Math.trunc(v)));
   }
+  // To a 16-bit float, ONNX Runtime's Cast goes through FLOAT (two roundings): checked with
+  // onnxruntime 1.30 on DOUBLE -> FLOAT16 (values a tie of FLOAT16 away after rounding to FLOAT
+  // round as via FLOAT, not as directly) and INT64 -> BFLOAT16; test/frontends/onnx/onnx-half-precision.test.ts.
+  if (to === FLOAT16 || to === BFLOAT16) return roundFloat(to, Math.fround(Number(v)));
   return roundFloat(to, Number(v));
 }
 

@@ -12,7 +12,7 @@ export type { FoldContext, Known } from './tensor.js';
 /** Ops whose output keeps input 0's elements in order (only the shape changes; the shape rule gives it). */
 const SAME_ELEMENTS = new Set(['Reshape', 'Squeeze', 'Unsqueeze', 'Flatten', 'Identity', 'Dropout']);
 
-const EVALUATED: Record<string, (c: FoldContext) => Known[]> = { ...MOVEMENT, ...ARITHMETIC_OPS };
+const EVALUATED: Record<string, (c: FoldContext) => Known[] | undefined> = { ...MOVEMENT, ...ARITHMETIC_OPS };
 
 /** Operator types (default domain) the evaluator computes, besides Shape, Size and Constant, which the importer folds itself. */
 export const FOLDED_OPS: readonly string[] = [...new Set([...Object.keys(EVALUATED), ...SAME_ELEMENTS])].sort();
