@@ -18,6 +18,8 @@ export interface OnnxCliOptions {
   externalIo?: boolean;
   /** `--runtime NAME`: plan like this runtime's kernels allocate (`ort-cpu`). */
   runtime?: string;
+  /** `--ort-threads N`: ONNX Runtime's intra-op thread count (sizes MLAS's Conv working buffer). */
+  ortThreads?: string;
   /** `--backend`: the core that imports (it decides the in-place writes). */
   backend?: BackendChoice;
 }
@@ -104,10 +106,14 @@ export async function importOnnxFile(file: string, options: OnnxCliOptions): Pro
   if (options.runtime !== undefined && !(RUNTIMES as readonly string[]).includes(options.runtime)) {
     throw new CliError(`--runtime ${options.runtime}: expected one of ${RUNTIMES.join(', ')}`);
   }
+  if (options.ortThreads !== undefined && (!/^\d+$/.test(options.ortThreads) || Number(options.ortThreads) < 1 || options.runtime !== 'ort-cpu')) {
+    throw new CliError(`--ort-threads ${options.ortThreads}: expected an integer >= 1 (ONNX Runtime's intra_op_num_threads), with --runtime ort-cpu`);
+  }
   return tp.importOnnx(bytes, {
     bindings, values, branches, inPlace: options.inPlace ?? false, source: file,
     ...(options.externalIo ? { externalIO: true } : {}),
     ...(options.runtime ? { runtime: options.runtime as OnnxImportOptions['runtime'] } : {}),
+    ...(options.ortThreads !== undefined ? { ortThreads: Number(options.ortThreads) } : {}),
   });
 }
 

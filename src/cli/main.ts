@@ -38,6 +38,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
     .option('--external-io', 'ONNX: graph inputs and outputs are user buffers outside the arena (as ONNX Runtime keeps them)')
     .option('--runtime <name>', 'ONNX: plan like this runtime allocates: ort-cpu (ONNX Runtime CPU kernels\' in-place rules and Conv scratch)')
+    .option('--ort-threads <n>', 'ONNX, with --runtime ort-cpu: ONNX Runtime\'s intra-op thread count, which sizes MLAS\'s Conv working buffer (default 1; ORT\'s own default is one per physical core)')
     .option('--report <report.html>', 'write a self-contained HTML memory report')
     .option('--trace <trace.json>', 'write the plan as a Chrome trace-event file (Perfetto, Chromium DevTools Performance panel): one slice per op, live bytes by category')
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
@@ -76,6 +77,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--in-place', 'element-wise ops may overwrite an input that dies there')
     .option('--external-io', 'graph inputs and outputs are user buffers outside the arena (as ONNX Runtime keeps them)')
     .option('--runtime <name>', 'plan like this runtime allocates: ort-cpu (ONNX Runtime CPU kernels\' in-place rules and Conv scratch)')
+    .option('--ort-threads <n>', 'with --runtime ort-cpu: ONNX Runtime\'s intra-op thread count, which sizes MLAS\'s Conv working buffer (default 1; ORT\'s own default is one per physical core)')
     .option('--json', 'print what the import found (and the graph, without -o) as JSON')
     .addOption(backendOption())
     .action(async (file, options) => setExitCode(await importCommand(file, options)));

@@ -92,8 +92,8 @@ function printSummary(file: string, plan: PlanDocument): void {
 /** `tensorplan plan GRAPH.json|MODEL.onnx`: schedule, place, validate; summary, plan file and report. */
 export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
   const onnx = isOnnxPath(file) ? await importOnnxFile(file, options) : undefined;
-  if (!onnx && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime)) {
-    throw new CliError('--input, --value, --branch, --in-place, --external-io and --runtime apply to ONNX models (MODEL.onnx) only');
+  if (!onnx && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads)) {
+    throw new CliError('--input, --value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models (MODEL.onnx) only');
   }
   const input = onnx ? undefined : await readJsonFile(file);
   const alternatives = options.compare ?? [];

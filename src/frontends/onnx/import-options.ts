@@ -59,6 +59,13 @@ export interface OnnxImportOptions {
    * The core decides the in-place writes, so this needs a session (`tp.importOnnx`).
    */
   runtime?: OnnxRuntimeName;
+  /**
+   * ONNX Runtime's intra-op thread count (SessionOptions.intra_op_num_threads) that the plan
+   * assumes, with `runtime: 'ort-cpu'` only (the CLI's `--ort-threads N`): MLAS sizes a float
+   * Conv's working buffer by it. Default 1 (ort-cpu-rules.ts, ORT_DEFAULT_THREADS): ORT's own default is one
+   * thread per physical core of the machine that runs the model, which the plan cannot know.
+   */
+  ortThreads?: number;
   /** Label for error messages (a file name); default "model". */
   source?: string;
 }
@@ -102,6 +109,10 @@ export function checkImportOptions(options: OnnxImportOptions): OnnxImportOption
   if (options.inPlace !== undefined && typeof options.inPlace !== 'boolean') bad('inPlace', options.inPlace, 'true or false');
   if (options.externalIO !== undefined && typeof options.externalIO !== 'boolean') bad('externalIO', options.externalIO, 'true or false');
   if (options.runtime !== undefined && !(RUNTIMES as readonly unknown[]).includes(options.runtime)) bad('runtime', options.runtime, `one of ${RUNTIMES.map((r) => `'${r}'`).join(', ')}`);
+  if (options.ortThreads !== undefined) {
+    if (typeof options.ortThreads !== 'number' || !Number.isSafeInteger(options.ortThreads) || options.ortThreads < 1) bad('ortThreads', options.ortThreads, 'an integer >= 1 (ONNX Runtime\'s intra_op_num_threads)');
+    if (options.runtime !== 'ort-cpu') bad('ortThreads', options.ortThreads, "given with runtime: 'ort-cpu' (it sizes ONNX Runtime's MLAS Conv working buffer)");
+  }
   const record = (field: 'inputShapes' | 'dims' | 'bindings', value: unknown, list: boolean) => {
     if (value === undefined) return;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) bad(field, value, 'an object by name');

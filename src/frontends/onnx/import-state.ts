@@ -152,7 +152,7 @@ export abstract class ImportState {
     if (this.options.runtime === 'ort-cpu') {
       const op = this.ops[this.ops.length - 1];
       const input = (k: number) => this.values.get(node.inputs[k] ? this.resolve(node.inputs[k]) : '');
-      const bytes = ortCpuScratchBytes(node, input(0), input(1), this.values.get(node.outputs[0]));
+      const bytes = ortCpuScratchBytes(node, input(0), input(1), this.values.get(node.outputs[0]), this.options.ortThreads);
       if (bytes > 0) op.workspaceBytes = bytes;
     }
     return { name, opOutputs };

@@ -40,58 +40,169 @@ export const ORT_CPU_MAY_INPLACE: ReadonlyMap<string, readonly DType[]> = new Ma
  */
 export const ORT_CPU_ALIAS: readonly string[] = ['Reshape', 'Squeeze', 'Unsqueeze', 'Flatten', 'Identity'];
 
-interface ConvShape {
-  /** Input channels (dimension 1 of X). */
-  channels: number;
+/**
+ * ONNX Runtime's intra-op thread count when a session does not set one, as the importer assumes
+ * it (`ortThreads`). ORT's own default (SessionOptions.intra_op_num_threads = 0) is one thread per
+ * physical core of the machine that runs the session, which a plan made elsewhere cannot know; a
+ * plan must not depend on the machine that makes it, so the importer assumes 1 (the value of
+ * `intra_op_num_threads = 1`, and of any default session on a one-core machine: ORT creates no
+ * intra-op pool then). Only the MLAS Conv working buffer depends on it.
+ */
+export const ORT_DEFAULT_THREADS = 1;
+
+// MLAS constants, onnxruntime/core/mlas/lib/mlasi.h (commit 7c8b0950e0fc): MLAS_SGEMM_STRIDEN and
+// MLAS_SGEMM_STRIDEK 128 (convolve.cpp's MLAS_CONV_WORKING_BUFFER_SIZE_PER_THREAD is their
+// product), MLAS_MAXIMUM_THREAD_COUNT 16, MLAS_SGEMM_STRIDEN_THREAD_ALIGN 16,
+// MLAS_SGEMM_THREAD_COMPLEXITY 64 * 1024.
+const SGEMM_STRIDEN = 128;
+const SGEMM_STRIDEK = 128;
+const WORKING_BUFFER_PER_THREAD = SGEMM_STRIDEN * SGEMM_STRIDEK;
+const MAXIMUM_THREAD_COUNT = 16;
+const STRIDEN_THREAD_ALIGN = 16;
+const SGEMM_THREAD_COMPLEXITY = 64 * 1024;
+
+/** A float convolution as MlasConvPrepare receives it from conv.cc (per group: channels and filters). */
+export interface MlasConvShape {
+  /** N, dimension 0 of X. */
+  batch: number;
   group: number;
+  /** C / group: input channels per group. */
+  inputChannels: number;
+  /** M / group: filters per group. */
+  filterCount: number;
+  /** Spatial dimensions of X (1 to 3). */
+  input: readonly number[];
   kernel: readonly number[];
-  strides: readonly number[];
+  dilations: readonly number[];
+  /** Begin pads then end pads, as InferPadsAndOutputShape leaves them (auto_pad resolved). */
   pads: readonly number[];
-  /** Spatial dimensions of the output. */
+  strides: readonly number[];
+  /** Spatial dimensions of Y. */
   output: readonly number[];
 }
 
 /**
- * Bytes of the im2col buffer a Conv / ConvInteger kernel allocates from the temp-space allocator
- * while it runs: kernel_dim * output_image_size elements of the input type, where kernel_dim =
- * C / group * prod(kernel_shape); none for a pointwise convolution (kernel size 1, strides 1, no
- * padding), which reads the input directly. onnxruntime/core/providers/cpu/nn/conv.cc (commit
- * f8b74ff7723b, Conv<T>::Compute, `col_buffer_size = kernel_dim * output_image_size`, registered
- * as ONNX_CPU_OPERATOR_KERNEL(Conv, 11, ...)) and quantization/conv_integer.cc (commit
- * 6c6e2ebcd5fe, ConvInteger::Compute, uint8 elements, ONNX_OPERATOR_KERNEL_EX(ConvInteger, 10)).
- * For float Conv of rank 1-3, MLAS chooses the algorithm (MlasConvPrepare's WorkingBufferSize);
- * its im2col path needs at most this buffer, its depthwise and pointwise paths none, so this is
- * the largest scratch the kernel can ask for.
+ * Elements of the working buffer MLAS asks for a float Conv of rank 1-3: MlasConvPrepare's
+ * `*WorkingBufferSize`, which conv.cc (Conv<float>::Compute) allocates as that many floats from the
+ * temp-space allocator. onnxruntime/core/mlas/lib/convolve.cpp (commit 00b8ce23ed3b,
+ * MlasConvPrepare), for x86-64 and the generic targets (the KleidiAI override on Arm64 Linux and
+ * the WebAssembly-scalar depthwise kernel are not modelled):
+ * - all strides 1 and no padding: a pointwise kernel (K = input channels) is GemmDirect, 0; so is a
+ *   rank-1 or rank-2 kernel with one input channel per group, dilations 1, whose width is the
+ *   input's, or whose height is the input's and width 1 (rank 1 is promoted to [1, W] first);
+ * - else FilterCount > OutputSize: ExpandThenGemm, the whole im2col, OutputSize * K;
+ * - else ExpandThenGemmSegmented: T threads of MLAS_SGEMM_STRIDEN * MLAS_SGEMM_STRIDEK each, T from
+ *   the complexity FilterCount * OutputSize * K (one thread per 64Ki multiplies, at most 16), at
+ *   most `threads`, less when the N dimension split into 16-aligned strides leaves a thread idle;
+ *   with a batch or groups above 1 instead min(threads, batch * group) buffers of
+ *   max(OutputSize * K, FilterCount * OutputSize, MLAS_SGEMM_STRIDEN * MLAS_SGEMM_STRIDEK).
+ * `threads` is MlasGetMaximumThreadCount: ThreadPool::DegreeOfParallelism (core/common/threadpool.cc),
+ * the pool's threads plus the caller, which is intra_op_num_threads (1 without a pool).
  */
-export function ortConvScratchBytes(conv: ConvShape, elementBytes: number): number {
-  const kernelSize = conv.kernel.reduce((a, b) => a * b, 1);
-  const pointwise = kernelSize === 1 && conv.strides.every((s) => s === 1) && conv.pads.every((p) => p === 0);
-  if (pointwise) return 0;
-  const kernelDim = Math.floor(conv.channels / conv.group) * kernelSize;
-  return kernelDim * conv.output.reduce((a, b) => a * b, 1) * elementBytes;
+export function mlasConvWorkingBufferElements(conv: MlasConvShape, threads: number): number {
+  const dims = conv.kernel.length;
+  const product = (a: readonly number[]) => a.reduce((x, y) => x * y, 1);
+  const outputSize = product(conv.output);
+  const k = conv.inputChannels * product(conv.kernel);
+  const stridesOne = conv.strides.every((s) => s === 1);
+  const noPadding = conv.pads.every((p) => p === 0);
+  if (stridesOne && noPadding) {
+    if (k === conv.inputChannels) return 0;
+    // MLAS promotes rank 1 to rank 2 as [1, W] before this test.
+    const input = dims === 1 ? [1, conv.input[0]] : conv.input;
+    const kernel = dims === 1 ? [1, conv.kernel[0]] : conv.kernel;
+    if (dims <= 2 && conv.dilations.every((d) => d === 1) && conv.inputChannels === 1) {
+      if (kernel[1] === input[1]) return 0;
+      if (kernel[0] === input[0] && kernel[1] === 1) return 0;
+    }
+  }
+  if (conv.filterCount > outputSize) return outputSize * k;
+  const complexity = conv.filterCount * outputSize * k;
+  let target = complexity < SGEMM_THREAD_COMPLEXITY * MAXIMUM_THREAD_COUNT ? Math.floor(complexity / SGEMM_THREAD_COMPLEXITY) + 1 : MAXIMUM_THREAD_COUNT;
+  if (target >= threads) target = threads;
+  let strideN = Math.ceil(outputSize / target);
+  if (target > 1) {
+    strideN = Math.ceil(strideN / STRIDEN_THREAD_ALIGN) * STRIDEN_THREAD_ALIGN;
+    if (strideN >= outputSize) target = 1;
+    else if (strideN * (target - 1) >= outputSize) target--;
+  }
+  if (conv.batch > 1 || conv.group > 1) {
+    const perThread = Math.max(outputSize * k, conv.filterCount * outputSize, WORKING_BUFFER_PER_THREAD);
+    return Math.min(threads, conv.batch * conv.group) * perThread;
+  }
+  return target * WORKING_BUFFER_PER_THREAD;
+}
+
+/**
+ * Bytes of the im2col buffer ConvInteger allocates from the temp-space allocator while it runs:
+ * kernel_dim * output_image_size uint8 elements, kernel_dim = C / group * prod(kernel_shape); none
+ * when the kernel size is 1 with strides 1 and no pads (the GEMM reads X directly).
+ * onnxruntime/core/providers/cpu/quantization/conv_integer.cc (commit 009855cfa44f,
+ * ConvInteger::Compute; registered for uint8 X and W only, ONNX_OPERATOR_KERNEL_EX(ConvInteger, 10)).
+ */
+export function ortConvIntegerScratchBytes(channels: number, group: number, kernel: readonly number[], strides: readonly number[], pads: readonly number[], output: readonly number[]): number {
+  const kernelSize = kernel.reduce((a, b) => a * b, 1);
+  if (kernelSize === 1 && strides.every((s) => s === 1) && pads.every((p) => p === 0)) return 0;
+  return Math.floor(channels / group) * kernelSize * output.reduce((a, b) => a * b, 1);
+}
+
+/**
+ * Bytes of the col buffer ConvTranspose<float> allocates from the temp-space allocator: kernel_dim
+ * * input_image_size floats, kernel_dim = M / group * prod(kernel_shape) with M = W's dimension 1
+ * times group, always (no pointwise shortcut). onnxruntime/core/providers/cpu/nn/conv_transpose.cc
+ * (commit 009855cfa44f, ConvTranspose<float>::DoConvTranspose; registered for float only).
+ */
+export function ortConvTransposeScratchBytes(filtersPerGroup: number, kernel: readonly number[], input: readonly number[]): number {
+  return filtersPerGroup * kernel.reduce((a, b) => a * b, 1) * input.reduce((a, b) => a * b, 1) * 4;
+}
+
+/** Pads as ORT's ConvAttributes::InferPadsAndOutputShape resolves them (auto_pad SAME_* / VALID / NOTSET). */
+function resolvedPads(autoPad: string, pads: readonly number[], input: readonly number[], kernel: readonly number[], strides: readonly number[], dilations: readonly number[]): number[] {
+  const rank = input.length;
+  if (autoPad === 'VALID') return new Array(2 * rank).fill(0);
+  if (!autoPad.startsWith('SAME')) return [...pads];
+  const out = new Array(2 * rank).fill(0);
+  for (let d = 0; d < rank; d++) {
+    const o = Math.ceil(input[d] / strides[d]);
+    const total = Math.max(0, (o - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - input[d]);
+    out[d] = autoPad === 'SAME_LOWER' ? Math.ceil(total / 2) : Math.floor(total / 2);
+    out[d + rank] = total - out[d];
+  }
+  return out;
 }
 
 /**
  * The scratch an ORT CPU kernel allocates while `node` runs (its op workspace), from its input X,
- * weight W and output Y: the im2col buffer of Conv and ConvInteger (ortConvScratchBytes); 0 for
- * other ops.
+ * weight W and output Y, with `threads` intra-op threads: the MLAS working buffer of a float Conv
+ * of rank 1-3 (mlasConvWorkingBufferElements, 4 bytes each), conv.cc's full im2col for a float
+ * Conv of higher rank, ConvInteger's im2col (uint8), ConvTranspose's col buffer (float); 0 for
+ * other ops and for element types ORT's CPU kernels of these ops do not take.
  */
-export function ortCpuScratchBytes(node: OnnxNode, x: Value | undefined, w: Value | undefined, y: Value | undefined): number {
-  if ((node.opType !== 'Conv' && node.opType !== 'ConvInteger') || (node.domain !== '' && node.domain !== 'ai.onnx')) return 0;
+export function ortCpuScratchBytes(node: OnnxNode, x: Value | undefined, w: Value | undefined, y: Value | undefined, threads: number = ORT_DEFAULT_THREADS): number {
+  if (!['Conv', 'ConvInteger', 'ConvTranspose'].includes(node.opType) || (node.domain !== '' && node.domain !== 'ai.onnx')) return 0;
   if (!x || !w || !y || x.shape.length < 3) return 0;
   const rank = x.shape.length - 2;
   const ints = (name: string, fallback: number[]) => {
     const a = node.attributes.get(name);
     return a && a.ints.length ? a.ints : fallback;
   };
-  const autoPad = node.attributes.get('auto_pad')?.s ?? 'NOTSET';
+  const group = node.attributes.get('group')?.i ?? 1;
   const kernel = ints('kernel_shape', w.shape.slice(2));
-  // SAME_* pads by the kernel's extent; only a kernel of size 1 stays unpadded.
-  const pads = autoPad.startsWith('SAME') ? kernel.map((k) => k - 1) : ints('pads', new Array(2 * rank).fill(0));
-  // ORT's CPU Conv kernels are float (conv.cc) and double; ConvInteger's buffer holds uint8 (conv_integer.cc).
-  const elementBytes = node.opType === 'ConvInteger' ? 1 : ({ 1: 4, 10: 2, 11: 8, 16: 2 } as Record<number, number>)[x.elemType];
-  if (!elementBytes) return 0;
-  return ortConvScratchBytes({
-    channels: x.shape[1], group: node.attributes.get('group')?.i ?? 1, kernel, strides: ints('strides', new Array(rank).fill(1)), pads, output: y.shape.slice(2),
-  }, elementBytes);
+  const strides = ints('strides', new Array(rank).fill(1));
+  const dilations = ints('dilations', new Array(rank).fill(1));
+  const input = x.shape.slice(2), output = y.shape.slice(2);
+  const autoPad = node.attributes.get('auto_pad')?.s ?? 'NOTSET';
+  const pads = resolvedPads(autoPad, ints('pads', new Array(2 * rank).fill(0)), input, kernel, strides, dilations);
+  // ONNX TensorProto element types: 1 float, 2 uint8.
+  if (node.opType === 'ConvTranspose') return x.elemType === 1 ? ortConvTransposeScratchBytes(w.shape[1], kernel, input) : 0;
+  if (node.opType === 'ConvInteger') {
+    // HasStridesOneAndNoPadding reads the pads attribute (empty under auto_pad), not the resolved pads.
+    return x.elemType === 2 && w.elemType === 2 ? ortConvIntegerScratchBytes(x.shape[1], group, kernel, strides, ints('pads', new Array(2 * rank).fill(0)), output) : 0;
+  }
+  if (x.elemType !== 1) return 0;
+  if (rank > 3) return Math.floor(x.shape[1] / group) * kernel.reduce((a, b) => a * b, 1) * output.reduce((a, b) => a * b, 1) * 4;
+  return 4 * mlasConvWorkingBufferElements({
+    batch: x.shape[0], group, inputChannels: Math.floor(x.shape[1] / group), filterCount: Math.floor(w.shape[0] / group),
+    input, kernel, dilations, pads, strides, output,
+  }, threads);
 }
