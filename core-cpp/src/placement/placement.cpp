@@ -259,6 +259,14 @@ void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bou
         baseline(PlaceMethod::kGreedySize,
                  placement_detail::best_fit_in_order(buffers, placement_detail::size_order(buffers), budget));
       }
+      // XLA's spatial order (heap_simulator.cc, see place_xla_by_size) is a
+      // baseline of its own since the XLA rules were read from the source: ours
+      // starts from it too, so it is never above any baseline it is compared with.
+      if (!budget->expired()) {
+        baseline(PlaceMethod::kXlaSize,
+                 placement_detail::best_fit_in_order(buffers, placement_detail::xla_size_order(buffers), budget,
+                                                     placement_detail::BestFitRule::kXla));
+      }
       if (!budget->expired()) {
         baseline(PlaceMethod::kXlaLifetime,
                  placement_detail::best_fit_in_order(buffers, placement_detail::lifetime_order(buffers), budget,
