@@ -12,8 +12,15 @@ int64_t schedule_lower_bound(const PlanningGraph& pg) {
   if (n == 0) return 0;
   const std::vector<Storage>& storages = pg.storage.storages;
   int64_t always_live = 0;
+  // Graph outputs are never freed, so at the last step every one of them is
+  // live, whatever the order: their sum bounds the peak too. It is what
+  // settles a graph of independent ops at once (one op per output), where the
+  // per-op bound below is far too weak and an exact search of the 2^n down-sets
+  // would run into its state limit.
+  int64_t outputs_at_end = 0;
   for (const Storage& s : storages) {
     if (s.graph_input && s.graph_output) always_live += s.arena_bytes();
+    else if (s.graph_output) outputs_at_end += s.arena_bytes();
   }
   int64_t worst_step = 0;
   for (int32_t v = 0; v < n; ++v) {
@@ -24,7 +31,20 @@ int64_t schedule_lower_bound(const PlanningGraph& pg) {
     }
     worst_step = std::max(worst_step, step);
   }
-  return always_live + worst_step;
+  // The last op is one without successors, and what it reads and its
+  // workspace are live at that step too: the least of those over such ops.
+  int64_t last_op_extra = -1;
+  for (int32_t v = 0; v < n; ++v) {
+    if (pg.succ_offsets[v + 1] != pg.succ_offsets[v]) continue;
+    int64_t extra = pg.op_workspace[v];
+    for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
+      const Storage& s = storages[pg.touches[k]];
+      if (!s.graph_output) extra += s.arena_bytes();
+    }
+    if (last_op_extra < 0 || extra < last_op_extra) last_op_extra = extra;
+  }
+  const int64_t at_end = outputs_at_end + std::max<int64_t>(last_op_extra, 0);
+  return always_live + std::max(worst_step, at_end);
 }
 
 int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops) {
