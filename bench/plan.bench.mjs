@@ -53,4 +53,38 @@ export async function run({ sessions }) {
     ['graph', 'ops', 'peak MiB', 'peak / best sched. baseline', 'arena / LB', 'arena / best placement baseline', 'native ms', 'wasm ms', 'wasm / native'],
     rows,
   );
+
+  joint(sessions);
+}
+
+/**
+ * Joint schedule and placement on random layered graphs: the default plan and
+ * a joint plan ({ joint: true }) of the same graph, in the same run. Both
+ * arenas are over the same lower bound, the default order's peak (the
+ * smallest peak found): a joint order may peak higher, so its own arena/peak
+ * would flatter it.
+ */
+function joint(sessions) {
+  const [backend, tp] = Object.entries(sessions).find(([name]) => name === 'native') ?? Object.entries(sessions)[0];
+  const rows = [];
+  for (const [ops, seed] of [[300, 3], [1_000, 1], [1_000, 5], [2_000, 4], [10_000, 2]]) {
+    const graph = layered(ops, seed);
+    let t = performance.now();
+    const plain = tp.plan(graph);
+    const plainMs = performance.now() - t;
+    t = performance.now();
+    const both = tp.plan(graph, { joint: true });
+    const jointMs = performance.now() - t;
+    const lb = plain.statistics.peakBytes;
+    const j = both.statistics.joint;
+    rows.push([
+      `layered ${ops} (seed ${seed})`, fmt(plain.arenaBytes / lb, 4), fmt(both.arenaBytes / lb, 4), fmt(both.arenaBytes / plain.arenaBytes, 4),
+      fmt(j.chosen.peakBytes / lb, 4), `${j.order} of ${j.candidates}`, fmt(plainMs, 0), fmt(jointMs, 0), fmt(jointMs / plainMs, 2),
+    ]);
+  }
+  printTable(
+    `plan() joint schedule and placement (${backend}, fast effort): arenas over the smallest peak found (LB), default and joint in the same run`,
+    ['graph', 'default arena / LB', 'joint arena / LB', 'joint / default arena', 'joint peak / LB', 'order kept', 'default ms', 'joint ms', 'joint / default time'],
+    rows,
+  );
 }

@@ -126,7 +126,7 @@ export { baselineCurves, planReportData } from './plan/plan-report.js';
 export type { BaselineScheduler, PlanReportOptions } from './plan/plan-report.js';
 export { PLAN_SCHEMA_V1 } from './plan/plan-schema.js';
 export type { PlanOptions, PlanProgress } from './plan/make-plan.js';
-export type { PlanContributor, PlanDocument, PlanStatistics, PlanStorage, PlanWorkspace } from './plan/plan-document.js';
+export type { PlanContributor, PlanDocument, PlanJoint, PlanOrderFigures, PlanStatistics, PlanStorage, PlanWorkspace } from './plan/plan-document.js';
 export type { DiagnosticCode, PlanDiagnostic } from './plan/validate-plan.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './place/minimalloc-csv.js';
 export type { MinimallocCsv } from './place/minimalloc-csv.js';

@@ -22,6 +22,7 @@ export interface PlanCommandOptions extends OnnxCliOptions {
   budget?: string;
   timeLimit?: string;
   baselines?: boolean;
+  joint?: boolean;
   json?: boolean;
   referenceGraph?: boolean;
   checkFusion?: string;
@@ -48,6 +49,7 @@ function jsonSummary(plan: PlanDocument) {
     peakOp: s.peakOp,
     schedule: s.schedule,
     placement: s.placement,
+    ...(s.joint ? { joint: s.joint } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
     peakContributors: s.peakContributors.slice(0, 10),
   };
@@ -63,6 +65,10 @@ function printSummary(file: string, plan: PlanDocument): void {
     { persistent: formatBytes(s.persistentBytes) },
     ...(s.externalIOBytes ? [{ 'external I/O': `${formatBytes(s.externalIOBytes)}  (graph inputs and outputs, user buffers outside the arena)` }] : []),
     { schedule: `${s.schedule.method}${s.schedule.provedOptimal ? ' (proved optimal)' : ''}` },
+    ...(s.joint ? [{
+      joint: `${s.joint.candidates} orders placed, kept ${s.joint.order}'s: peak ${formatBytes(s.joint.chosen.peakBytes)}, arena ${formatBytes(s.joint.chosen.arenaBytes)}`
+        + ` (smallest-peak order: peak ${formatBytes(s.joint.peakOrder.peakBytes)}, arena ${formatBytes(s.joint.peakOrder.arenaBytes)})`,
+    }] : []),
     { placement: `${s.placement.method}${s.placement.provedOptimal ? ' (proved optimal)' : ''}` },
     { time: `${s.timeMs.total.toFixed(1)} ms (schedule ${s.timeMs.schedule.toFixed(1)}, place ${s.timeMs.place.toFixed(1)}, validate ${s.timeMs.validate.toFixed(1)})` },
   );
@@ -115,6 +121,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   try {
     plan = tp.plan(graph, {
       baselines: options.baselines,
+      joint: options.joint,
       budgetBytes,
       effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast',
       timeLimitSeconds,

@@ -1,8 +1,8 @@
 import type { CoreBinding } from '../abi/core-binding.js';
 import { TensorplanError, shown } from '../errors.js';
-import { encodeGraph } from '../graph/encode-graph.js';
+import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
-import { type ScheduleMethod, scheduleEncoded } from '../schedule/schedule.js';
+import { type ScheduleMethod, type ScheduleOptions, type ScheduleResult, scheduleEncoded } from '../schedule/schedule.js';
 import { VERSION } from '../version.js';
 import { callPlanPlace } from '../abi/c-api.generated.js';
 import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, placeMethodName } from '../place/place.js';
@@ -65,6 +65,15 @@ export interface PlanOptions {
   baselines?: boolean;
   /** Device memory available for the arena plus persistent tensors; the plan says whether it fits. */
   budgetBytes?: number;
+  /**
+   * Choose the op order by its placed arena, not only by its peak: place the
+   * schedule method's order and each of the seven baseline orders with the
+   * same placement options and keep the smallest arena (ties: the lower peak,
+   * then the schedule method's order). `statistics.joint` reports both the
+   * schedule method's order and the kept one. Default false: the order with
+   * the smallest peak is placed alone.
+   */
+  joint?: boolean;
   /** Store this path as the plan's graph instead of embedding the graph. */
   graphPath?: string;
   /** Called when each phase starts and when the plan is done. */
@@ -81,6 +90,9 @@ function checkOptions(options: PlanOptions): void {
   const limit = options.timeLimitSeconds;
   if (limit !== undefined && !(typeof limit === 'number' && limit > 0 && Number.isFinite(limit))) {
     throw new TensorplanError('INVALID_ARGUMENT', `timeLimitSeconds = ${shown(limit)}: must be a positive number of seconds`);
+  }
+  if (options.joint !== undefined && typeof options.joint !== 'boolean') {
+    throw new TensorplanError('INVALID_ARGUMENT', `joint = ${shown(options.joint)}: expected true or false`);
   }
   const budget = options.budgetBytes;
   if (budget !== undefined && !(Number.isInteger(budget) && budget >= 0)) {
@@ -106,6 +118,46 @@ function externalIO(doc: GraphDocument, offsets: ArrayLike<number>, bytes: Array
   return total;
 }
 
+/** The scheduling baselines, in the core's code order (ABI codes 0..6). */
+const BASELINE_METHODS: readonly ScheduleMethod[] = ['given', 'inductor-lpmf', 'inductor-bfs', 'inductor-dfs', 'xla-list', 'xla-dfs', 'xla-post-order'];
+
+/**
+ * Fractions of a fast plan's scheduling work at which 'ours' is stopped early
+ * for a joint plan: the orders its search passes through on the way to the
+ * smallest peak. On random layered graphs (bench/plan.bench.mjs) such an
+ * order with a peak 1.5% higher placed 0.7% smaller.
+ */
+const JOINT_WORK_FRACTIONS = [1 / 100, 1 / 30, 1 / 10, 1 / 3];
+
+/**
+ * The orders a joint plan places: the schedule method's own first, then each
+ * baseline's and each of 'ours' stopped early (JOINT_WORK_FRACTIONS) that
+ * differs from every earlier one. All are bounded by work, not time, so the
+ * candidates are the same on every machine; together they cost about as much
+ * as a fast plan's own search (the baselines take a few ms each; 'ours'
+ * already ran them once, but the core keeps only their peaks).
+ */
+function jointCandidates(core: CoreBinding, encoded: EncodedGraph, scheduled: ScheduleResult, scheduledOrder: Int32Array): { method: string; order: Int32Array }[] {
+  const candidates = [{ method: scheduled.method as string, order: scheduledOrder }];
+  const seen = new Set([scheduledOrder.join(',')]);
+  const work = fastScheduleWork(encoded.doc.ops.length);
+  const runs: { method: string; options: ScheduleOptions }[] = [
+    ...BASELINE_METHODS.map((method) => ({ method: method as string, options: { method, timeLimitSeconds: 0 } })),
+    ...JOINT_WORK_FRACTIONS.map((fraction) => {
+      const workLimit = Math.max(1, Math.round(fraction * work));
+      return { method: `ours (work limit ${workLimit})`, options: { method: 'ours' as const, workLimit } };
+    }),
+  ];
+  for (const { method, options } of runs) {
+    const order = Int32Array.from(scheduleEncoded(core, encoded, options).order, (name) => encoded.opIndex.get(name)!);
+    const key = order.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    candidates.push({ method, order });
+  }
+  return candidates;
+}
+
 /** Schedules, places and validates `graph` (PLANNING.md §5). */
 export function makePlan(core: CoreBinding, backend: string, graph: GraphDocument, options: PlanOptions = {}): PlanDocument {
   checkOptions(options);
@@ -129,24 +181,56 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
   const scheduled = scheduleEncoded(core, encoded, {
     method: options.schedule ?? 'ours', timeLimitSeconds: thorough ? 0.4 * searchSeconds : 0, workLimit: thorough ? 0 : fastScheduleWork(encoded.doc.ops.length),
   });
+  const scheduledOrder = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
+  const candidates = options.joint ? jointCandidates(core, encoded, scheduled, scheduledOrder) : [];
   const afterSchedule = performance.now();
 
   progress('place', 1);
-  const order = Int32Array.from(scheduled.order, (name) => encoded.opIndex.get(name)!);
+  const algorithm = PLACE_ALGORITHM_CODES[options.placement ?? 'ours'];
+  const fastSeconds = fastPlaceSeconds(doc.tensors.length);
+  const place = (order: Int32Array, timeLimitS: number, minimize: number, withBaselines: boolean) => callPlanPlace(core, {
+    ...encoded.graph, order, orderCount: order.length, algorithm, capacity: -1, timeLimitS, minimize, withBaselines: withBaselines ? 1 : 0,
+  });
   // Placement gets what the order left of the searches' share (the order
   // may overrun its own part), less what the core spends before its
   // placement clock starts (decoding the graph again and computing the
   // lifetimes: 0.25-0.7 times the encoding time at 10^5 ops); never 0, which
   // the core reads as no limit.
-  const placeSeconds = Math.max(searchSeconds + 0.25 * encodedSeconds - (performance.now() - start) / 1000, 0.01 * budget);
+  const placeSeconds = () => Math.max(searchSeconds + 0.25 * encodedSeconds - (performance.now() - start) / 1000, 0.01 * budget);
+  let order: Int32Array = scheduledOrder;
+  let orderMethod: string = scheduled.method;
+  let placed: ReturnType<typeof place> | undefined;
+  let joint: { candidates: number; order: string; peakOrder: { peakBytes: number; arenaBytes: number } } | undefined;
+  if (candidates.length > 0) {
+    // Every candidate is placed with a fast plan's work-bounded settings, so
+    // the choice is the same on every machine; a fast plan keeps the winner's
+    // placement as it is (the schedule method's order is placed exactly as
+    // without `joint`, so the joint arena is never larger), a thorough plan
+    // then spends its placement time on the winner alone.
+    let best = 0;
+    let bestResult: ReturnType<typeof place> | undefined;
+    candidates.forEach((candidate, i) => {
+      const result = place(candidate.order, fastSeconds, 0, !thorough && i === 0 && options.baselines === true);
+      const [arena, peak] = result.stats;
+      if (i === 0) joint = { candidates: candidates.length, order: candidate.method, peakOrder: { peakBytes: peak, arenaBytes: arena } };
+      const [bestArena, bestPeak] = bestResult?.stats ?? [Infinity, Infinity];
+      if (arena < bestArena || (arena === bestArena && peak < bestPeak)) {
+        best = i;
+        bestResult = result;
+      }
+    });
+    order = candidates[best].order;
+    orderMethod = candidates[best].method;
+    joint!.order = orderMethod;
+    if (!thorough && (best === 0 || !options.baselines)) placed = bestResult;
+  }
+  placed ??= place(order, thorough ? placeSeconds() : fastSeconds, thorough ? 1 : 0, options.baselines === true);
   const {
     storageOffset: offsets, storageBirth: births, storageDeath: deaths, storageBytes: bytes, storageRoot: roots,
     storageProducer: producers, storageLastOp: lastOps, workspaceOffset: workspaceOffsets, workspaceBytes, liveBytes,
     tensorStorage, peakStorages, stats, baselineHeights,
-  } = callPlanPlace(core, {
-    ...encoded.graph, order, orderCount: order.length, algorithm: PLACE_ALGORITHM_CODES[options.placement ?? 'ours'], capacity: -1,
-    timeLimitS: thorough ? placeSeconds : fastPlaceSeconds(doc.tensors.length), minimize: thorough ? 1 : 0, withBaselines: options.baselines ? 1 : 0,
-  });
+  } = placed;
+  const orderNames = order === scheduledOrder ? scheduled.order : Array.from(order, (op) => doc.ops[op].name);
   const afterPlace = performance.now();
 
   const opName = (op: number): string | null => (op >= 0 ? doc.ops[op].name : null);
@@ -183,14 +267,14 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
     version: 1,
     tool: { name: 'tensorplan', version: VERSION, backend },
     graph: options.graphPath !== undefined ? { path: options.graphPath } : doc,
-    schedule: scheduled.order,
+    schedule: orderNames,
     arenaBytes,
     storages,
     workspaces,
     statistics: {
       peakBytes: lowerBound,
       peakStep,
-      peakOp: peakStep >= 0 ? scheduled.order[peakStep] : null,
+      peakOp: peakStep >= 0 ? orderNames[peakStep] : null,
       lowerBoundBytes: lowerBound,
       arenaBytes,
       arenaOverLowerBound: lowerBound > 0 ? arenaBytes / lowerBound : 1,
@@ -200,8 +284,10 @@ export function makePlan(core: CoreBinding, backend: string, graph: GraphDocumen
       peakContributors: Array.from(peakStorages, (s) => ({
         storage: doc.tensors[roots[s]].name, bytes: bytes[s], producer: opName(producers[s]), lastUse: opName(lastOps[s]),
       })),
-      schedule: { method: scheduled.method, provedOptimal: scheduled.provedOptimal, baselines: scheduleBaselines },
+      // Another order than the schedule method's is kept only for a smaller arena; its peak may be higher.
+      schedule: { method: orderMethod, provedOptimal: scheduled.provedOptimal && lowerBound === (joint?.peakOrder.peakBytes ?? lowerBound), baselines: scheduleBaselines },
       placement: { method: placeMethodName(placeMethod), provedOptimal: placeProved === 1, baselines: placementBaselines },
+      ...(joint ? { joint: { ...joint, chosen: { peakBytes: lowerBound, arenaBytes } } } : {}),
       timeMs: { schedule: 0, place: 0, validate: 0, total: 0 },
     },
   };

@@ -48,6 +48,37 @@ export interface PlanContributor {
 }
 
 /**
+ * A peak and the arena placed for it, for one op order.
+ *
+ * @group Files
+ */
+export interface PlanOrderFigures {
+  peakBytes: number;
+  arenaBytes: number;
+}
+
+/**
+ * How a joint plan chose its order: several orders placed with the same
+ * placement options, the smallest arena kept (ties: the lower peak, then the
+ * schedule method's order).
+ *
+ * @group Files
+ */
+export interface PlanJoint {
+  /** Distinct orders placed. */
+  candidates: number;
+  /** Whose order was kept: the schedule method's name, or a baseline's (`'inductor-bfs'`, ...). */
+  order: string;
+  /**
+   * The schedule method's order (the smallest peak it found): its peak and the
+   * arena a fast placement gives it.
+   */
+  peakOrder: PlanOrderFigures;
+  /** The kept order: the plan's own peak and arena. */
+  chosen: PlanOrderFigures;
+}
+
+/**
  * The figures that explain a plan.
  *
  * @group Files
@@ -86,6 +117,11 @@ export interface PlanStatistics {
     /** Arena of each placement baseline on the same lifetimes (when asked for). */
     baselines: Record<string, number>;
   };
+  /**
+   * Present for a joint plan (`joint: true`): the order was chosen by its placed arena among
+   * the schedule method's order and the baselines' orders.
+   */
+  joint?: PlanJoint;
   timeMs: { schedule: number; place: number; validate: number; total: number };
   /** Present when a budget was given. */
   budget?: {

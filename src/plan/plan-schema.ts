@@ -3,6 +3,9 @@ import { GRAPH_SCHEMA_V1 } from '../graph/graph-schema.js';
 const nullableName = { type: ['string', 'null'] } as const;
 const count = { type: 'integer', minimum: 0, maximum: 9007199254740992 } as const;
 const step = { type: 'integer', minimum: -1 } as const;
+const orderFigures = {
+  type: 'object', required: ['peakBytes', 'arenaBytes'], additionalProperties: false, properties: { peakBytes: count, arenaBytes: count },
+} as const;
 const byName = { type: 'object', additionalProperties: { type: 'number' } } as const;
 
 /**
@@ -94,6 +97,10 @@ export const PLAN_SCHEMA_V1 = {
         placement: {
           type: 'object', required: ['method', 'provedOptimal', 'baselines'], additionalProperties: false,
           properties: { method: { type: 'string' }, provedOptimal: { type: 'boolean' }, baselines: byName },
+        },
+        joint: {
+          type: 'object', required: ['candidates', 'order', 'peakOrder', 'chosen'], additionalProperties: false,
+          properties: { candidates: { type: 'integer', minimum: 1 }, order: { type: 'string' }, peakOrder: orderFigures, chosen: orderFigures },
         },
         timeMs: {
           type: 'object', required: ['schedule', 'place', 'validate', 'total'], additionalProperties: false,

@@ -285,7 +285,7 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
     'Tensorplan.prototype.tensorSpecFromJson': method('tensorSpecFromJson', [tp.tensorSpecToJson(format as never)]),
     'Tensorplan.prototype.flatten': method('flatten', [format, quantized]),
     'Tensorplan.prototype.unflatten': method('unflatten', [format, tp.flatten(format as never, quantized)]),
-    'Tensorplan.prototype.plan': method('plan', [GRAPH, { timeLimitSeconds: 0.01, baselines: true, budgetBytes: 2 ** 30 }], { names: ['graph', 'options'] }),
+    'Tensorplan.prototype.plan': method('plan', [GRAPH, { timeLimitSeconds: 0.01, baselines: true, budgetBytes: 2 ** 30, joint: true }], { names: ['graph', 'options'] }),
     'Tensorplan.prototype.validate': method('validate', [plan, GRAPH], { names: ['plan', 'graph'] }),
     'Tensorplan.prototype.place': method('place', [[{ lower: 0, upper: 2, size: 64 }, { lower: 1, upper: 3, size: 32, alignment: 16 }], { timeLimitSeconds: 0.01 }], { names: ['buffers', 'options'] }),
     'Tensorplan.prototype.layerGraph': method('layerGraph', [LAYERS], { names: ['layer spec', 'spec'] }),
