@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "planning_graph_for_tests.h"
+#include "schedule/brute_force_schedule.h"
 
 #include <chrono>
 #include <functional>
@@ -89,32 +90,6 @@ Graph random_small_graph(std::mt19937_64& rng, int n) {
   std::sort(g.outputs.begin(), g.outputs.end());
   g.outputs.erase(std::unique(g.outputs.begin(), g.outputs.end()), g.outputs.end());
   return g;
-}
-
-int64_t brute_force_optimum(const tp::PlanningGraph& pg) {
-  const int32_t n = pg.op_count();
-  std::vector<int32_t> order, missing(n);
-  for (int32_t v = 0; v < n; ++v) missing[v] = pg.pred_offsets[v + 1] - pg.pred_offsets[v];
-  std::vector<uint8_t> used(n, 0);
-  int64_t best = INT64_MAX;
-  std::function<void()> recurse = [&]() {
-    if (static_cast<int32_t>(order.size()) == n) {
-      best = std::min(best, tp::schedule_peak(pg, order));
-      return;
-    }
-    for (int32_t v = 0; v < n; ++v) {
-      if (used[v] || missing[v] != 0) continue;
-      used[v] = 1;
-      order.push_back(v);
-      for (int32_t k = pg.succ_offsets[v]; k < pg.succ_offsets[v + 1]; ++k) --missing[pg.succs[k]];
-      recurse();
-      for (int32_t k = pg.succ_offsets[v]; k < pg.succ_offsets[v + 1]; ++k) ++missing[pg.succs[k]];
-      order.pop_back();
-      used[v] = 0;
-    }
-  };
-  recurse();
-  return n == 0 ? 0 : best;
 }
 
 TEST(Schedule, EveryBaselineIsTopologicalOnEveryFamily) {
