@@ -1,3 +1,4 @@
+import { formatFixedBytes } from '../bytes-text.js';
 import { TensorplanError, guarded, shown } from '../errors.js';
 import { describeSchemaError, schemaErrors } from '../graph/parse-graph.js';
 import type { ReportData } from './report-data.js';
@@ -27,18 +28,6 @@ const escapeHtml = (text: string): string =>
 /** JSON that is safe inside a <script> element. */
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-
-function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = Math.abs(bytes);
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const sign = bytes < 0 ? '-' : '';
-  return unit === 0 ? `${bytes} B` : `${sign}${value.toFixed(2)} ${units[unit]}`;
-}
 
 /**
  * Runs in the page: the timeline, the placement view, the compare chart and the
@@ -332,26 +321,26 @@ function renderChecked(data: ReportData, echartsSource: string): string {
   const peakOp = data.steps[data.peakStep];
   const budget = data.budget;
   const cards = [
-    card('peak (arena)', formatBytes(data.peakBytes), `at step ${data.peakStep}${peakOp ? `: ${escapeHtml(peakOp.length > 60 ? `${peakOp.slice(0, 59)}…` : peakOp)}` : ''}`),
-    card('arena', formatBytes(data.arenaBytes), `arena / lower bound = ${ratio}`),
-    card('lower bound', formatBytes(data.lowerBoundBytes), 'no op order and placement can need less'),
-    card('persistent memory', formatBytes(persistentBytes),
-      persistent.length > 0 ? persistent.map((p) => `${escapeHtml(p.name)} ${formatBytes(p.bytes)}`).join('<br>') : 'weights and state outside the arena'),
-    card('device total', formatBytes(data.arenaBytes + persistentBytes), 'arena + persistent'),
-    ...(budget ? [card(`budget ${formatBytes(budget.budgetBytes)}`, budget.fits ? 'fits' : 'does not fit',
-      budget.fits ? `headroom ${formatBytes(budget.headroomBytes)}` : `over by ${formatBytes(-budget.headroomBytes)}`, budget.fits ? 'fits' : 'over')] : []),
+    card('peak (arena)', formatFixedBytes(data.peakBytes), `at step ${data.peakStep}${peakOp ? `: ${escapeHtml(peakOp.length > 60 ? `${peakOp.slice(0, 59)}…` : peakOp)}` : ''}`),
+    card('arena', formatFixedBytes(data.arenaBytes), `arena / lower bound = ${ratio}`),
+    card('lower bound', formatFixedBytes(data.lowerBoundBytes), 'no op order and placement can need less'),
+    card('persistent memory', formatFixedBytes(persistentBytes),
+      persistent.length > 0 ? persistent.map((p) => `${escapeHtml(p.name)} ${formatFixedBytes(p.bytes)}`).join('<br>') : 'weights and state outside the arena'),
+    card('device total', formatFixedBytes(data.arenaBytes + persistentBytes), 'arena + persistent'),
+    ...(budget ? [card(`budget ${formatFixedBytes(budget.budgetBytes)}`, budget.fits ? 'fits' : 'does not fit',
+      budget.fits ? `headroom ${formatFixedBytes(budget.headroomBytes)}` : `over by ${formatFixedBytes(-budget.headroomBytes)}`, budget.fits ? 'fits' : 'over')] : []),
   ].join('\n');
   const unmodelled = data.unmodelled ?? [];
   const splits = (data.groupings ?? []).map((g) => g.by);
   const splitOptions = (splits.length > 0 ? splits : ['category']).map((by) => `<option value="${escapeHtml(by)}">${escapeHtml(by)}</option>`).join('');
   const baselineList = data.baselines
-    .map((b) => `<li>${escapeHtml(b.name)}: peak ${formatBytes(b.peakBytes ?? Math.max(0, ...b.liveBytes))}${b.steps ? ' (its own op order)' : ''}</li>`).join('');
+    .map((b) => `<li>${escapeHtml(b.name)}: peak ${formatFixedBytes(b.peakBytes ?? Math.max(0, ...b.liveBytes))}${b.steps ? ' (its own op order)' : ''}</li>`).join('');
   const alternatives = data.alternatives ?? [];
   const roleNames = [...new Set(alternatives.flatMap((a) => a.roles.slice(0, 8).map((r) => r.name)))].slice(0, 12);
   const compareTable = alternatives.length > 1 ? `<table><tr><th>Δ bytes at the peak, by role</th>${alternatives.slice(1).map((a) => `<th>${escapeHtml(a.label)}</th>`).join('')}</tr>
 ${roleNames.map((role) => `<tr><td>${escapeHtml(role)}</td>${alternatives.slice(1).map((a) => {
     const bytes = a.roles.find((r) => r.name === role)?.bytes ?? 0;
-    return `<td class="num">${bytes === 0 ? '0' : `${bytes > 0 ? '+' : ''}${formatBytes(bytes)}`}</td>`;
+    return `<td class="num">${bytes === 0 ? '0' : `${bytes > 0 ? '+' : ''}${formatFixedBytes(bytes)}`}</td>`;
   }).join('')}</tr>`).join('\n')}</table>
 <ul>${alternatives.slice(1).map((a) => `<li>${escapeHtml(a.explanation)}</li>`).join('')}</ul>` : '';
   return `<!doctype html>

@@ -2,18 +2,8 @@
 // (TE main d0067d0da6), through the public API on every backend. Each test
 // names the TE file and function it models.
 import { describe, expect, it } from 'vitest';
-import { TensorplanError } from '../../dist/index.mjs';
 import { BACKENDS, session } from '../support/backends';
-
-function thrown(run: () => unknown): TensorplanError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(TensorplanError);
-    return error as TensorplanError;
-  }
-  throw new Error('expected a TensorplanError');
-}
+import { errorOf } from '../support/errors';
 
 describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
   const tp = session(backend);
@@ -53,7 +43,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
   // Rule 9. quantizer.cpp MXFP8Quantizer::get_scale_shape and
   // Float8BlockQuantizer::get_scale_shape divide the element count by K.
   it.each(['mxfp8', 'fp8_block_1d', 'fp8_block_2d'] as const)('%s with K = 0 is an error naming shape and rule (get_scale_shape)', (recipe) => {
-    const error = thrown(() => tp.tensorSpecBuffers({ shape: [64, 0], dtype: 'bf16', recipe }));
+    const error = errorOf(() => tp.tensorSpecBuffers({ shape: [64, 0], dtype: 'bf16', recipe }));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toBe(`${recipe} cannot quantize shape [64, 0]: needs K > 0 (K = last dim; TE's get_scale_shape divides the element count by K), got K = 0`);
   });
@@ -64,7 +54,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     const format = { shape: [16, 16], dtype: 'fp32', recipe, rowwise: false, columnwise: true } as const;
     const spec = tp.tensorSpecBuffers(format);
     expect(spec.quantizeRefusal).toMatch(/columnwise-only.*\[16, 16\].*check_per_tensor_fp8_quantize_output/);
-    const error = thrown(() => tp.quantize(format, new Uint8Array(16 * 16 * 4)));
+    const error = errorOf(() => tp.quantize(format, new Uint8Array(16 * 16 * 4)));
     expect(error.code).toBe('UNSUPPORTED');
     expect(error.message).toBe(spec.quantizeRefusal);
     const blackwell = { ...format, arch: 'blackwell' } as const;
