@@ -15,21 +15,20 @@
 //       same binary size; the core uses no assert() and no RTTI. Tried and left out:
 //       -msimd128 (the planner is graph code that does not vectorise: no gain, +13%
 //       binary) and -flto (no gain beyond noise, 4x the link time).
-//   -fno-inline-functions outside HOT_SEARCH_SOURCES, and binaryen's one-caller inlining capped at
-//       100 bytes: the first plan() in a process (#18). V8 runs WASM first as baseline (Liftoff)
-//       code and compiles a function with TurboFan, on background threads, once that function
-//       alone has run long enough; it swaps the new code in at the function's next call. With
-//       every single-caller helper inlined, build_planning_graph, place, run_baseline and
-//       improve_schedule were 8-32 KB bodies run once per plan: each crossed the threshold, cost
-//       TurboFan 50-200 ms (on a loaded 2-core machine that is the main thread's time too), and
-//       the optimised code was never called. Split into their named functions, few reach the
-//       threshold and those compile in a few ms. The search code that runs long (the files
-//       below) keeps full inlining: without it warm plan() of Llama-3-8B x8 ran 1.5x slower.
-//       Measured (5 fresh processes, median, busy 2-core machine): first-call CPU of all threads
-//       bert_tiny 164 -> 128 ms, generated 1000-node ONNX 340 -> 257, Llama x8 400 -> 263.
+//   BINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100   the first plan() (#18).
+//       V8 runs WASM first as baseline (Liftoff) code and compiles a function with TurboFan, on
+//       background threads, once that function alone has run long enough; the new code is used
+//       from the function's next call. Binaryen inlines every function that has one caller, at
+//       any size, so the baseline schedulers became one 15 KB run_baseline and the placement
+//       solvers one 24 KB place: each crossed the threshold on the first plan, cost TurboFan
+//       50-200 ms (on a loaded 2-core machine, the main thread's time too), and the optimised
+//       code was never called. Capped, they stay separate functions (the same job inside one
+//       file is done by TP_NOINLINE, base/noinline.h). Warm plan() is unchanged. Tried and left
+//       out: -fno-inline-functions outside the search sources (first call as good, warm plan()
+//       of small models 1.7x slower), -Os and -mllvm -inline-threshold=50 (no first-call
+//       gain), -sMALLOC=emmalloc and -sINITIAL_MEMORY=64MB (no gain beyond noise).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { coreSources } from './list-sources.mjs';
@@ -42,22 +41,7 @@ mkdirSync(outDir, { recursive: true });
 const acornDirs = ['/usr/share/nodejs', '/usr/lib/nodejs'].filter((dir) => existsSync(join(dir, 'acorn')));
 const env = { ...process.env, NODE_PATH: [...acornDirs, process.env.NODE_PATH].filter(Boolean).join(':') };
 
-// The sources whose loops run long in one plan (local and exact search, liveness, placement
-// searches): compiled with full -O3 inlining (see -fno-inline-functions above).
-const HOT_SEARCH_SOURCES = new Set([
-  'core-cpp/src/liveness/liveness.cpp',
-  'core-cpp/src/placement/perfect_packing.cpp',
-  'core-cpp/src/placement/placement_exact.cpp',
-  'core-cpp/src/placement/placement_first_fit.cpp',
-  'core-cpp/src/placement/placement_neighbourhood.cpp',
-  'core-cpp/src/placement/placement_skyline.cpp',
-  'core-cpp/src/schedule/schedule_cuts.cpp',
-  'core-cpp/src/schedule/schedule_exact.cpp',
-  'core-cpp/src/schedule/schedule_search.cpp',
-  'core-cpp/src/schedule/schedule_state.cpp',
-]);
-
-const compileArgs = [
+const args = [
   '-O3',
   '-DNDEBUG',
   '-std=c++17',
@@ -66,10 +50,7 @@ const compileArgs = [
   '-Wall', '-Wextra', '-Werror',
   '-I', join(root, 'core-cpp', 'include'),
   '-I', join(root, 'core-cpp', 'src'),
-];
-
-const linkArgs = [
-  '-O3',
+  ...coreSources().map((file) => join(root, file)),
   '-o', join(outDir, 'tensorplan_core.mjs'),
   '-sMODULARIZE=1',
   '-sEXPORT_ES6=1',
@@ -86,20 +67,10 @@ const linkArgs = [
   '-sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100',
 ];
 
-const objDir = mkdtempSync(join(tmpdir(), 'tensorplan-wasm-'));
 try {
-  // Objects keep the sorted source order, so the link (and the binary) does not depend on the file system.
-  const objects = coreSources().map((file, i) => {
-    const object = join(objDir, `${String(i).padStart(3, '0')}.o`);
-    const inlining = HOT_SEARCH_SOURCES.has(file) ? [] : ['-fno-inline-functions'];
-    execFileSync('emcc', [...compileArgs, ...inlining, '-c', join(root, file), '-o', object], { cwd: root, env, stdio: 'inherit' });
-    return object;
-  });
-  execFileSync('emcc', [...objects, ...linkArgs], { cwd: root, env, stdio: 'inherit' });
+  execFileSync('emcc', args, { cwd: root, env, stdio: 'inherit' });
 } catch (error) {
   console.error(`build-wasm: emcc failed (${error.message}). Install Debian's emscripten and node-acorn.`);
   process.exit(1);
-} finally {
-  rmSync(objDir, { recursive: true, force: true });
 }
 console.log(`build-wasm: wrote ${join('wasm', 'dist', 'tensorplan_core.{mjs,wasm}')}`);

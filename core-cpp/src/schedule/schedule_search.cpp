@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "base/noinline.h"
 #include "liveness/liveness.h"
 
 namespace tp {
@@ -455,12 +456,6 @@ void try_compound_moves(const PlanningGraph& pg, const std::vector<std::pair<int
     }
   }
 }
-
-#if defined(__GNUC__)
-#define TP_NOINLINE __attribute__((noinline))
-#else
-#define TP_NOINLINE
-#endif
 
 // One best-improvement pass around the first peak step. Returns false when no
 // candidate move improves (a local optimum) or the deadline passed.
