@@ -15,6 +15,18 @@
 //       same binary size; the core uses no assert() and no RTTI. Tried and left out:
 //       -msimd128 (the planner is graph code that does not vectorise: no gain, +13%
 //       binary) and -flto (no gain beyond noise, 4x the link time).
+//   BINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100   the first plan() (#18).
+//       V8 runs WASM first as baseline (Liftoff) code and compiles a function with TurboFan, on
+//       background threads, once that function alone has run long enough; the new code is used
+//       from the function's next call. Binaryen inlines every function that has one caller, at
+//       any size, so the baseline schedulers became one 15 KB run_baseline and the placement
+//       solvers one 24 KB place: each crossed the threshold on the first plan, cost TurboFan
+//       50-200 ms (on a loaded 2-core machine, the main thread's time too), and the optimised
+//       code was never called. Capped, they stay separate functions (the same job inside one
+//       file is done by TP_NOINLINE, base/noinline.h). Warm plan() is unchanged. Tried and left
+//       out: -fno-inline-functions outside the search sources (first call as good, warm plan()
+//       of small models 1.7x slower), -Os and -mllvm -inline-threshold=50 (no first-call
+//       gain), -sMALLOC=emmalloc and -sINITIAL_MEMORY=64MB (no gain beyond noise).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +64,7 @@ const args = [
   '-sTEXTDECODER=2',
   '-sEXPORTED_FUNCTIONS=["_malloc","_free"]',
   '-sINCOMING_MODULE_JS_API=["wasmBinary","locateFile","instantiateWasm","print","printErr"]',
+  '-sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100',
 ];
 
 try {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "base/noinline.h"
+
 namespace tp {
 namespace {
 
@@ -28,7 +30,7 @@ Status check_bytes(int64_t bytes, const std::string& field) {
   return Status::ok();
 }
 
-Status check_indices(const Graph& graph) {
+TP_NOINLINE Status check_indices(const Graph& graph) {
   if (!is_power_of_two(graph.default_alignment)) {
     return Status::invalid("default_alignment = " + std::to_string(graph.default_alignment) +
                            ": must be a power of two >= 1");
@@ -83,7 +85,7 @@ Status check_indices(const Graph& graph) {
 
 // Each tensor has one writer. A mutation is expressed as an in-place alias
 // (a new output tensor naming the same storage), never as a second writer.
-Status find_producers(const Graph& graph, std::vector<int32_t>* producer) {
+TP_NOINLINE Status find_producers(const Graph& graph, std::vector<int32_t>* producer) {
   producer->assign(graph.tensors.size(), -1);
   std::vector<uint8_t> is_input(graph.tensors.size(), 0);
   for (int32_t t : graph.inputs) is_input[t] = 1;
@@ -106,7 +108,7 @@ Status find_producers(const Graph& graph, std::vector<int32_t>* producer) {
   return Status::ok();
 }
 
-Status check_in_place(const Graph& graph, const std::vector<int32_t>& producer) {
+TP_NOINLINE Status check_in_place(const Graph& graph, const std::vector<int32_t>& producer) {
   std::vector<int32_t> mutated_by(graph.tensors.size(), -1);
   for (size_t k = 0; k < graph.in_place.size(); ++k) {
     const InPlaceAlias& alias = graph.in_place[k];
@@ -191,7 +193,7 @@ Status check_acyclic(const PlanningGraph& pg) {
 
 // A tensor that is read (or must survive as an output) must come from
 // somewhere: an op, a graph input, or persistent state.
-Status check_reads_have_source(const PlanningGraph& pg) {
+TP_NOINLINE Status check_reads_have_source(const PlanningGraph& pg) {
   const Graph& graph = pg.graph;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
@@ -219,7 +221,7 @@ Status check_reads_have_source(const PlanningGraph& pg) {
 // The dependencies the graph states: producers of what an op reads, of what
 // an op writes into an alias of, and its control dependencies (unsorted,
 // with repeats; build_csr sorts them).
-std::vector<std::vector<int32_t>> stated_dependencies(const PlanningGraph& pg) {
+TP_NOINLINE std::vector<std::vector<int32_t>> stated_dependencies(const PlanningGraph& pg) {
   const Graph& graph = pg.graph;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   std::vector<std::vector<int32_t>> preds(n);
@@ -245,7 +247,7 @@ std::vector<std::vector<int32_t>> stated_dependencies(const PlanningGraph& pg) {
 // input itself and through every tensor aliased inside it (its views, their
 // views, earlier in-place versions of those), but not through the
 // mutation's own output and what aliases that: those hold the new value.
-void add_write_after_read_edges(const PlanningGraph& pg, std::vector<std::vector<int32_t>>* preds) {
+TP_NOINLINE void add_write_after_read_edges(const PlanningGraph& pg, std::vector<std::vector<int32_t>>* preds) {
   const Graph& graph = pg.graph;
   if (graph.in_place.empty()) return;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
@@ -276,7 +278,7 @@ void add_write_after_read_edges(const PlanningGraph& pg, std::vector<std::vector
 
 // Stores the dependencies both ways (preds and succs) and rejects any cycle,
 // the one-op cycle first (its message names the op once).
-Status link_dependencies(std::vector<std::vector<int32_t>>* preds, PlanningGraph* pg) {
+TP_NOINLINE Status link_dependencies(std::vector<std::vector<int32_t>>* preds, PlanningGraph* pg) {
   const Graph& graph = pg->graph;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   for (int32_t o = 0; o < n; ++o) {
@@ -305,7 +307,7 @@ Status link_dependencies(std::vector<std::vector<int32_t>>* preds, PlanningGraph
 
 // The storages each op touches (inputs then outputs) and the ops that use
 // each storage: what liveness and the schedulers walk.
-void link_storage_users(PlanningGraph* pg) {
+TP_NOINLINE void link_storage_users(PlanningGraph* pg) {
   const Graph& graph = pg->graph;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   const int32_t storage_count = pg->storage_count();
@@ -322,7 +324,7 @@ void link_storage_users(PlanningGraph* pg) {
 }
 
 // Each op's workspace rounded up to the graph's default alignment.
-Status align_workspaces(PlanningGraph* pg) {
+TP_NOINLINE Status align_workspaces(PlanningGraph* pg) {
   const Graph& graph = pg->graph;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   pg->op_workspace.assign(n, 0);

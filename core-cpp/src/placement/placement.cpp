@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/noinline.h"
 #include "placement/placement.h"
 #include "placement/placement_internal.h"
 
@@ -31,7 +32,7 @@ const char* place_method_name(PlaceMethod method) {
   return "unknown";
 }
 
-Status check_place_buffers(const std::vector<PlaceBuffer>& buffers) {
+TP_NOINLINE Status check_place_buffers(const std::vector<PlaceBuffer>& buffers) {
   for (size_t i = 0; i < buffers.size(); ++i) {
     const PlaceBuffer& b = buffers[i];
     const std::string field = "buffers[" + std::to_string(i) + "]";
@@ -478,7 +479,8 @@ void write_placement(const std::vector<Piece>& pieces, size_t buffer_count, cons
   if (out->proved_infeasible) out->proved_lower_bound = bracket.proved;
 }
 
-Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start, Placement* out) {
+TP_NOINLINE Status solve_ours(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
+                              Placement* out) {
   const int64_t lower_bound = out->lower_bound;
   std::vector<Piece> pieces = split_at_free_steps(buffers);
   SearchBudget budget;

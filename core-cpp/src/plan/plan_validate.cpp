@@ -4,6 +4,7 @@
 #include <map>
 #include <queue>
 
+#include "base/noinline.h"
 #include "graph/graph_validate.h"
 #include "liveness/liveness.h"
 
@@ -91,7 +92,7 @@ class PlanChecker {
     }
   }
 
-  void check_storages() {
+  TP_NOINLINE void check_storages() {
     const int32_t tensors = static_cast<int32_t>(graph_.tensors.size());
     stated_of_.assign(static_cast<size_t>(pg_.storage_count()), -1);
     for (size_t i = 0; i < plan_.storages.size(); ++i) {
@@ -158,7 +159,7 @@ class PlanChecker {
     }
   }
 
-  void check_workspaces() {
+  TP_NOINLINE void check_workspaces() {
     const int64_t alignment = graph_.default_alignment > 0 ? graph_.default_alignment : 256;
     for (size_t step = 0; step < plan_.order.size(); ++step) {
       const int32_t op = plan_.order[step];
@@ -191,7 +192,7 @@ class PlanChecker {
 
   // Sweep over steps keeping the live occupants ordered by offset: each new
   // occupant is compared with its neighbours, so every overlap is found.
-  void check_overlaps() {
+  TP_NOINLINE void check_overlaps() {
     std::vector<size_t> by_birth(occupants_.size());
     for (size_t i = 0; i < by_birth.size(); ++i) by_birth[i] = i;
     std::stable_sort(by_birth.begin(), by_birth.end(), [&](size_t a, size_t b) { return occupants_[a].birth < occupants_[b].birth; });
@@ -217,7 +218,7 @@ class PlanChecker {
     }
   }
 
-  void check_statistics() {
+  TP_NOINLINE void check_statistics() {
     if (plan_.peak_bytes >= 0 && plan_.peak_bytes != live_.peak) {
       report_.add(DiagnosticCode::kStatsMismatch, -1, -1, op_at(live_.peak_step), live_.peak_step,
                   "stated peak " + std::to_string(plan_.peak_bytes) + " bytes, recomputed " + std::to_string(live_.peak) +

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "base/noinline.h"
 #include "liveness/liveness.h"
 #include "schedule/schedule_baselines.h"
 #include "schedule/schedule_cuts.h"
@@ -78,7 +79,7 @@ std::vector<int32_t> baselines_for(int32_t method) {
 // starting points). Only `ours` passes a deadline, and its list starts with
 // `given`, which always runs in full: a later baseline that the deadline
 // cuts, or that would start after it, is dropped (its peak stays -1).
-Status run_baselines(const PlanningGraph& pg, const std::vector<int32_t>& wanted, bool keep_orders,
+TP_NOINLINE Status run_baselines(const PlanningGraph& pg, const std::vector<int32_t>& wanted, bool keep_orders,
                      const Deadline& deadline, ScheduleResult* result, std::vector<std::vector<int32_t>>* orders) {
   bool have = false;
   for (int32_t m : wanted) {
@@ -106,7 +107,7 @@ Status run_baselines(const PlanningGraph& pg, const std::vector<int32_t>& wanted
 // Multi-start: the best baseline may use all the time; when its descent
 // stalls, the next baselines (by peak) share what is left. The best result
 // wins, ties to the earlier start.
-void improve_from_best_baselines(const PlanningGraph& pg, const ScheduleOptions& options,
+TP_NOINLINE void improve_from_best_baselines(const PlanningGraph& pg, const ScheduleOptions& options,
                                  const std::vector<std::vector<int32_t>>& orders, const Deadline& deadline,
                                  ScheduleResult* result) {
   std::vector<std::pair<int64_t, int32_t>> ranked;
@@ -149,7 +150,7 @@ Deadline search_deadline(const ScheduleOptions& options, Deadline::Clock::time_p
 // The lower bound it leaves is the largest of: the bound on entry, each
 // segment's per-op bound, each proved segment's optimum, and what the search
 // of an unproved segment ruled out (ExactStats::bound).
-void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
+TP_NOINLINE void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
                        ScheduleResult* result) {
   const int32_t n = pg.op_count();
   if (n == 0) return;
@@ -207,7 +208,7 @@ void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, 
 // improvement followed by another segment proof (a lower incumbent prunes
 // more), until the deadline or a proof. Only a strictly lower peak replaces
 // the order.
-void keep_improving(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
+TP_NOINLINE void keep_improving(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
                     ScheduleResult* result) {
   for (uint64_t round = 1; !deadline.passed() && result->peak > result->lower_bound; ++round) {
     std::vector<int32_t> order = result->order;

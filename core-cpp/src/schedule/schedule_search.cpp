@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "base/noinline.h"
 #include "liveness/liveness.h"
 
 namespace tp {
@@ -458,7 +459,11 @@ void try_compound_moves(const PlanningGraph& pg, const std::vector<std::pair<int
 
 // One best-improvement pass around the first peak step. Returns false when no
 // candidate move improves (a local optimum) or the deadline passed.
-bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
+// Not inlined into improve_schedule (#18): V8 runs a long WASM call in the
+// baseline (Liftoff) code it entered with and swaps in optimised code only at
+// the next call, so the descent's hot body must be a function of its own that
+// each pass calls anew; inlined, the first plan() runs it unoptimised to the end.
+TP_NOINLINE bool improve_once(const PlanningGraph& pg, MoveEvaluator* eval, Deadline deadline, ImproveStats* stats) {
   const int32_t p = eval->first_peak_step();
   if (p < 0) return false;
   const std::vector<std::pair<int64_t, int32_t>> alive = storages_alive_at(pg, *eval, p);
