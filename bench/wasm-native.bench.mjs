@@ -97,7 +97,7 @@ export async function run({ sessions }) {
     rows,
     [
       'first = init() + the first plan() in a fresh process; warm = median of repeated plan() calls on a warmed-up session; ms are wall time.',
-      'main-thread CPU leaves out V8\'s background compiler threads (which on a loaded machine compete with the planner for the cores).',
+      'main-thread CPU leaves out V8\'s background compiler threads (which on a loaded machine compete with the planner for the cores); warm CPU is the mean per call over the batch.',
       `wasm / native, wall: first ${range(ratios.first)}, warm ${range(ratios.warm)}`,
       `wasm / native, main-thread CPU: first ${range(ratios.firstCpu)}, warm ${range(ratios.warmCpu)}`,
     ],
