@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baselineCurves, init, loadEchartsSource, planReportData, renderReport } from '../../dist/index.mjs';
 import type { GraphDocument } from '../../dist/index.mjs';
-import { BROWSER_SKIP_REASON, launchChromium } from '../support/chromium';
+import { BROWSER_SKIP_REASON, canvasColours, launchChromium } from '../support/chromium';
 
 const bin = new URL('../../bin/tensorplan.mjs', import.meta.url).pathname;
 const path = (p: string) => new URL(`../../${p}`, import.meta.url).pathname;
@@ -68,14 +68,8 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`example reports in chromium${BROWSE
     return { page, problems, requests };
   }
 
-  /** Distinct colours in a chart's canvas (sampled): a blank or axes-only chart has few. */
-  const colours = (page: Page, id: string) => page.evaluate((chartId) => {
-    const canvas = document.querySelector(`#${chartId} canvas`) as HTMLCanvasElement;
-    const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    const seen = new Set<number>();
-    for (let i = 0; i < pixels.length; i += 4 * 31) seen.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
-    return seen.size;
-  }, id);
+  /** Distinct colours in a chart's canvas (every 31st pixel): a blank or axes-only chart has few. */
+  const colours = (page: Page, id: string) => canvasColours(page, id, 31);
 
   /** Moves the mouse onto a data point of chart `chart` and returns the chart's text (its tooltip). */
   async function hover(page: Page, chart: number, point: number[], seriesIndex: number): Promise<string> {

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { baselineCurves, init, loadEchartsSource, planReportData, renderReport } from '../../dist/index.mjs';
 import type { ReportData } from '../../dist/index.mjs';
-import { BROWSER_SKIP_REASON, launchChromium } from '../support/chromium';
+import { BROWSER_SKIP_REASON, canvasColours, launchChromium } from '../support/chromium';
 
 /** A small synthetic plan: storages stacked per step, enough to exercise every part of the page. */
 function syntheticReport(): ReportData {
@@ -175,13 +175,7 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`report in chromium${BROWSER_SKIP_RE
       writeFileSync(join(dir, `${id}.png`), shot);
       // A blank chart compresses to almost nothing; drawn axes, lines and rectangles do not.
       expect(shot.length, id).toBeGreaterThan(8_000);
-      const colours = await page.evaluate((chartId) => {
-        const canvas = document.querySelector(`#${chartId} canvas`) as HTMLCanvasElement;
-        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-        const seen = new Set<number>();
-        for (let i = 0; i < pixels.length; i += 4 * 97) seen.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
-        return seen.size;
-      }, id);
+      const colours = await canvasColours(page, id, 97);
       expect(colours, id).toBeGreaterThan(5);
     }
     await page.close();

@@ -1,6 +1,6 @@
 // Headless Debian chromium through playwright-core (no browser download).
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
 
@@ -21,4 +21,18 @@ export function launchChromium(): Promise<Browser> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
+}
+
+/**
+ * Distinct colours among every `stride`-th pixel of the canvas inside `#chartId`: a blank or
+ * axes-only chart has few, a drawn one many. The report tests' check that a chart really drew.
+ */
+export function canvasColours(page: Page, chartId: string, stride: number): Promise<number> {
+  return page.evaluate(({ id, step }) => {
+    const canvas = document.querySelector(`#${id} canvas`) as HTMLCanvasElement;
+    const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    const seen = new Set<number>();
+    for (let i = 0; i < pixels.length; i += 4 * step) seen.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
+    return seen.size;
+  }, { id: chartId, step: stride });
 }
