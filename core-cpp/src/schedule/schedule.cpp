@@ -80,7 +80,8 @@ std::vector<int32_t> baselines_for(int32_t method) {
 // `given`, which always runs in full: a later baseline that the deadline
 // cuts, or that would start after it, is dropped (its peak stays -1).
 TP_NOINLINE Status run_baselines(const PlanningGraph& pg, const std::vector<int32_t>& wanted, bool keep_orders,
-                     const Deadline& deadline, ScheduleResult* result, std::vector<std::vector<int32_t>>* orders) {
+                                 const Deadline& deadline, ScheduleResult* result,
+                                 std::vector<std::vector<int32_t>>* orders) {
   bool have = false;
   for (int32_t m : wanted) {
     if (have && deadline.clock_passed()) break;
@@ -108,8 +109,8 @@ TP_NOINLINE Status run_baselines(const PlanningGraph& pg, const std::vector<int3
 // stalls, the next baselines (by peak) share what is left. The best result
 // wins, ties to the earlier start.
 TP_NOINLINE void improve_from_best_baselines(const PlanningGraph& pg, const ScheduleOptions& options,
-                                 const std::vector<std::vector<int32_t>>& orders, const Deadline& deadline,
-                                 ScheduleResult* result) {
+                                             const std::vector<std::vector<int32_t>>& orders, const Deadline& deadline,
+                                             ScheduleResult* result) {
   std::vector<std::pair<int64_t, int32_t>> ranked;
   for (int32_t m = 0; m < kBaselineCount; ++m) {
     if (!orders[m].empty()) ranked.push_back({result->baseline_peaks[m], m});  // a cut baseline has no order
@@ -151,7 +152,7 @@ Deadline search_deadline(const ScheduleOptions& options, Deadline::Clock::time_p
 // segment's per-op bound, each proved segment's optimum, and what the search
 // of an unproved segment ruled out (ExactStats::bound).
 TP_NOINLINE void prove_by_segments(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
-                       ScheduleResult* result) {
+                                   ScheduleResult* result) {
   const int32_t n = pg.op_count();
   if (n == 0) return;
   const std::vector<int32_t> cuts = forced_cuts(pg, result->order);
@@ -209,7 +210,7 @@ TP_NOINLINE void prove_by_segments(const PlanningGraph& pg, const ScheduleOption
 // more), until the deadline or a proof. Only a strictly lower peak replaces
 // the order.
 TP_NOINLINE void keep_improving(const PlanningGraph& pg, const ScheduleOptions& options, const Deadline& deadline,
-                    ScheduleResult* result) {
+                                ScheduleResult* result) {
   for (uint64_t round = 1; !deadline.passed() && result->peak > result->lower_bound; ++round) {
     std::vector<int32_t> order = result->order;
     ImproveStats improve;
