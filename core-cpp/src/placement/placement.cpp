@@ -171,7 +171,16 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
       continue;
     }
     std::vector<int64_t> offsets;
-    const SearchOutcome outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets);
+    // Where the piece fills every step at K, a placement leaves no byte free:
+    // the well search (placement_wells.cpp) tiles such pieces far faster than
+    // the canonical search; when it gives up, the canonical search has a go.
+    SearchOutcome outcome = SearchOutcome::kGaveUp;
+    if (placement_detail::fills_every_step(piece.buffers, capacity)) {
+      outcome = placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets);
+    }
+    if (outcome == SearchOutcome::kGaveUp && !budget->timed_out) {
+      outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets);
+    }
     if (outcome == SearchOutcome::kInfeasible) return outcome;
     if (outcome == SearchOutcome::kGaveUp) {
       overall = SearchOutcome::kGaveUp;
@@ -408,6 +417,26 @@ void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target
   }
 }
 
+// The pieces that fill every step at `target` (the proved bound) go to the
+// well search first: a placement there leaves no byte free, which that search
+// exploits and the canonical one does not (placement_wells.cpp). Returns
+// kInfeasible when a piece provably cannot be tiled.
+SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+  for (Piece& piece : *pieces) {
+    if (piece.height <= target || budget->expired()) continue;
+    if (!placement_detail::fills_every_step(piece.buffers, target)) continue;
+    std::vector<int64_t> offsets;
+    const SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets);
+    if (outcome == SearchOutcome::kInfeasible) return outcome;
+    if (outcome == SearchOutcome::kFound) {
+      piece.offsets = std::move(offsets);
+      piece.height = placement_height(piece.buffers, piece.offsets);
+      piece.method = PlaceMethod::kSearch;
+    }
+  }
+  return SearchOutcome::kGaveUp;
+}
+
 HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
                             std::vector<Piece>* pieces, SearchBudget* budget, Placement* out) {
   HeightBracket bracket;
@@ -435,6 +464,17 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
   }
   if (options.minimize && !out->proved_infeasible) {
+    if (bracket.proved < bracket.best) {
+      // Most of the time limit (all of it without one) for the pieces that
+      // must be tiled without a free byte; the phases below get the rest.
+      SearchBudget tiling = *budget;
+      if (options.time_limit_seconds > 0) {
+        tiling.deadline_seconds = std::min(budget->deadline_seconds, start + 0.8 * options.time_limit_seconds);
+      }
+      if (tile_full_pieces(pieces, bracket.proved, &tiling) == SearchOutcome::kInfeasible) bracket.proved += 1;
+      budget->nodes = tiling.nodes;
+      bracket.best = pieces_height(*pieces);
+    }
     if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
       // Under a time limit: a first share for the probes (they find and
       // prove the small and the easy instances within it), then windows

@@ -126,6 +126,18 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
                                  SearchBudget* budget, std::vector<int64_t>* offsets,
                                  const PlacedFloor* floor = nullptr);
 
+// Whether the live bytes equal `capacity` at every step from the first
+// lifetime start to the last end (and no buffer is empty): a placement at
+// that capacity then leaves no byte free.
+bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity);
+
+// The search for placements that leave no byte free (placement_wells.cpp),
+// for instances where fills_every_step(buffers, capacity) holds; on any other
+// it gives up at once. Same contract as search_at_capacity: kInfeasible is a
+// proof, kGaveUp means the budget or node_limit (> 0) ran out.
+SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                   SearchBudget* budget, std::vector<int64_t>* offsets);
+
 // Large-neighbourhood search on one piece (placement_neighbourhood.cpp):
 // lowers `offsets` (a valid placement of `buffers`) by re-placing windows of
 // buffers with the search above the rest. Stops at `lower_bound`, at the

@@ -1,0 +1,167 @@
+// The well search (placement_wells.cpp) for pieces that fill every step at
+// the capacity: it tiles random perfect packings at their bound, it is
+// complete (on small full instances its answer, found or refuted, is brute
+// force's), it keeps alignments, it respects its node limit and
+// it stays out of instances it does not apply to; place() uses it under
+// minimize.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "placement/perfect_packing.h"
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace {
+
+using tp::PlaceBuffer;
+using tp::placement_detail::SearchBudget;
+using tp::placement_detail::SearchOutcome;
+
+TEST(WellSearch, TilesRandomPerfectPackingsAtTheirBound) {
+  for (int32_t n : {5, 20, 80, 200}) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      const tp::PerfectPacking p = tp::random_perfect_packing(n, seed);
+      ASSERT_TRUE(tp::placement_detail::fills_every_step(p.buffers, p.height));
+      SearchBudget budget;
+      std::vector<int64_t> offsets;
+      ASSERT_EQ(tp::placement_detail::search_without_waste(p.buffers, p.height, 0, &budget, &offsets),
+                SearchOutcome::kFound)
+          << n << " " << seed;
+      EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok()) << n << " " << seed;
+      EXPECT_EQ(tp::placement_height(p.buffers, offsets), p.height);
+    }
+  }
+}
+
+// Full instances that may have no tiling: two to four random buffers over
+// four steps (some aligned to 2), then every step padded up to the capacity
+// with one one-step buffer. The padding must fit in the free bytes of its
+// step as one block, which the other buffers' offsets often forbid.
+std::vector<PlaceBuffer> padded_instance(std::mt19937_64* rng, int64_t capacity) {
+  constexpr int64_t kSteps = 4;
+  std::vector<PlaceBuffer> buffers;
+  std::vector<int64_t> live(kSteps, 0);
+  const int count = 2 + static_cast<int>((*rng)() % 3);
+  for (int i = 0; i < count; ++i) {
+    PlaceBuffer b;
+    b.lower = static_cast<int64_t>((*rng)() % kSteps);
+    b.upper = b.lower + 1 + static_cast<int64_t>((*rng)() % static_cast<uint64_t>(kSteps - b.lower));
+    b.size = 1 + static_cast<int64_t>((*rng)() % 3);
+    b.alignment = (*rng)() % 3 == 0 ? 2 : 1;
+    bool fits = true;
+    for (int64_t s = b.lower; s < b.upper; ++s) fits = fits && live[static_cast<size_t>(s)] + b.size <= capacity;
+    if (!fits) continue;
+    for (int64_t s = b.lower; s < b.upper; ++s) live[static_cast<size_t>(s)] += b.size;
+    buffers.push_back(b);
+  }
+  for (int64_t s = 0; s < kSteps; ++s) {
+    int64_t rest = capacity - live[static_cast<size_t>(s)];
+    if (rest > 0) buffers.push_back({s, s + 1, rest, 1});
+  }
+  return buffers;
+}
+
+// Whether some placement fits in `capacity`, by brute force: every placement
+// can be pushed down (in order of offset, each buffer to the lowest aligned
+// offset above the buffers before it that it meets) without rising, so trying
+// every order of pushing down decides it.
+bool fits_by_brute_force(const std::vector<PlaceBuffer>& buffers, int64_t capacity) {
+  std::vector<int32_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<int64_t> offsets(buffers.size());
+  do {
+    int64_t height = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const PlaceBuffer& b = buffers[static_cast<size_t>(order[k])];
+      int64_t offset = 0;
+      for (size_t j = 0; j < k; ++j) {
+        const PlaceBuffer& c = buffers[static_cast<size_t>(order[j])];
+        if (c.lower < b.upper && b.lower < c.upper) offset = std::max(offset, offsets[static_cast<size_t>(order[j])] + c.size);
+      }
+      offset = (offset + b.alignment - 1) / b.alignment * b.alignment;
+      offsets[static_cast<size_t>(order[k])] = offset;
+      height = std::max(height, offset + b.size);
+    }
+    if (height <= capacity) return true;
+  } while (std::next_permutation(order.begin(), order.end()));
+  return false;
+}
+
+// The reference is brute force, not the canonical search: on instances with
+// alignments this comparison found the canonical search refuting capacities
+// that have a placement (see the closing note of stop 26).
+TEST(WellSearch, AgreesWithBruteForceOnSmallFullInstances) {
+  std::mt19937_64 rng(18);
+  int found = 0, refuted = 0;
+  for (int trial = 0; trial < 1200; ++trial) {
+    const int64_t capacity = 4 + static_cast<int64_t>(rng() % 4);
+    const std::vector<PlaceBuffer> buffers = padded_instance(&rng, capacity);
+    ASSERT_TRUE(tp::placement_detail::fills_every_step(buffers, capacity));
+    SearchBudget budget;
+    std::vector<int64_t> offsets;
+    const SearchOutcome wells = tp::placement_detail::search_without_waste(buffers, capacity, 0, &budget, &offsets);
+    ASSERT_NE(wells, SearchOutcome::kGaveUp) << "trial " << trial;
+    ASSERT_EQ(wells == SearchOutcome::kFound, fits_by_brute_force(buffers, capacity)) << "trial " << trial;
+    if (wells == SearchOutcome::kFound) {
+      ++found;
+      EXPECT_TRUE(tp::validate_placement(buffers, offsets, capacity).is_ok()) << "trial " << trial;
+    } else {
+      ++refuted;
+    }
+  }
+  // Both answers occur often, so the comparison tests both directions.
+  EXPECT_GT(found, 100);
+  EXPECT_GT(refuted, 20);
+}
+
+TEST(WellSearch, KeepsAlignmentsAndProvesWhenTheyForbidATiling) {
+  // Capacity 4, one step: a 3-byte buffer aligned to 2 must sit at 0, so the
+  // 1-byte one goes on top.
+  std::vector<PlaceBuffer> buffers = {{0, 1, 1, 1}, {0, 1, 3, 2}};
+  SearchBudget budget;
+  std::vector<int64_t> offsets;
+  ASSERT_EQ(tp::placement_detail::search_without_waste(buffers, 4, 0, &budget, &offsets), SearchOutcome::kFound);
+  EXPECT_EQ(offsets[1], 0);
+  EXPECT_EQ(offsets[0], 3);
+  // Two 1-byte buffers aligned to 2 in 2 bytes: one would sit at offset 1.
+  buffers = {{0, 2, 1, 2}, {0, 2, 1, 2}};
+  EXPECT_EQ(tp::placement_detail::search_without_waste(buffers, 2, 0, &budget, &offsets), SearchOutcome::kInfeasible);
+}
+
+TEST(WellSearch, StaysOutOfInstancesWithFreeBytesAndStopsAtItsNodeLimit) {
+  const tp::PerfectPacking p = tp::random_perfect_packing(40, 2);
+  // One byte more than the bound: some byte stays free, the search does not apply.
+  EXPECT_FALSE(tp::placement_detail::fills_every_step(p.buffers, p.height + 1));
+  SearchBudget budget;
+  std::vector<int64_t> offsets;
+  EXPECT_EQ(tp::placement_detail::search_without_waste(p.buffers, p.height + 1, 0, &budget, &offsets),
+            SearchOutcome::kGaveUp);
+  EXPECT_EQ(budget.nodes, 0);
+  // A step with nothing alive is a step with free bytes too.
+  std::vector<PlaceBuffer> gap = {{0, 1, 4, 1}, {2, 3, 4, 1}};
+  EXPECT_FALSE(tp::placement_detail::fills_every_step(gap, 4));
+  // Ten nodes cannot place 600 buffers.
+  const tp::PerfectPacking big = tp::random_perfect_packing(600, 1);
+  SearchBudget small;
+  EXPECT_EQ(tp::placement_detail::search_without_waste(big.buffers, big.height, 10, &small, &offsets),
+            SearchOutcome::kGaveUp);
+  EXPECT_LE(small.nodes, 10);
+}
+
+TEST(WellSearch, PlaceFindsAndProvesTheOptimumOfAPerfectPackingUnderMinimize) {
+  const tp::PerfectPacking p = tp::random_perfect_packing(400, 3);
+  tp::PlaceOptions options;
+  options.minimize = true;
+  options.time_limit_seconds = 20;
+  tp::Placement out;
+  ASSERT_TRUE(tp::place(p.buffers, options, &out).is_ok());
+  EXPECT_EQ(tp::placement_height(p.buffers, out.offsets), p.height);
+  EXPECT_EQ(out.proved_lower_bound, p.height);
+  EXPECT_EQ(out.stats.method, tp::PlaceMethod::kSearch);
+}
+
+}  // namespace
