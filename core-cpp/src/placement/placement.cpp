@@ -5,7 +5,9 @@
 // best of the baselines, and only searches the pieces above the target. The
 // search is the complete decision procedure of placement_exact.cpp, called at
 // a capacity K: at the lower bound first (a perfect packing is common), then
-// by bisection between the proved bound and the best height found.
+// by bisection between the proved bound and the best height found. A piece
+// whose live bytes equal K at every step can only be placed at K without a
+// free byte; the well search of placement_wells.cpp decides those first.
 #include <algorithm>
 #include <numeric>
 #include <random>

@@ -8,9 +8,10 @@
 // orders, plus the best-fit baselines when the instance is small enough for
 // their O(pairs log pairs) cost) and then, where the result is above the
 // target, a complete branch-and-bound over canonical placements
-// (placement_exact.cpp) on each independent piece of the instance. Every
-// placement it hands back has passed the independent validator
-// (placement_validate.cpp).
+// (placement_exact.cpp) on each independent piece of the instance, preceded
+// by a tiling search (placement_wells.cpp) on pieces whose live bytes equal
+// the capacity asked at every step. Every placement it hands back has passed
+// the independent validator (placement_validate.cpp).
 //
 // Limits worth knowing: the time limit covers the whole call (the solver
 // keeps back what the validator will need); every phase but first fit
