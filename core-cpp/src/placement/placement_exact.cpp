@@ -582,14 +582,19 @@ class CanonicalSearch {
         }
         if (piece.empty()) continue;
         // A new piece gets its own order, judged on what is left in it now
-        // (MiniMalloc re-sorts at every decomposition too).
-        std::vector<int32_t> saved(piece.size());
-        for (size_t k = 0; k < piece.size(); ++k) saved[k] = pos_[static_cast<size_t>(piece[k])];
+        // (MiniMalloc re-sorts at every decomposition too). reorder_piece
+        // sorts the piece itself, so the ranks to restore afterwards are
+        // kept with the buffers they belong to: restoring them in the sorted
+        // order would hand the enclosing search permuted ranks, and its
+        // canonical-order test would then skip placements that exist.
+        std::vector<std::pair<int32_t, int32_t>> saved;
+        saved.reserve(piece.size());
+        for (int32_t c : piece) saved.emplace_back(c, pos_[static_cast<size_t>(c)]);
         reorder_piece(&piece);
         uint64_t piece_key = mix64(static_cast<uint64_t>(cutpoints[i - 1]) * 131 + static_cast<uint64_t>(cutpoints[i]));
         for (int32_t c : piece) piece_key ^= mix64(zobrist_[static_cast<size_t>(c)]);
         step = search(piece, piece_key, cutpoints[i - 1], cutpoints[i], 0, -1);
-        for (size_t k = 0; k < piece.size(); ++k) pos_[static_cast<size_t>(piece[k])] = saved[k];
+        for (const auto& [c, rank] : saved) pos_[static_cast<size_t>(c)] = rank;
       }
     }
     for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];

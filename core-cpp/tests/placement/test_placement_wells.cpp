@@ -91,9 +91,9 @@ bool fits_by_brute_force(const std::vector<PlaceBuffer>& buffers, int64_t capaci
   return false;
 }
 
-// The reference is brute force, not the canonical search: on instances with
-// alignments this comparison found the canonical search refuting capacities
-// that have a placement (see the closing note of stop 26).
+// The reference is brute force, not the canonical search, so that the two
+// searches are checked independently (this comparison is how a soundness bug
+// of the canonical search with alignments was found; fixed in stop 27).
 TEST(WellSearch, AgreesWithBruteForceOnSmallFullInstances) {
   std::mt19937_64 rng(18);
   int found = 0, refuted = 0;
