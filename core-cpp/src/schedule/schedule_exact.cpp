@@ -328,11 +328,15 @@ int64_t exact_segment(const PlanningGraph& pg, std::vector<int32_t>* order, int3
   }
   *proved = incumbent <= bound;
   stats->bound = bound;
-  if (*proved || end - begin > kExactSegmentMaxOps) return incumbent;
-  if (end - begin <= 64) {
-    return exact_segment_with<1>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
-  }
-  return exact_segment_with<2>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
+  const int32_t m = end - begin;
+  if (*proved || m > kExactSegmentMaxOps) return incumbent;
+  if (m <= 64) return exact_segment_with<1>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
+  if (m <= 128) return exact_segment_with<2>(pg, order, begin, end, op_bound, incumbent, deadline, max_states, 0, proved, stats);
+  // Wider masks make every memoised set and queue entry larger: the state
+  // limit shrinks with the width so that the memory stays what 128 ops take.
+  if (m <= 256) return exact_segment_with<4>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 2, 0, proved, stats);
+  if (m <= 512) return exact_segment_with<8>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 4, 0, proved, stats);
+  return exact_segment_with<16>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 8, 0, proved, stats);
 }
 
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,

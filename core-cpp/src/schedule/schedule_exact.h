@@ -18,7 +18,7 @@
 
 namespace tp {
 
-constexpr int32_t kExactSegmentMaxOps = 128;
+constexpr int32_t kExactSegmentMaxOps = 1024;
 
 // Bytes alive at each step of `order`: those alive before it, plus what the
 // op brings to life, plus its workspace (PLANNING.md §2); the peak is their max.

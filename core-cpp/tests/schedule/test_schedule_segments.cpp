@@ -195,6 +195,36 @@ TEST(ScheduleSegments, DecomposedOptimumEqualsTheWholeSearchBeyond64Ops) {
   EXPECT_GE(compared, 6);
 }
 
+// Segments of 129 to 1024 ops use wider masks (4, 8 or 16 words): the whole
+// graph searched as one segment must agree with its pieces solved one by one,
+// with ops at local ids in every word of the mask.
+TEST(ScheduleSegments, WholeSearchOfWideSegmentsEqualsTheDecomposedOptimum) {
+  std::mt19937_64 rng(1024);
+  int compared = 0;
+  int32_t widest = 0;
+  for (int blocks : {40, 60, 90, 140, 200}) {
+    tp::PlanningGraph pg = planning(blocky_graph(rng, blocks, 6, false));
+    const int32_t n = pg.op_count();
+    ASSERT_GT(n, 128);
+    if (n > tp::kExactSegmentMaxOps) continue;
+    const std::vector<int64_t> bounds = tp::forced_live_per_op(pg);
+    std::vector<int32_t> decomposed = random_order(pg, rng);
+    std::vector<int32_t> whole = decomposed;
+    ASSERT_TRUE(solve_segments(pg, &decomposed, bounds)) << blocks << " blocks";
+    bool proved = false;
+    tp::ExactStats stats;
+    const int64_t whole_peak = tp::exact_segment(pg, &whole, 0, n, bounds, generous(), 1 << 22, &proved, &stats);
+    ASSERT_TRUE(proved) << blocks << " blocks: " << stats.states << " states";
+    EXPECT_TRUE(tp::check_schedule(pg, whole).is_ok());
+    EXPECT_EQ(tp::schedule_peak(pg, whole), whole_peak);
+    EXPECT_EQ(tp::schedule_peak(pg, decomposed), whole_peak) << blocks << " blocks";
+    widest = std::max(widest, n);
+    ++compared;
+  }
+  EXPECT_GE(compared, 4);
+  EXPECT_GT(widest, 512);  // the 16-word masks are exercised too
+}
+
 TEST(ScheduleSegments, OursProvesCutGraphsBeyond64OpsWithTimeOrWorkLimit) {
   std::mt19937_64 rng(461);
   for (int round = 0; round < 6; ++round) {
