@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <numeric>
 #include <random>
 #include <vector>
 
+#include "placement/brute_force_placement.h"
 #include "placement/perfect_packing.h"
 #include "placement/placement.h"
 #include "placement/placement_internal.h"
@@ -19,32 +19,6 @@ namespace {
 using tp::PlaceBuffer;
 using tp::placement_detail::SearchBudget;
 using tp::placement_detail::SearchOutcome;
-
-// The optimum by brute force: every canonical placement (each buffer pushed
-// down onto the placed buffers alive with it) is built by some order of
-// placing buffers on top of those placed before them that they overlap.
-int64_t brute_force_optimum(const std::vector<PlaceBuffer>& buffers) {
-  std::vector<int32_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  int64_t best = -1;
-  std::vector<int64_t> offsets(buffers.size());
-  do {
-    int64_t height = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const PlaceBuffer& b = buffers[static_cast<size_t>(order[k])];
-      int64_t offset = 0;
-      for (size_t j = 0; j < k; ++j) {
-        const PlaceBuffer& c = buffers[static_cast<size_t>(order[j])];
-        if (c.lower < b.upper && b.lower < c.upper) offset = std::max(offset, offsets[static_cast<size_t>(order[j])] + c.size);
-      }
-      offset = (offset + b.alignment - 1) / b.alignment * b.alignment;
-      offsets[static_cast<size_t>(order[k])] = offset;
-      height = std::max(height, offset + b.size);
-    }
-    if (best < 0 || height < best) best = height;
-  } while (std::next_permutation(order.begin(), order.end()));
-  return best;
-}
 
 std::vector<PlaceBuffer> random_instance(int n, std::mt19937_64* rng) {
   std::vector<PlaceBuffer> buffers(static_cast<size_t>(n));
@@ -65,7 +39,7 @@ TEST(PlacementHard, TheSearchAgreesWithBruteForceAtTheOptimumAndJustBelowIt) {
   int below_bound = 0;  // instances whose optimum is above the lower bound: the refutation needs the search
   for (int trial = 0; trial < 60; ++trial) {
     const std::vector<PlaceBuffer> buffers = random_instance(8, &rng);
-    const int64_t optimum = brute_force_optimum(buffers);
+    const int64_t optimum = lowest_height_by_brute_force(buffers);
     if (optimum > tp::placement_lower_bound(buffers)) ++below_bound;
     SearchBudget budget;
     std::vector<int64_t> offsets;
@@ -77,31 +51,6 @@ TEST(PlacementHard, TheSearchAgreesWithBruteForceAtTheOptimumAndJustBelowIt) {
         << "trial " << trial;
   }
   EXPECT_GT(below_bound, 5);  // the test really asks for proofs, not only the load bound
-}
-
-// Whether some placement fits in `capacity`: every placement can be pushed
-// down, in order of offset, without rising, so the best over all orders of
-// pushing down is the optimum.
-bool fits_by_brute_force(const std::vector<PlaceBuffer>& buffers, int64_t capacity) {
-  std::vector<int32_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::vector<int64_t> offsets(buffers.size());
-  do {
-    int64_t height = 0;
-    for (size_t k = 0; k < order.size() && height <= capacity; ++k) {
-      const PlaceBuffer& b = buffers[static_cast<size_t>(order[k])];
-      int64_t offset = 0;
-      for (size_t j = 0; j < k; ++j) {
-        const PlaceBuffer& c = buffers[static_cast<size_t>(order[j])];
-        if (c.lower < b.upper && b.lower < c.upper) offset = std::max(offset, offsets[static_cast<size_t>(order[j])] + c.size);
-      }
-      offset = (offset + b.alignment - 1) / b.alignment * b.alignment;
-      offsets[static_cast<size_t>(order[k])] = offset;
-      height = std::max(height, offset + b.size);
-    }
-    if (height <= capacity) return true;
-  } while (std::next_permutation(order.begin(), order.end()));
-  return false;
 }
 
 // Short lifetimes over more steps than the instances above: the search then

@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <numeric>
 #include <random>
 #include <vector>
 
+#include "placement/brute_force_placement.h"
 #include "placement/perfect_packing.h"
 #include "placement/placement.h"
 #include "placement/placement_internal.h"
@@ -63,32 +63,6 @@ std::vector<PlaceBuffer> padded_instance(std::mt19937_64* rng, int64_t capacity)
     if (rest > 0) buffers.push_back({s, s + 1, rest, 1});
   }
   return buffers;
-}
-
-// Whether some placement fits in `capacity`, by brute force: every placement
-// can be pushed down (in order of offset, each buffer to the lowest aligned
-// offset above the buffers before it that it meets) without rising, so trying
-// every order of pushing down decides it.
-bool fits_by_brute_force(const std::vector<PlaceBuffer>& buffers, int64_t capacity) {
-  std::vector<int32_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::vector<int64_t> offsets(buffers.size());
-  do {
-    int64_t height = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const PlaceBuffer& b = buffers[static_cast<size_t>(order[k])];
-      int64_t offset = 0;
-      for (size_t j = 0; j < k; ++j) {
-        const PlaceBuffer& c = buffers[static_cast<size_t>(order[j])];
-        if (c.lower < b.upper && b.lower < c.upper) offset = std::max(offset, offsets[static_cast<size_t>(order[j])] + c.size);
-      }
-      offset = (offset + b.alignment - 1) / b.alignment * b.alignment;
-      offsets[static_cast<size_t>(order[k])] = offset;
-      height = std::max(height, offset + b.size);
-    }
-    if (height <= capacity) return true;
-  } while (std::next_permutation(order.begin(), order.end()));
-  return false;
 }
 
 // The reference is brute force, not the canonical search, so that the two
