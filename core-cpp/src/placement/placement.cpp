@@ -175,11 +175,9 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
     std::vector<int64_t> offsets;
     // Where the piece fills every step at K, a placement leaves no byte free:
     // the well search (placement_wells.cpp) tiles such pieces far faster than
-    // the canonical search; when it gives up, the canonical search has a go.
-    SearchOutcome outcome = SearchOutcome::kGaveUp;
-    if (placement_detail::fills_every_step(piece.buffers, capacity)) {
-      outcome = placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets);
-    }
+    // the canonical search. It gives up at once on any other piece, and when
+    // it gives up, the canonical search has a go.
+    SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets);
     if (outcome == SearchOutcome::kGaveUp && !budget->timed_out) {
       outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets);
     }
@@ -426,8 +424,7 @@ void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target
 SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
   for (Piece& piece : *pieces) {
     if (piece.height <= target || budget->expired()) continue;
-    if (!placement_detail::fills_every_step(piece.buffers, target)) continue;
-    std::vector<int64_t> offsets;
+    std::vector<int64_t> offsets;  // a piece with a free byte at `target` gives up at once
     const SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets);
     if (outcome == SearchOutcome::kInfeasible) return outcome;
     if (outcome == SearchOutcome::kFound) {
