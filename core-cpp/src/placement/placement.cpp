@@ -424,11 +424,18 @@ void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target
 SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
   for (Piece& piece : *pieces) {
     if (piece.height <= target || budget->expired()) continue;
-    std::vector<int64_t> offsets;  // a piece with a free byte at `target` gives up at once
-    const SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets);
+    std::vector<int64_t> offsets, fallback;  // a piece with a free byte at `target` gives up at once
+    const SearchOutcome outcome =
+        placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets, &fallback);
     if (outcome == SearchOutcome::kInfeasible) return outcome;
     if (outcome == SearchOutcome::kFound) {
       piece.offsets = std::move(offsets);
+      piece.height = placement_height(piece.buffers, piece.offsets);
+      piece.method = PlaceMethod::kSearch;
+    } else if (!fallback.empty() && placement_height(piece.buffers, fallback) < piece.height) {
+      // The deepest partial tiling, completed: a lower start for the
+      // neighbourhood search than the dives' placement.
+      piece.offsets = std::move(fallback);
       piece.height = placement_height(piece.buffers, piece.offsets);
       piece.method = PlaceMethod::kSearch;
     }
@@ -468,7 +475,7 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       // must be tiled without a free byte; the phases below get the rest.
       SearchBudget tiling = *budget;
       if (options.time_limit_seconds > 0) {
-        tiling.deadline_seconds = std::min(budget->deadline_seconds, start + 0.8 * options.time_limit_seconds);
+        tiling.deadline_seconds = std::min(budget->deadline_seconds, start + 0.6 * options.time_limit_seconds);
       }
       if (tile_full_pieces(pieces, bracket.proved, &tiling) == SearchOutcome::kInfeasible) bracket.proved += 1;
       budget->nodes = tiling.nodes;

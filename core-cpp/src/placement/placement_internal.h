@@ -134,9 +134,13 @@ bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity)
 // The search for placements that leave no byte free (placement_wells.cpp),
 // for instances where fills_every_step(buffers, capacity) holds; on any other
 // it gives up at once. Same contract as search_at_capacity: kInfeasible is a
-// proof, kGaveUp means the budget or node_limit (> 0) ran out.
+// proof, kGaveUp means the budget or node_limit (> 0) ran out. When it
+// gives up after placing some buffers and `fallback` is given, *fallback
+// receives a valid placement of all of them (above `capacity`): the deepest
+// partial tiling completed greedily; otherwise it is left empty.
 SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
-                                   SearchBudget* budget, std::vector<int64_t>* offsets);
+                                   SearchBudget* budget, std::vector<int64_t>* offsets,
+                                   std::vector<int64_t>* fallback = nullptr);
 
 // Large-neighbourhood search on one piece (placement_neighbourhood.cpp):
 // lowers `offsets` (a valid placement of `buffers`) by re-placing windows of

@@ -139,3 +139,44 @@ TEST(WellSearch, PlaceFindsAndProvesTheOptimumOfAPerfectPackingUnderMinimize) {
 }
 
 }  // namespace
+
+// When the search gives up, the fallback is a placement of every buffer: the
+// deepest partial tiling of a run, the rest completed on top (alignments
+// kept). On a 600-buffer packing after 3000 nodes it is far below what the
+// greedy orders give, because its lower part has no byte free.
+TEST(WellSearch, GivingUpLeavesTheDeepestPartialTilingCompletedAsAValidFallback) {
+  const tp::PerfectPacking p = tp::random_perfect_packing(600, 1);
+  SearchBudget budget;
+  std::vector<int64_t> offsets, fallback;
+  ASSERT_EQ(tp::placement_detail::search_without_waste(p.buffers, p.height, 3000, &budget, &offsets, &fallback),
+            SearchOutcome::kGaveUp);
+  ASSERT_EQ(fallback.size(), p.buffers.size());
+  EXPECT_TRUE(tp::validate_placement(p.buffers, fallback, 0).is_ok());
+  const int64_t height = tp::placement_height(p.buffers, fallback);
+  EXPECT_GT(height, p.height);  // not found, so not a tiling
+  std::vector<int32_t> by_size(p.buffers.size());
+  for (size_t b = 0; b < by_size.size(); ++b) by_size[b] = static_cast<int32_t>(b);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](int32_t a, int32_t b) { return p.buffers[static_cast<size_t>(a)].size > p.buffers[static_cast<size_t>(b)].size; });
+  const int64_t greedy = tp::placement_height(p.buffers, tp::placement_detail::best_fit_in_order(p.buffers, by_size));
+  EXPECT_LT(height, greedy);
+
+  // Small aligned full instances, given a handful of nodes: every fallback
+  // returned is valid, and some runs place buffers before giving up.
+  std::mt19937_64 rng(7);
+  int fallbacks = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int64_t capacity = 4 + static_cast<int64_t>(rng() % 4);
+    const std::vector<PlaceBuffer> buffers = padded_instance(&rng, capacity);
+    SearchBudget small;
+    std::vector<int64_t> found, rest;
+    if (tp::placement_detail::search_without_waste(buffers, capacity, 2, &small, &found, &rest) != SearchOutcome::kGaveUp) {
+      EXPECT_TRUE(rest.empty()) << "trial " << trial;
+      continue;
+    }
+    if (rest.empty()) continue;
+    ++fallbacks;
+    EXPECT_TRUE(tp::validate_placement(buffers, rest, 0).is_ok()) << "trial " << trial;
+  }
+  EXPECT_GT(fallbacks, 20);
+}
