@@ -471,8 +471,12 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
   }
   if (options.minimize && !out->proved_infeasible) {
     if (bracket.proved < bracket.best) {
-      // Most of the time limit (all of it without one) for the pieces that
-      // must be tiled without a free byte; the phases below get the rest.
+      // 60% of the time limit (all of it without one) for the pieces that
+      // must be tiled without a free byte; the phases below get the rest,
+      // so that a piece the well search gives up on keeps 2 tenths of the
+      // limit for the neighbourhood search to lower its fallback (on 48
+      // seeded 600-buffer packings, 6 of 10 s lost 3 tilings that 8 s found,
+      // and brought the 5-6 not found from up to 1.22 to at most 1.043).
       SearchBudget tiling = *budget;
       if (options.time_limit_seconds > 0) {
         tiling.deadline_seconds = std::min(budget->deadline_seconds, start + 0.6 * options.time_limit_seconds);
