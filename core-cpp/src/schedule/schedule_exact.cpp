@@ -15,6 +15,7 @@ namespace {
 // A set of at most 64 * W segment ops.
 template <int W>
 struct Mask {
+  static constexpr int kWords = W;
   uint64_t w[W] = {};
   void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
   bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1; }
@@ -23,10 +24,24 @@ struct Mask {
     for (int k = 0; k < W; ++k) if (w[k] & other.w[k]) return true;
     return false;
   }
+  // Whether this set has an op, other than `op`, that `other` lacks.
+  bool user_left_after(const Mask& other, int32_t op) const {
+    for (int k = 0; k < W; ++k) {
+      uint64_t left = w[k] & ~other.w[k];
+      if (k == (op >> 6)) left &= ~(uint64_t{1} << (op & 63));
+      if (left) return true;
+    }
+    return false;
+  }
   // Whether this set has an op that `other` lacks.
   bool meets_outside(const Mask& other) const {
     for (int k = 0; k < W; ++k) if (w[k] & ~other.w[k]) return true;
     return false;
+  }
+  Mask operator|(const Mask& o) const {
+    Mask r;
+    for (int k = 0; k < W; ++k) r.w[k] = w[k] | o.w[k];
+    return r;
   }
   int32_t count() const {
     int32_t c = 0;
@@ -63,6 +78,11 @@ struct MaskHash {
   }
 };
 
+// Local storages of a segment as a bit mask (the set-dependent bound is
+// computed only where they fit).
+constexpr int32_t kDynamicBoundMaxStorages = 256;
+using StorageMask = Mask<kDynamicBoundMaxStorages / 64>;
+
 // One segment as bit masks over its ops (local ids: the segment's ops in
 // ascending global id), with what the ops around it fix: which storages are
 // alive before it and which are still needed after it.
@@ -79,11 +99,57 @@ struct SegmentGraph {
   int64_t start_live = 0;                    // bytes alive before the segment's first step
   int64_t unused_inputs = 0;                 // graph inputs no op touches: freed after the graph's step 0
   Mask<W> full;
+  // The set-dependent bound (set_bound), on segments with at most
+  // kDynamicBoundMaxStorages local storages: per local op, the bytes alive
+  // at its step in every order (the storages forced there, the storages no
+  // segment op touches that stay alive through the segment, its workspace),
+  // and which storages are also alive at its step whenever they are alive
+  // after a set without it (a user of theirs is the op or runs after it, or
+  // they are needed after the segment).
+  bool dynamic = false;
+  std::vector<int64_t> forced_bytes;           // per local op
+  std::vector<StorageMask> extra_if_alive;     // per local op
 
+  // No completion of `mask` has a lower peak than the largest per-op bound
+  // of the ops it has yet to run.
   int64_t remaining_bound(const Mask<W>& mask) const {
     int64_t bound = 0;
     for (int32_t v = 0; v < m; ++v) {
       if (!mask.test(v)) bound = std::max(bound, op_bound[v]);
+    }
+    return bound;
+  }
+
+  // Local storages alive after the ops of `mask` ran: born (alive before the
+  // segment or touched by an op of the set) and not dead (needed after the
+  // segment or touched by an op not in the set).
+  StorageMask alive_after(const Mask<W>& mask) const {
+    StorageMask alive;
+    for (int32_t s = 0; s < static_cast<int32_t>(bytes.size()); ++s) {
+      if ((before[s] || user_mask[s].meets(mask)) && (after[s] || user_mask[s].meets_outside(mask))) alive.set(s);
+    }
+    return alive;
+  }
+
+  // remaining_bound raised by what the set fixes: a storage alive after it
+  // stays alive through the step of every op not in it that it must outlive
+  // (PLANNING.md §2: a storage dies after its last user). Depends on the set
+  // only, so it is computed once per memoised set.
+  int64_t set_bound(const Mask<W>& mask) const {
+    int64_t bound = remaining_bound(mask);
+    if (!dynamic) return bound;
+    const StorageMask alive = alive_after(mask);
+    for (int32_t v = 0; v < m; ++v) {
+      if (mask.test(v)) continue;
+      int64_t at_v = forced_bytes[v];
+      for (int k = 0; k < StorageMask::kWords; ++k) {
+        uint64_t bits = alive.w[k] & extra_if_alive[v].w[k];
+        while (bits) {
+          at_v += bytes[64 * k + __builtin_ctzll(bits)];
+          bits &= bits - 1;
+        }
+      }
+      bound = std::max(bound, at_v);
     }
     return bound;
   }
@@ -151,12 +217,50 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
       if (st.graph_input && !st.graph_output && pg.user_count(s) == 0) g.unused_inputs += st.arena_bytes();
     }
   }
+  const int32_t local_storages = static_cast<int32_t>(g.bytes.size());
+  g.dynamic = local_storages <= kDynamicBoundMaxStorages;
+  if (!g.dynamic) return g;
+  // Ancestors and descendants (each op included) inside the segment, from
+  // its order (a topological order of the segment's ops).
+  std::vector<Mask<W>> ancestors(g.m), descendants(g.m);
+  for (int32_t i = begin; i < end; ++i) {
+    const int32_t v = local[order[i]];
+    ancestors[v].set(v);
+    for (int32_t p = 0; p < g.m; ++p) {
+      if (g.pred_mask[v].test(p)) ancestors[v] = ancestors[v] | ancestors[p];
+    }
+  }
+  for (int32_t i = end - 1; i >= begin; --i) {
+    const int32_t v = local[order[i]];
+    descendants[v].set(v);
+    for (int32_t p = 0; p < g.m; ++p) {
+      if (g.pred_mask[v].test(p)) descendants[p] = descendants[p] | descendants[v];
+    }
+  }
+  // Bytes alive through the whole segment that no segment op touches: alive
+  // before it (less the unused graph inputs freed after step 0) and not local.
+  int64_t through = g.start_live - g.unused_inputs;
+  for (int32_t s = 0; s < local_storages; ++s) {
+    if (g.before[s]) through -= g.bytes[s];
+  }
+  through = std::max<int64_t>(through, 0);
+  g.forced_bytes.assign(g.m, 0);
+  g.extra_if_alive.assign(g.m, StorageMask{});
+  for (int32_t v = 0; v < g.m; ++v) {
+    g.forced_bytes[v] = through + g.workspace[v];
+    for (int32_t s = 0; s < local_storages; ++s) {
+      if (!(g.after[s] || g.user_mask[s].meets(descendants[v]))) continue;
+      if (g.before[s] || g.user_mask[s].meets(ancestors[v])) g.forced_bytes[v] += g.bytes[s];
+      else g.extra_if_alive[v].set(s);
+    }
+  }
   return g;
 }
 
 struct DownSet {
   int64_t peak;    // best peak over the segment's steps so far
   int64_t live;    // bytes alive after the last step's frees (depends only on the set)
+  int64_t bound;   // no completion of the set has a lower peak (set_bound; depends only on the set)
   int32_t via_op;  // last local op run to reach this set on the best path
 };
 
@@ -181,8 +285,8 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(greater)> open(greater);
   const Key empty{};
-  seen[empty] = DownSet{0, g.start_live, -1};
-  open.push({{g.remaining_bound(empty), 0}, empty});
+  seen[empty] = DownSet{0, g.start_live, g.set_bound(empty), -1};
+  open.push({{seen[empty].bound, 0}, empty});
   bool complete = true;
   bool found_better = false;
   int64_t pops = 0;
@@ -203,7 +307,7 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       found_better = true;
       break;  // best-first: the first complete set popped is optimal
     }
-    if (std::max(state.peak, g.remaining_bound(mask)) != entry.first.first) continue;  // stale entry
+    if (std::max(state.peak, state.bound) != entry.first.first) continue;  // stale entry
     // Work (what a work-bounded search counts): with pop_mask 0, one unit
     // per pop and one per 4 children it may make (a child is a few hundred
     // ns of work); else one unit per pop_mask + 1 pops. And a look at the
@@ -216,35 +320,58 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       bound = entry.first.first;
       break;
     }
-    for (int32_t v = 0; v < g.m; ++v) {
+    // Running v next: what it brings to life, and what dies after it.
+    auto born_and_freed = [&](int32_t v, int64_t* born, int64_t* freed) {
+      *born = 0;
+      *freed = 0;
+      for (int32_t k = g.touch_offsets[v]; k < g.touch_offsets[v + 1]; ++k) {
+        const int32_t s = g.touches[k];
+        if (!(g.before[s] || g.user_mask[s].meets(mask))) *born += g.bytes[s];
+        if (!g.after[s] && !g.user_mask[s].user_left_after(mask, v)) *freed += g.bytes[s];
+      }
+    };
+    // An op that frees at least what it brings to life, at a step no higher
+    // than the set's key, runs next in some optimal completion: moved to the
+    // front of any completion, it raises no later step (the bytes it adds
+    // minus those it frees can only fall as more ops run: a storage it would
+    // bring to life may be born by then, one it frees stays its to free), and
+    // its own step is within the key, itself a bound on every completion. So
+    // it is the set's only child (the search keeps an optimal order and every
+    // bound it reports).
+    int32_t only = -1;
+    for (int32_t v = 0; v < g.m && only < 0; ++v) {
+      if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
+      int64_t born, freed;
+      born_and_freed(v, &born, &freed);
+      if (born <= freed && state.live + born + g.workspace[v] <= entry.first.first) only = v;
+    }
+    for (int32_t v = only < 0 ? 0 : only; v < (only < 0 ? g.m : only + 1); ++v) {
       if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
       Key next = mask;
       next.set(v);
-      // Running v next: what it brings to life, and what dies after it.
-      int64_t born = 0, freed = 0;
-      for (int32_t k = g.touch_offsets[v]; k < g.touch_offsets[v + 1]; ++k) {
-        const int32_t s = g.touches[k];
-        if (!(g.before[s] || g.user_mask[s].meets(mask))) born += g.bytes[s];
-        if (!g.after[s] && !g.user_mask[s].meets_outside(next)) freed += g.bytes[s];
-      }
+      int64_t born, freed;
+      born_and_freed(v, &born, &freed);
       const int64_t step = state.live + born + g.workspace[v];
       const int64_t peak = std::max(state.peak, step);
       if (peak >= incumbent) continue;
       const int64_t live = state.live + born - freed - (mask == empty ? g.unused_inputs : 0);
       auto it = seen.find(next);
       if (it != seen.end() && it->second.peak <= peak) continue;
+      int64_t set_bound;
       if (it == seen.end()) {
+        set_bound = g.set_bound(next);
         if (static_cast<int64_t>(seen.size()) >= max_states) {
           complete = false;
           stats->hit_state_limit = true;
-          dropped = std::min(dropped, std::max(peak, g.remaining_bound(next)));
+          dropped = std::min(dropped, std::max(peak, set_bound));
           continue;
         }
-        seen.emplace(next, DownSet{peak, live, v});
+        seen.emplace(next, DownSet{peak, live, set_bound, v});
       } else {
-        it->second = DownSet{peak, live, v};
+        set_bound = it->second.bound;
+        it->second = DownSet{peak, live, set_bound, v};
       }
-      const int64_t f = std::max(peak, g.remaining_bound(next));
+      const int64_t f = std::max(peak, set_bound);
       if (f < incumbent) open.push({{f, -next.count()}, next});
     }
   }

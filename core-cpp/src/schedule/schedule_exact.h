@@ -3,9 +3,13 @@
 // ops after it not yet run. Best-first over down-sets of the segment with
 // memoisation (one entry per set: the bytes alive after a set depend only on
 // the set, so only the lowest peak reaching it matters), pruned by the
-// incumbent (the segment's peak in the order given) and by per-op lower
-// bounds (no completion of a set can have a lower peak than the largest
-// bound of the ops it has yet to run). Segments of up to 128 ops.
+// incumbent (the segment's peak in the order given) and by lower bounds on
+// every completion of a set: the largest per-op bound of the ops it has yet
+// to run, raised by the storages the set leaves alive (one alive after the
+// set stays alive through the step of each op it must outlive). A set whose
+// ready op frees at least what it brings to life, at a step within the set's
+// bound, gets that op as its only child (some optimal order runs it next).
+// Segments of up to kExactSegmentMaxOps ops.
 #ifndef TENSORPLAN_SCHEDULE_EXACT_H
 #define TENSORPLAN_SCHEDULE_EXACT_H
 
