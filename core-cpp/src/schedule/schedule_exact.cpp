@@ -15,7 +15,6 @@ namespace {
 // A set of at most 64 * W segment ops.
 template <int W>
 struct Mask {
-  static constexpr int kWords = W;
   uint64_t w[W] = {};
   void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
   bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1; }
@@ -78,10 +77,10 @@ struct MaskHash {
   }
 };
 
-// Local storages of a segment as a bit mask (the set-dependent bound is
-// computed only where they fit).
-constexpr int32_t kDynamicBoundMaxStorages = 256;
-using StorageMask = Mask<kDynamicBoundMaxStorages / 64>;
+// The set-dependent bound is computed on segments with at most this many
+// local storages (a 1088-op Llama layer graph has 1378), as bit masks of
+// (storages + 63) / 64 words.
+constexpr int32_t kDynamicBoundMaxStorages = 2048;
 
 // One segment as bit masks over its ops (local ids: the segment's ops in
 // ascending global id), with what the ops around it fix: which storages are
@@ -107,8 +106,9 @@ struct SegmentGraph {
   // after a set without it (a user of theirs is the op or runs after it, or
   // they are needed after the segment).
   bool dynamic = false;
+  int32_t storage_words = 0;                   // words of a local storage mask
   std::vector<int64_t> forced_bytes;           // per local op
-  std::vector<StorageMask> extra_if_alive;     // per local op
+  std::vector<uint64_t> extra_if_alive;        // per local op, storage_words words
 
   // No completion of `mask` has a lower peak than the largest per-op bound
   // of the ops it has yet to run.
@@ -123,12 +123,13 @@ struct SegmentGraph {
   // Local storages alive after the ops of `mask` ran: born (alive before the
   // segment or touched by an op of the set) and not dead (needed after the
   // segment or touched by an op not in the set).
-  StorageMask alive_after(const Mask<W>& mask) const {
-    StorageMask alive;
+  void alive_after(const Mask<W>& mask, uint64_t* alive) const {
+    std::fill(alive, alive + storage_words, 0);
     for (int32_t s = 0; s < static_cast<int32_t>(bytes.size()); ++s) {
-      if ((before[s] || user_mask[s].meets(mask)) && (after[s] || user_mask[s].meets_outside(mask))) alive.set(s);
+      if ((before[s] || user_mask[s].meets(mask)) && (after[s] || user_mask[s].meets_outside(mask))) {
+        alive[s >> 6] |= uint64_t{1} << (s & 63);
+      }
     }
-    return alive;
   }
 
   // remaining_bound raised by what the set fixes: a storage alive after it
@@ -138,12 +139,14 @@ struct SegmentGraph {
   int64_t set_bound(const Mask<W>& mask) const {
     int64_t bound = remaining_bound(mask);
     if (!dynamic) return bound;
-    const StorageMask alive = alive_after(mask);
+    uint64_t alive[kDynamicBoundMaxStorages / 64];
+    alive_after(mask, alive);
     for (int32_t v = 0; v < m; ++v) {
       if (mask.test(v)) continue;
       int64_t at_v = forced_bytes[v];
-      for (int k = 0; k < StorageMask::kWords; ++k) {
-        uint64_t bits = alive.w[k] & extra_if_alive[v].w[k];
+      const uint64_t* extra = &extra_if_alive[static_cast<size_t>(v) * storage_words];
+      for (int32_t k = 0; k < storage_words; ++k) {
+        uint64_t bits = alive[k] & extra[k];
         while (bits) {
           at_v += bytes[64 * k + __builtin_ctzll(bits)];
           bits &= bits - 1;
@@ -244,14 +247,15 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
     if (g.before[s]) through -= g.bytes[s];
   }
   through = std::max<int64_t>(through, 0);
+  g.storage_words = (local_storages + 63) / 64;
   g.forced_bytes.assign(g.m, 0);
-  g.extra_if_alive.assign(g.m, StorageMask{});
+  g.extra_if_alive.assign(static_cast<size_t>(g.m) * g.storage_words, 0);
   for (int32_t v = 0; v < g.m; ++v) {
     g.forced_bytes[v] = through + g.workspace[v];
     for (int32_t s = 0; s < local_storages; ++s) {
       if (!(g.after[s] || g.user_mask[s].meets(descendants[v]))) continue;
       if (g.before[s] || g.user_mask[s].meets(ancestors[v])) g.forced_bytes[v] += g.bytes[s];
-      else g.extra_if_alive[v].set(s);
+      else g.extra_if_alive[static_cast<size_t>(v) * g.storage_words + (s >> 6)] |= uint64_t{1} << (s & 63);
     }
   }
   return g;
@@ -463,7 +467,8 @@ int64_t exact_segment(const PlanningGraph& pg, std::vector<int32_t>* order, int3
   // limit shrinks with the width so that the memory stays what 128 ops take.
   if (m <= 256) return exact_segment_with<4>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 2, 0, proved, stats);
   if (m <= 512) return exact_segment_with<8>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 4, 0, proved, stats);
-  return exact_segment_with<16>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 8, 0, proved, stats);
+  if (m <= 1024) return exact_segment_with<16>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 8, 0, proved, stats);
+  return exact_segment_with<32>(pg, order, begin, end, op_bound, incumbent, deadline, max_states / 16, 0, proved, stats);
 }
 
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,

@@ -22,7 +22,9 @@
 
 namespace tp {
 
-constexpr int32_t kExactSegmentMaxOps = 1024;
+constexpr int32_t kExactSegmentMaxOps = 2048;
+// The largest segment prove_by_segments searches under a work limit.
+constexpr int32_t kWorkBoundedSegmentMaxOps = 1024;
 
 // Bytes alive at each step of `order`: those alive before it, plus what the
 // op brings to life, plus its workspace (PLANNING.md §2); the peak is their max.

@@ -195,14 +195,14 @@ TEST(ScheduleSegments, DecomposedOptimumEqualsTheWholeSearchBeyond64Ops) {
   EXPECT_GE(compared, 6);
 }
 
-// Segments of 129 to 1024 ops use wider masks (4, 8 or 16 words): the whole
+// Segments of 129 to 2048 ops use wider masks (4, 8, 16 or 32 words): the whole
 // graph searched as one segment must agree with its pieces solved one by one,
 // with ops at local ids in every word of the mask.
 TEST(ScheduleSegments, WholeSearchOfWideSegmentsEqualsTheDecomposedOptimum) {
   std::mt19937_64 rng(1024);
   int compared = 0;
   int32_t widest = 0;
-  for (int blocks : {40, 60, 90, 140, 200}) {
+  for (int blocks : {40, 60, 90, 140, 200, 300}) {
     tp::PlanningGraph pg = planning(blocky_graph(rng, blocks, 6, false));
     const int32_t n = pg.op_count();
     ASSERT_GT(n, 128);
@@ -221,8 +221,8 @@ TEST(ScheduleSegments, WholeSearchOfWideSegmentsEqualsTheDecomposedOptimum) {
     widest = std::max(widest, n);
     ++compared;
   }
-  EXPECT_GE(compared, 4);
-  EXPECT_GT(widest, 512);  // the 16-word masks are exercised too
+  EXPECT_GE(compared, 5);
+  EXPECT_GT(widest, 1024);  // the 32-word masks are exercised too
 }
 
 TEST(ScheduleSegments, OursProvesCutGraphsBeyond64OpsWithTimeOrWorkLimit) {
