@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <queue>
 #include <unordered_map>
 
@@ -109,6 +110,12 @@ struct SegmentGraph {
   int32_t storage_words = 0;                   // words of a local storage mask
   std::vector<int64_t> forced_bytes;           // per local op
   std::vector<uint64_t> extra_if_alive;        // per local op, storage_words words
+  // The same at the step where a storage with several users in the segment
+  // is born, for each user that may run first (then every other user runs
+  // at or after it): per such storage its users' range in the birth_ arrays.
+  std::vector<int32_t> birth_storage, birth_begin;
+  std::vector<int64_t> birth_forced;           // per (storage, first user)
+  std::vector<uint64_t> birth_extra;           // per (storage, first user), storage_words words
 
   // No completion of `mask` has a lower peak than the largest per-op bound
   // of the ops it has yet to run.
@@ -141,18 +148,30 @@ struct SegmentGraph {
     if (!dynamic) return bound;
     uint64_t alive[kDynamicBoundMaxStorages / 64];
     alive_after(mask, alive);
-    for (int32_t v = 0; v < m; ++v) {
-      if (mask.test(v)) continue;
-      int64_t at_v = forced_bytes[v];
-      const uint64_t* extra = &extra_if_alive[static_cast<size_t>(v) * storage_words];
+    auto alive_bytes = [&](const uint64_t* extra) {
+      int64_t sum = 0;
       for (int32_t k = 0; k < storage_words; ++k) {
         uint64_t bits = alive[k] & extra[k];
         while (bits) {
-          at_v += bytes[64 * k + __builtin_ctzll(bits)];
+          sum += bytes[64 * k + __builtin_ctzll(bits)];
           bits &= bits - 1;
         }
       }
-      bound = std::max(bound, at_v);
+      return sum;
+    };
+    for (int32_t v = 0; v < m; ++v) {
+      if (mask.test(v)) continue;
+      bound = std::max(bound, forced_bytes[v] + alive_bytes(&extra_if_alive[static_cast<size_t>(v) * storage_words]));
+    }
+    // A storage not yet born is born at the step of whichever of its users
+    // runs first: the least bound over those steps.
+    for (size_t i = 0; i < birth_storage.size(); ++i) {
+      if (user_mask[birth_storage[i]].meets(mask)) continue;
+      int64_t least = std::numeric_limits<int64_t>::max();
+      for (int32_t j = birth_begin[i]; j < birth_begin[i + 1] && least > bound; ++j) {
+        least = std::min(least, birth_forced[j] + alive_bytes(&birth_extra[static_cast<size_t>(j) * storage_words]));
+      }
+      bound = std::max(bound, least);
     }
     return bound;
   }
@@ -257,6 +276,32 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
       if (g.before[s] || g.user_mask[s].meets(ancestors[v])) g.forced_bytes[v] += g.bytes[s];
       else g.extra_if_alive[static_cast<size_t>(v) * g.storage_words + (s >> 6)] |= uint64_t{1} << (s & 63);
     }
+  }
+  // Births: a storage born inside the segment with two or more users there.
+  // When user u runs first, a storage t is alive at its step if it exists by
+  // then (alive before the segment, or a user of t is u or its ancestor) and
+  // is still needed (after the segment, or a user of t is one of the
+  // storage's users or a descendant of one: they all run at or after u).
+  g.birth_begin.push_back(0);
+  for (int32_t s = 0; s < local_storages; ++s) {
+    if (g.before[s] || g.user_mask[s].count() < 2) continue;
+    Mask<W> later;
+    for (int32_t u = 0; u < g.m; ++u) {
+      if (g.user_mask[s].test(u)) later = later | descendants[u];
+    }
+    g.birth_storage.push_back(s);
+    for (int32_t u = 0; u < g.m; ++u) {
+      if (!g.user_mask[s].test(u)) continue;
+      const size_t j = g.birth_forced.size();
+      g.birth_forced.push_back(through + g.workspace[u]);
+      g.birth_extra.resize((j + 1) * static_cast<size_t>(g.storage_words), 0);
+      for (int32_t t = 0; t < local_storages; ++t) {
+        if (!(g.after[t] || g.user_mask[t].meets(later))) continue;
+        if (g.before[t] || g.user_mask[t].meets(ancestors[u])) g.birth_forced[j] += g.bytes[t];
+        else g.birth_extra[j * static_cast<size_t>(g.storage_words) + (t >> 6)] |= uint64_t{1} << (t & 63);
+      }
+    }
+    g.birth_begin.push_back(static_cast<int32_t>(g.birth_forced.size()));
   }
   return g;
 }

@@ -6,7 +6,9 @@
 // incumbent (the segment's peak in the order given) and by lower bounds on
 // every completion of a set: the largest per-op bound of the ops it has yet
 // to run, raised by the storages the set leaves alive (one alive after the
-// set stays alive through the step of each op it must outlive). A set whose
+// set stays alive through the step of each op it must outlive), and the
+// least such bound over the users of a storage not yet born that may run
+// first (it is born at that user's step, the others run later). A set whose
 // ready op frees at least what it brings to life, at a step within the set's
 // bound, gets that op as its only child (some optimal order runs it next).
 // Segments of up to kExactSegmentMaxOps ops.
