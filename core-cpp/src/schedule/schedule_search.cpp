@@ -53,6 +53,13 @@ int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& a
   const std::vector<Storage>& storages = pg.storage.storages;
   std::vector<uint8_t> mark(n, 0);  // bit 1: ancestor-or-self, bit 2: descendant-or-self
   std::vector<int32_t> stack;
+  // Storages whose one unordered user decides whether they are alive at v's
+  // step: (that user, bytes alive if it runs before v, bytes if after).
+  struct Choice {
+    int32_t op;
+    int64_t if_before, if_after;
+  };
+  std::vector<Choice> choices;
   int64_t bound = 0;
   for (int32_t v : at_ops) {
     std::fill(mark.begin(), mark.end(), 0);
@@ -80,13 +87,43 @@ int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& a
       const Storage& st = storages[s];
       if (st.arena_bytes() == 0) continue;
       bool before = st.graph_input, after = st.graph_output && (st.graph_input || pg.user_count(s) > 0);
-      for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1] && !(before && after); ++k) {
+      int32_t unordered = 0, chooser = -1;  // users neither before nor after v in every order
+      for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) {
         const uint8_t m = mark[pg.users[k]];
         before = before || (m & 1);
         after = after || (m & 2);
+        if (m == 0) {
+          ++unordered;
+          chooser = pg.users[k];
+        }
       }
-      if (before && after) live += st.arena_bytes();
+      if (before && after) {
+        live += st.arena_bytes();
+      } else if (unordered >= 1 && (before || after)) {
+        // Alive at v's step when its one unordered user runs after v (it
+        // exists before v and that user needs it), or when that user runs
+        // before v (it brings it to life and an op at or after v needs it).
+        choices.push_back(before ? Choice{chooser, 0, st.arena_bytes()} : Choice{chooser, st.arena_bytes(), 0});
+      }
     }
+    // Each unordered op runs before v or after it: the lesser of its two
+    // sums is alive at v's step in every order (a storage counts for one op
+    // at most, its only unordered user). The SP re-gather of a saved input
+    // for a weight gradient is such an op: it may run any time after the
+    // forward, so at a backward op either the saved shard or the gathered
+    // input it makes is alive.
+    std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& b) { return a.op < b.op; });
+    for (size_t i = 0; i < choices.size();) {
+      int64_t if_before = 0, if_after = 0;
+      size_t j = i;
+      for (; j < choices.size() && choices[j].op == choices[i].op; ++j) {
+        if_before += choices[j].if_before;
+        if_after += choices[j].if_after;
+      }
+      live += std::min(if_before, if_after);
+      i = j;
+    }
+    choices.clear();
     bound = std::max(bound, live);
   }
   return bound;
