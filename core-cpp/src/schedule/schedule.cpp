@@ -178,6 +178,7 @@ TP_NOINLINE void prove_by_segments(const PlanningGraph& pg, const ScheduleOption
     segments.push_back(seg);
   }
   result->segment_count = static_cast<int32_t>(segments.size());
+  ForcedLiveBound bound_at(pg);
   while (!deadline.clock_passed()) {
     Segment* top = &segments[0];
     for (Segment& seg : segments) {
@@ -194,7 +195,7 @@ TP_NOINLINE void prove_by_segments(const PlanningGraph& pg, const ScheduleOption
     if (top->end - top->begin > max_ops) break;
     for (int32_t i = top->begin; i < top->end && !deadline.clock_passed(); ++i) {
       const int32_t v = result->order[i];
-      op_bound[v] = std::max(op_bound[v], forced_live_bound(pg, {v}));
+      op_bound[v] = std::max(op_bound[v], bound_at.at(v));
     }
     bool proved = false;
     ExactStats exact;

@@ -472,7 +472,8 @@ std::vector<int64_t> step_bytes(const PlanningGraph& pg, const std::vector<int32
 
 std::vector<int64_t> forced_live_per_op(const PlanningGraph& pg) {
   std::vector<int64_t> bounds(pg.op_count());
-  for (int32_t v = 0; v < pg.op_count(); ++v) bounds[v] = forced_live_bound(pg, {v});
+  ForcedLiveBound bound_at(pg);
+  for (int32_t v = 0; v < pg.op_count(); ++v) bounds[v] = bound_at.at(v);
   return bounds;
 }
 

@@ -48,84 +48,72 @@ int64_t schedule_lower_bound(const PlanningGraph& pg) {
   return always_live + std::max(worst_step, at_end);
 }
 
-int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops) {
-  const int32_t n = pg.op_count();
-  const std::vector<Storage>& storages = pg.storage.storages;
-  std::vector<uint8_t> mark(n, 0);  // bit 1: ancestor-or-self, bit 2: descendant-or-self
-  std::vector<int32_t> stack;
-  // Storages whose one unordered user decides whether they are alive at v's
-  // step: (that user, bytes alive if it runs before v, bytes if after).
-  struct Choice {
-    int32_t op;
-    int64_t if_before, if_after;
-  };
-  std::vector<Choice> choices;
-  int64_t bound = 0;
-  for (int32_t v : at_ops) {
-    std::fill(mark.begin(), mark.end(), 0);
-    // Walk predecessors (bit 1) and successors (bit 2) from v.
-    for (int32_t dir = 0; dir < 2; ++dir) {
-      const uint8_t bit = dir == 0 ? 1 : 2;
-      const std::vector<int32_t>& offsets = dir == 0 ? pg.pred_offsets : pg.succ_offsets;
-      const std::vector<int32_t>& edges = dir == 0 ? pg.preds : pg.succs;
-      mark[v] |= bit;
-      stack.assign(1, v);
-      while (!stack.empty()) {
-        const int32_t u = stack.back();
-        stack.pop_back();
-        for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-          const int32_t w = edges[k];
-          if (!(mark[w] & bit)) {
-            mark[w] |= bit;
-            stack.push_back(w);
-          }
+ForcedLiveBound::ForcedLiveBound(const PlanningGraph& pg)
+    : pg_(pg), mark_(static_cast<size_t>(pg.op_count()), 0), if_before_(static_cast<size_t>(pg.op_count()), 0),
+      if_after_(static_cast<size_t>(pg.op_count()), 0) {}
+
+int64_t ForcedLiveBound::at(int32_t v) {
+  const std::vector<Storage>& storages = pg_.storage.storages;
+  std::fill(mark_.begin(), mark_.end(), 0);
+  // Walk predecessors (bit 1) and successors (bit 2) from v.
+  for (int32_t dir = 0; dir < 2; ++dir) {
+    const uint8_t bit = dir == 0 ? 1 : 2;
+    const std::vector<int32_t>& offsets = dir == 0 ? pg_.pred_offsets : pg_.succ_offsets;
+    const std::vector<int32_t>& edges = dir == 0 ? pg_.preds : pg_.succs;
+    mark_[v] |= bit;
+    stack_.assign(1, v);
+    while (!stack_.empty()) {
+      const int32_t u = stack_.back();
+      stack_.pop_back();
+      for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+        const int32_t w = edges[k];
+        if (!(mark_[w] & bit)) {
+          mark_[w] |= bit;
+          stack_.push_back(w);
         }
       }
     }
-    int64_t live = pg.op_workspace[v];
-    for (int32_t s = 0; s < pg.storage_count(); ++s) {
-      const Storage& st = storages[s];
-      if (st.arena_bytes() == 0) continue;
-      bool before = st.graph_input, after = st.graph_output && (st.graph_input || pg.user_count(s) > 0);
-      int32_t unordered = 0, chooser = -1;  // users neither before nor after v in every order
-      for (int32_t k = pg.user_offsets[s]; k < pg.user_offsets[s + 1]; ++k) {
-        const uint8_t m = mark[pg.users[k]];
-        before = before || (m & 1);
-        after = after || (m & 2);
-        if (m == 0) {
-          ++unordered;
-          chooser = pg.users[k];
-        }
-      }
-      if (before && after) {
-        live += st.arena_bytes();
-      } else if (unordered >= 1 && (before || after)) {
-        // Alive at v's step when its one unordered user runs after v (it
-        // exists before v and that user needs it), or when that user runs
-        // before v (it brings it to life and an op at or after v needs it).
-        choices.push_back(before ? Choice{chooser, 0, st.arena_bytes()} : Choice{chooser, st.arena_bytes(), 0});
-      }
-    }
-    // Each unordered op runs before v or after it: the lesser of its two
-    // sums is alive at v's step in every order (a storage counts for one op
-    // at most, its only unordered user). The SP re-gather of a saved input
-    // for a weight gradient is such an op: it may run any time after the
-    // forward, so at a backward op either the saved shard or the gathered
-    // input it makes is alive.
-    std::sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& b) { return a.op < b.op; });
-    for (size_t i = 0; i < choices.size();) {
-      int64_t if_before = 0, if_after = 0;
-      size_t j = i;
-      for (; j < choices.size() && choices[j].op == choices[i].op; ++j) {
-        if_before += choices[j].if_before;
-        if_after += choices[j].if_after;
-      }
-      live += std::min(if_before, if_after);
-      i = j;
-    }
-    choices.clear();
-    bound = std::max(bound, live);
   }
+  int64_t live = pg_.op_workspace[v];
+  for (int32_t s = 0; s < pg_.storage_count(); ++s) {
+    const Storage& st = storages[s];
+    if (st.arena_bytes() == 0) continue;
+    bool before = st.graph_input, after = st.graph_output && (st.graph_input || pg_.user_count(s) > 0);
+    int32_t chooser = -1;  // a user neither before nor after v in every order
+    for (int32_t k = pg_.user_offsets[s]; k < pg_.user_offsets[s + 1]; ++k) {
+      const uint8_t m = mark_[pg_.users[k]];
+      before = before || (m & 1);
+      after = after || (m & 2);
+      if (m == 0) chooser = pg_.users[k];
+    }
+    if (before && after) {
+      live += st.arena_bytes();
+    } else if (chooser >= 0 && (before || after)) {
+      // Alive at v's step when that unordered user runs after v (it exists
+      // before v and that user needs it), or when it runs before v (it
+      // brings it to life and an op at or after v needs it).
+      if (if_before_[chooser] == 0 && if_after_[chooser] == 0) choosers_.push_back(chooser);
+      (before ? if_after_ : if_before_)[chooser] += st.arena_bytes();
+    }
+  }
+  // Each unordered op runs before v or after it: the lesser of its two sums
+  // is alive at v's step in every order (a storage counts for one op at
+  // most, the unordered user it was given to). The SP re-gather of a saved
+  // input for a weight gradient is such an op: it may run any time after
+  // the forward, so at a backward op either the saved shard or the gathered
+  // input it makes is alive.
+  for (int32_t w : choosers_) {
+    live += std::min(if_before_[w], if_after_[w]);
+    if_before_[w] = if_after_[w] = 0;
+  }
+  choosers_.clear();
+  return live;
+}
+
+int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops) {
+  ForcedLiveBound bound_at(pg);
+  int64_t bound = 0;
+  for (int32_t v : at_ops) bound = std::max(bound, bound_at.at(v));
   return bound;
 }
 

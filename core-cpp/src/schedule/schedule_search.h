@@ -28,8 +28,24 @@ int64_t schedule_lower_bound(const PlanningGraph& pg);
 // when w runs on one side of v: it exists before v and w needs it (w after
 // v), or w brings it to life and an op at or after v needs it (w before v).
 // Per such w, the lesser of those two sums is added.
-// Costs O(V + E + touches) per op in `at_ops`, plus a sort of such storages.
+// Costs O(V + E + touches) per op in `at_ops`.
 int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops);
+
+// forced_live_bound at one op per call, its O(V) scratch kept between calls.
+class ForcedLiveBound {
+ public:
+  explicit ForcedLiveBound(const PlanningGraph& pg);
+  int64_t at(int32_t v);
+
+ private:
+  const PlanningGraph& pg_;
+  std::vector<uint8_t> mark_;  // bit 1: ancestor-or-self, bit 2: descendant-or-self
+  std::vector<int32_t> stack_;
+  // Per op unordered with v: bytes alive at v's step if it runs before v,
+  // and if it runs after; choosers_ lists the ops with an entry.
+  std::vector<int64_t> if_before_, if_after_;
+  std::vector<int32_t> choosers_;
+};
 
 // Move-based improvement around the peak step: single ops moved earlier or
 // later within their dependency window, and compound moves (the last user of
