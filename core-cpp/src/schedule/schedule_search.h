@@ -23,11 +23,11 @@ int64_t schedule_lower_bound(const PlanningGraph& pg);
 // step, a storage is alive in every schedule if it exists before v (a graph
 // input, or some user is an ancestor of v or v itself) and is still needed
 // after v (a graph output, or some user is a descendant of v or v itself).
-// A storage with exactly one user w unordered with v (neither its ancestor
-// nor its descendant), and which is one of the two, is alive at v's step
-// when w runs on one side of v: it exists before v and w needs it (w after
-// v), or w brings it to life and an op at or after v needs it (w before v).
-// Per such w, the lesser of those two sums is added.
+// A storage that is one of the two but not both, with a user w unordered
+// with v (neither its ancestor nor its descendant; the last such user in its
+// list), is alive at v's step when w runs on one side of v: it exists before
+// v and w needs it (w after v), or w brings it to life and an op at or after
+// v needs it (w before v). Per such w, the lesser of those two sums is added.
 // Costs O(V + E + touches) per op in `at_ops`.
 int64_t forced_live_bound(const PlanningGraph& pg, const std::vector<int32_t>& at_ops);
 
