@@ -432,12 +432,15 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
       piece.offsets = std::move(offsets);
       piece.height = placement_height(piece.buffers, piece.offsets);
       piece.method = PlaceMethod::kSearch;
-    } else if (!fallback.empty() && placement_height(piece.buffers, fallback) < piece.height) {
+    } else if (!fallback.empty()) {
       // The deepest partial tiling, completed: a lower start for the
-      // neighbourhood search than the dives' placement.
-      piece.offsets = std::move(fallback);
-      piece.height = placement_height(piece.buffers, piece.offsets);
-      piece.method = PlaceMethod::kSearch;
+      // neighbourhood search than the dives' placement, when it is lower.
+      const int64_t height = placement_height(piece.buffers, fallback);
+      if (height < piece.height) {
+        piece.offsets = std::move(fallback);
+        piece.height = height;
+        piece.method = PlaceMethod::kSearch;
+      }
     }
   }
   return SearchOutcome::kGaveUp;

@@ -337,21 +337,29 @@ class WellSearch {
 // buffers already placed and alive with it, in `order`. Returns the height.
 int64_t complete_in_order(const std::vector<PlaceBuffer>& buffers, const std::vector<int32_t>& order,
                           std::vector<int64_t>* offsets) {
+  LifetimeIndex placed(buffers);
+  for (size_t c = 0; c < buffers.size(); ++c) {
+    if ((*offsets)[c] >= 0) placed.insert(static_cast<int32_t>(c));
+  }
+  std::vector<int32_t> alive;
   std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, top) of the placed buffers alive with one
   for (int32_t b : order) {
     const PlaceBuffer& x = buffers[static_cast<size_t>(b)];
+    alive.clear();
+    placed.collect(b, &alive);
     taken.clear();
-    for (size_t c = 0; c < buffers.size(); ++c) {
-      const int64_t at = (*offsets)[c];
-      if (at >= 0 && buffers[c].lower < x.upper && x.lower < buffers[c].upper) taken.push_back({at, at + buffers[c].size});
+    for (int32_t c : alive) {
+      const int64_t at = (*offsets)[static_cast<size_t>(c)];
+      taken.push_back({at, at + buffers[static_cast<size_t>(c)].size});
     }
     std::sort(taken.begin(), taken.end());
     int64_t y = 0;
     for (const auto& [low, high] : taken) {
       if (low >= y + x.size) break;
-      y = std::max(y, (high + x.alignment - 1) / x.alignment * x.alignment);
+      y = std::max(y, align_up(high, x.alignment));
     }
     (*offsets)[static_cast<size_t>(b)] = y;
+    placed.insert(b);
   }
   return placement_height(buffers, *offsets);
 }
@@ -393,7 +401,7 @@ int64_t complete_by_skyline(const std::vector<PlaceBuffer>& buffers, std::vector
     for (size_t i = 0; i < rest.size(); ++i) {
       const size_t b = static_cast<size_t>(rest[i]);
       if (axis.first[b] < start || axis.end[b] > stop) continue;
-      const int64_t at = (y + buffers[b].alignment - 1) / buffers[b].alignment * buffers[b].alignment;
+      const int64_t at = align_up(y, buffers[b].alignment);
       const int64_t top = at + buffers[b].size;
       const int score = (axis.first[b] == start && top == left ? 1 : 0) + (axis.end[b] == stop && top == right ? 1 : 0);
       const double area = static_cast<double>(buffers[b].size) * static_cast<double>(buffers[b].upper - buffers[b].lower);
@@ -410,7 +418,7 @@ int64_t complete_by_skyline(const std::vector<PlaceBuffer>& buffers, std::vector
       continue;
     }
     const size_t b = static_cast<size_t>(rest[pick]);
-    const int64_t at = (y + buffers[b].alignment - 1) / buffers[b].alignment * buffers[b].alignment;
+    const int64_t at = align_up(y, buffers[b].alignment);
     (*offsets)[b] = at;
     for (int32_t s = axis.first[b]; s < axis.end[b]; ++s) floor[static_cast<size_t>(s)] = at + buffers[b].size;
     rest[pick] = rest.back();
@@ -422,8 +430,9 @@ int64_t complete_by_skyline(const std::vector<PlaceBuffer>& buffers, std::vector
 // The fallback when no tiling was found: the deepest partial tiling with the
 // rest put on top, by the skyline above or each at its lowest free offset,
 // largest first (by size, by size x lifetime, or by lifetime): the lowest of
-// the four. Empty when nothing was placed or the
-// completion would be too much work (unplaced x all buffers over 4e7 pairs).
+// the four. Empty when nothing was placed or the completion would be too
+// much work (unplaced x all buffers over 4e7 pairs: each step of the skyline
+// scans the unplaced buffers and raises runs of sections).
 std::vector<int64_t> complete_partial_tiling(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& partial) {
   std::vector<int32_t> rest;
   for (size_t b = 0; b < partial.size(); ++b) {

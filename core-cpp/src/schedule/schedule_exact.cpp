@@ -341,6 +341,11 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
   int64_t pops = 0;
   int64_t dropped = INT64_MAX;  // least key of a set dropped at the state limit
   int64_t bound = INT64_MAX;    // least key of what is left when the search stops early
+  struct Child {
+    int32_t op;
+    int64_t born, freed;
+  };
+  std::vector<Child> ready;
   // The queue holds up to one entry per child pushed, more than the memoised
   // sets: it is held to a few times the state limit too (memory, and the
   // time a reallocation of a huge queue takes past the deadline).
@@ -369,16 +374,18 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       bound = entry.first.first;
       break;
     }
-    // Running v next: what it brings to life, and what dies after it.
-    auto born_and_freed = [&](int32_t v, int64_t* born, int64_t* freed) {
-      *born = 0;
-      *freed = 0;
+    // The ready ops, each with what it brings to life and what dies after it.
+    ready.clear();
+    for (int32_t v = 0; v < g.m; ++v) {
+      if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
+      Child child{v, 0, 0};
       for (int32_t k = g.touch_offsets[v]; k < g.touch_offsets[v + 1]; ++k) {
         const int32_t s = g.touches[k];
-        if (!(g.before[s] || g.user_mask[s].meets(mask))) *born += g.bytes[s];
-        if (!g.after[s] && !g.user_mask[s].user_left_after(mask, v)) *freed += g.bytes[s];
+        if (!(g.before[s] || g.user_mask[s].meets(mask))) child.born += g.bytes[s];
+        if (!g.after[s] && !g.user_mask[s].user_left_after(mask, v)) child.freed += g.bytes[s];
       }
-    };
+      ready.push_back(child);
+    }
     // An op that frees at least what it brings to life, at a step no higher
     // than the set's key, runs next in some optimal completion: moved to the
     // front of any completion, it raises no later step (the bytes it adds
@@ -387,19 +394,18 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
     // its own step is within the key, itself a bound on every completion. So
     // it is the set's only child (the search keeps an optimal order and every
     // bound it reports).
-    int32_t only = -1;
-    for (int32_t v = 0; v < g.m && only < 0; ++v) {
-      if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
-      int64_t born, freed;
-      born_and_freed(v, &born, &freed);
-      if (born <= freed && state.live + born + g.workspace[v] <= entry.first.first) only = v;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      const Child child = ready[i];
+      if (child.born <= child.freed && state.live + child.born + g.workspace[child.op] <= entry.first.first) {
+        ready.assign(1, child);
+        break;
+      }
     }
-    for (int32_t v = only < 0 ? 0 : only; v < (only < 0 ? g.m : only + 1); ++v) {
-      if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
+    for (const Child& child : ready) {
+      const int32_t v = child.op;
+      const int64_t born = child.born, freed = child.freed;
       Key next = mask;
       next.set(v);
-      int64_t born, freed;
-      born_and_freed(v, &born, &freed);
       const int64_t step = state.live + born + g.workspace[v];
       const int64_t peak = std::max(state.peak, step);
       if (peak >= incumbent) continue;

@@ -11,15 +11,16 @@
 #include "liveness/liveness.h"
 #include "graph/planning_graph.h"
 
-inline int64_t brute_force_optimum(const tp::PlanningGraph& pg) {
+// Calls visit(order) for every topological order of the graph's ops.
+inline void for_each_topological_order(const tp::PlanningGraph& pg,
+                                       const std::function<void(const std::vector<int32_t>&)>& visit) {
   const int32_t n = pg.op_count();
   std::vector<int32_t> order, missing(n);
   for (int32_t v = 0; v < n; ++v) missing[v] = pg.pred_offsets[v + 1] - pg.pred_offsets[v];
   std::vector<uint8_t> used(n, 0);
-  int64_t best = INT64_MAX;
   std::function<void()> recurse = [&]() {
     if (static_cast<int32_t>(order.size()) == n) {
-      best = std::min(best, tp::schedule_peak(pg, order));
+      visit(order);
       return;
     }
     for (int32_t v = 0; v < n; ++v) {
@@ -34,5 +35,10 @@ inline int64_t brute_force_optimum(const tp::PlanningGraph& pg) {
     }
   };
   recurse();
-  return n == 0 ? 0 : best;
+}
+
+inline int64_t brute_force_optimum(const tp::PlanningGraph& pg) {
+  int64_t best = INT64_MAX;
+  for_each_topological_order(pg, [&](const std::vector<int32_t>& order) { best = std::min(best, tp::schedule_peak(pg, order)); });
+  return pg.op_count() == 0 ? 0 : best;
 }

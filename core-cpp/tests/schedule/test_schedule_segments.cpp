@@ -349,29 +349,11 @@ TEST(ScheduleSegments, ExactSearchOfSharedStoragesIsTheBruteForceOptimum) {
 // Per op, the least bytes alive at its step over every topological order
 // (brute force): what forced_live_bound at that op must never exceed.
 std::vector<int64_t> least_step_bytes_per_op(const tp::PlanningGraph& pg) {
-  const int32_t n = pg.op_count();
-  std::vector<int64_t> least(n, INT64_MAX);
-  std::vector<int32_t> order, missing(n);
-  for (int32_t v = 0; v < n; ++v) missing[v] = pg.pred_offsets[v + 1] - pg.pred_offsets[v];
-  std::vector<uint8_t> used(n, 0);
-  std::function<void()> recurse = [&]() {
-    if (static_cast<int32_t>(order.size()) == n) {
-      const std::vector<int64_t> steps = tp::step_bytes(pg, order);
-      for (int32_t i = 0; i < n; ++i) least[order[i]] = std::min(least[order[i]], steps[i]);
-      return;
-    }
-    for (int32_t v = 0; v < n; ++v) {
-      if (used[v] || missing[v] != 0) continue;
-      used[v] = 1;
-      order.push_back(v);
-      for (int32_t k = pg.succ_offsets[v]; k < pg.succ_offsets[v + 1]; ++k) --missing[pg.succs[k]];
-      recurse();
-      for (int32_t k = pg.succ_offsets[v]; k < pg.succ_offsets[v + 1]; ++k) ++missing[pg.succs[k]];
-      order.pop_back();
-      used[v] = 0;
-    }
-  };
-  recurse();
+  std::vector<int64_t> least(pg.op_count(), INT64_MAX);
+  for_each_topological_order(pg, [&](const std::vector<int32_t>& order) {
+    const std::vector<int64_t> steps = tp::step_bytes(pg, order);
+    for (size_t i = 0; i < order.size(); ++i) least[order[i]] = std::min(least[order[i]], steps[i]);
+  });
   return least;
 }
 
