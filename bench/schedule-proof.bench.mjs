@@ -40,6 +40,28 @@ function layered(opCount, seed) {
   return { format: 'tensorplan.graph', version: 1, tensors, ops, inputs: ['in'], outputs: layers[layers.length - 1] };
 }
 
+// examples/moe-layer.json with every expert given the same 1024 tokens (a
+// fixed expert capacity, as GShard and Switch Transformer route): the eight
+// experts become interchangeable, which the exact search exploits
+// (schedule/segment_symmetry.h). The moe-layer example itself routes 768 to
+// 1536 tokens per expert, so only pairs of its experts are interchangeable.
+function equalExperts(doc) {
+  const copy = structuredClone(doc);
+  const perExpert = /^e(\d+)\.(in|out|fc1_out|act|d_out|d_in|d_act|d_fc1_out)$/;
+  const tokens = 1024;
+  for (const tensor of copy.tensors) {
+    if (perExpert.test(tensor.name)) tensor.shape[0] = tokens;
+  }
+  for (const alias of copy.aliases) {
+    const match = /^e(\d+)\./.exec(alias.tensor);
+    if (alias.kind === 'view' && match) {
+      const row = copy.tensors.find((t) => t.name === alias.tensor).shape[1];
+      alias.offset = Number(match[1]) * tokens * row * 2;  // bf16
+    }
+  }
+  return copy;
+}
+
 function graphs(tp) {
   const list = [];
   for (const file of readdirSync(`${root}examples`).sort()) {
@@ -48,6 +70,7 @@ function graphs(tp) {
     if (file.endsWith('.layers.json')) list.push([file.replace('.layers.json', ' (layers)'), tp.layerGraph(doc).graph]);
     else if (doc.format === 'tensorplan.graph') list.push([file.replace('.json', ''), parseGraph(doc)]);
   }
+  list.push(['moe-layer, equal experts', parseGraph(equalExperts(JSON.parse(readFileSync(`${root}examples/moe-layer.json`, 'utf8'))))]);
   for (const file of readdirSync(`${root}test/fixtures/onnx-real`).sort()) {
     if (file.endsWith('.onnx')) list.push([`onnx ${file.replace('.onnx', '')}`, tp.importOnnx(readFileSync(`${root}test/fixtures/onnx-real/${file}`)).graph]);
   }

@@ -8,6 +8,7 @@
 
 #include "liveness/liveness.h"
 #include "schedule/schedule_state.h"
+#include "schedule/segment_symmetry.h"
 
 namespace tp {
 
@@ -18,6 +19,7 @@ template <int W>
 struct Mask {
   uint64_t w[W] = {};
   void set(int32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
+  void reset(int32_t i) { w[i >> 6] &= ~(uint64_t{1} << (i & 63)); }
   bool test(int32_t i) const { return (w[i >> 6] >> (i & 63)) & 1; }
   // Whether this set and `other` share an op.
   bool meets(const Mask& other) const {
@@ -116,6 +118,9 @@ struct SegmentGraph {
   std::vector<int32_t> birth_storage, birth_begin;
   std::vector<int64_t> birth_forced;           // per (storage, first user)
   std::vector<uint64_t> birth_extra;           // per (storage, first user), storage_words words
+  // Interchangeable branches (segment_symmetry.h): the search memoises one
+  // copy of the sets that differ only in which branch is which.
+  BranchSymmetry symmetry;
 
   // No completion of `mask` has a lower peak than the largest per-op bound
   // of the ops it has yet to run.
@@ -176,6 +181,30 @@ struct SegmentGraph {
     return bound;
   }
 };
+
+// The segment's interchangeable branches, found from its masks.
+template <int W>
+BranchSymmetry find_symmetry(const SegmentGraph<W>& g) {
+  SegmentShape shape;
+  shape.op_count = g.m;
+  shape.preds.resize(g.m);
+  for (int32_t v = 0; v < g.m; ++v) {
+    for (int32_t p = 0; p < g.m; ++p) {
+      if (g.pred_mask[v].test(p)) shape.preds[v].push_back(p);
+    }
+  }
+  shape.workspace = g.workspace;
+  shape.bytes = g.bytes;
+  shape.before = g.before;
+  shape.after = g.after;
+  shape.users.resize(g.bytes.size());
+  for (size_t s = 0; s < g.bytes.size(); ++s) {
+    for (int32_t u = 0; u < g.m; ++u) {
+      if (g.user_mask[s].test(u)) shape.users[s].push_back(u);
+    }
+  }
+  return BranchSymmetry(interchangeable_branches(shape), g.m);
+}
 
 // The segment order[begin, end) of `order`, with order[0, begin) run first.
 template <int W>
@@ -240,6 +269,7 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
     }
   }
   const int32_t local_storages = static_cast<int32_t>(g.bytes.size());
+  g.symmetry = find_symmetry(g);
   g.dynamic = local_storages <= kDynamicBoundMaxStorages;
   if (!g.dynamic) return g;
   // Ancestors and descendants (each op included) inside the segment, from
@@ -346,6 +376,8 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
     int64_t born, freed;
   };
   std::vector<Child> ready;
+  const bool symmetric = !g.symmetry.empty();
+  BranchSymmetry symmetry = g.symmetry;  // its scratch changes as it works
   // The queue holds up to one entry per child pushed, more than the memoised
   // sets: it is held to a few times the state limit too (memory, and the
   // time a reallocation of a huge queue takes past the deadline).
@@ -406,6 +438,13 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       const int64_t born = child.born, freed = child.freed;
       Key next = mask;
       next.set(v);
+      // The memo holds the canonical copy, and the op that reached it in
+      // that copy's terms (its bytes and completions are the same).
+      int32_t via = v;
+      if (symmetric) {
+        symmetry.canonicalise(next.w);
+        via = symmetry.moved(v);
+      }
       const int64_t step = state.live + born + g.workspace[v];
       const int64_t peak = std::max(state.peak, step);
       if (peak >= incumbent) continue;
@@ -421,10 +460,10 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
           dropped = std::min(dropped, std::max(peak, set_bound));
           continue;
         }
-        seen.emplace(next, DownSet{peak, live, set_bound, v});
+        seen.emplace(next, DownSet{peak, live, set_bound, via});
       } else {
         set_bound = it->second.bound;
-        it->second = DownSet{peak, live, set_bound, v};
+        it->second = DownSet{peak, live, set_bound, via};
       }
       const int64_t f = std::max(peak, set_bound);
       if (f < incumbent) open.push({{f, -next.count()}, next});
@@ -433,13 +472,20 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
   stats->states += static_cast<int64_t>(seen.size());
   stats->bound = complete ? incumbent : std::min(incumbent, std::min(bound, dropped));
   if (found_better) {
-    // The order that reached the full set on the best path, read back through via_op.
+    // The order that reached the full set on the best path, read back through
+    // via_op. With symmetry each memoised set is a canonical copy, and the
+    // frame maps it onto the real set run so far.
     Key mask = g.full;
     found_order->clear();
+    symmetry.reset_frame();
     while (!(mask == empty)) {
       const int32_t v = seen[mask].via_op;
-      found_order->push_back(v);
-      mask.w[v >> 6] &= ~(uint64_t{1} << (v & 63));
+      found_order->push_back(symmetry.real(v));
+      mask.reset(v);
+      if (symmetric) {
+        symmetry.canonicalise(mask.w);
+        symmetry.follow_back();
+      }
     }
     std::reverse(found_order->begin(), found_order->end());
   }
