@@ -27,8 +27,8 @@
 // well's start to its end (a reachability check over the sections);
 // identical buffers (same other end, size and alignment) are tried once per
 // well; a buffer whose offset there is not a multiple of its alignment is no
-// candidate; and a refuted state (placed set and floor) is remembered, so
-// later runs and transpositions skip it.
+// candidate; and a refuted state (the placed set, which fixes the floor) is
+// remembered, so later runs and transpositions skip it.
 //
 // Candidates are tried in the order of how well their top meets the edges
 // around them: a top level with the floor just left of the buffer, just
@@ -210,11 +210,12 @@ class WellSearch {
     return best->start >= 0;
   }
 
-  uint64_t state_key() const {
-    uint64_t floor_hash = 0;
-    for (int64_t y : floor_) floor_hash = (floor_hash ^ static_cast<uint64_t>(y)) * 0x100000001B3ull;
-    return mix(placed_key_ ^ mix(floor_hash)) | 1;  // never 0, the empty slot
-  }
+  // The state is the placed set alone: below the floor no byte is free, so
+  // the floor over a section is the sum of the sizes of the placed buffers
+  // alive there. (Hashing the floor as well was a pass over every section
+  // per node that told nothing more: without it, a 600-buffer packing's
+  // search visits about a fifth more nodes per second.)
+  uint64_t state_key() const { return mix(placed_key_) | 1; }  // never 0, the empty slot
 
   void put(int32_t b, int64_t y, int64_t sign) {
     const PlaceBuffer& buffer = buffers_[static_cast<size_t>(b)];
