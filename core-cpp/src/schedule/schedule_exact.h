@@ -11,6 +11,8 @@
 // first (it is born at that user's step, the others run later). A set whose
 // ready op frees at least what it brings to life, at a step within the set's
 // bound, gets that op as its only child (some optimal order runs it next).
+// Where the segment has interchangeable branches (segment_symmetry.h), the
+// sets that differ only in which branch got how far are memoised once.
 // Segments of up to kExactSegmentMaxOps ops.
 #ifndef TENSORPLAN_SCHEDULE_EXACT_H
 #define TENSORPLAN_SCHEDULE_EXACT_H

@@ -226,8 +226,10 @@ BranchSymmetry::BranchSymmetry(std::vector<BranchClass> classes, int32_t op_coun
 }
 
 int32_t BranchSymmetry::image(const std::vector<std::vector<int32_t>>& permutation, int32_t op) const {
+  // Ops outside every class (and every op of a default-constructed one,
+  // which has no classes) stay where they are.
+  if (op >= static_cast<int32_t>(class_of_.size()) || class_of_[op] < 0) return op;
   const int32_t c = class_of_[op];
-  if (c < 0) return op;
   return classes_[c].branches[permutation[c][branch_of_[op]]][position_of_[op]];
 }
 
