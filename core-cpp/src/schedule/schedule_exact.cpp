@@ -407,9 +407,12 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       break;
     }
     // The ready ops, each with what it brings to life and what dies after it.
+    // Of interchangeable branches at the same point, only the first is
+    // expanded: the others give copies of its child.
     ready.clear();
     for (int32_t v = 0; v < g.m; ++v) {
       if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
+      if (symmetric && symmetry.redundant(mask.w, v)) continue;
       Child child{v, 0, 0};
       for (int32_t k = g.touch_offsets[v]; k < g.touch_offsets[v + 1]; ++k) {
         const int32_t s = g.touches[k];
@@ -442,7 +445,7 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       // that copy's terms (its bytes and completions are the same).
       int32_t via = v;
       if (symmetric) {
-        symmetry.canonicalise(next.w);
+        symmetry.canonicalise_added(next.w, v);
         via = symmetry.moved(v);
       }
       const int64_t step = state.live + born + g.workspace[v];

@@ -233,7 +233,67 @@ int32_t BranchSymmetry::image(const std::vector<std::vector<int32_t>>& permutati
   return classes_[c].branches[permutation[c][branch_of_[op]]][position_of_[op]];
 }
 
+uint64_t BranchSymmetry::pattern_of(const uint64_t* words, int32_t cls, int32_t branch) const {
+  const std::vector<int32_t>& ops = classes_[cls].branches[branch];
+  uint64_t pattern = 0;
+  for (size_t p = 0; p < ops.size(); ++p) {
+    if ((words[ops[p] >> 6] >> (ops[p] & 63)) & 1) pattern |= uint64_t{1} << p;
+  }
+  return pattern;
+}
+
+int32_t BranchSymmetry::moved(int32_t op) const {
+  if (last_general_) return image(moved_to_, op);
+  if (rotated_class_ < 0 || op >= static_cast<int32_t>(class_of_.size()) || class_of_[op] != rotated_class_) return op;
+  const int32_t b = branch_of_[op];
+  int32_t to = b;
+  if (b == rotated_from_) to = rotated_to_;
+  else if (b >= rotated_to_ && b < rotated_from_) to = b + 1;
+  return classes_[rotated_class_].branches[to][position_of_[op]];
+}
+
+bool BranchSymmetry::redundant(const uint64_t* words, int32_t op) const {
+  if (op >= static_cast<int32_t>(class_of_.size()) || class_of_[op] < 0 || branch_of_[op] == 0) return false;
+  const int32_t c = class_of_[op], b = branch_of_[op];
+  return pattern_of(words, c, b - 1) == pattern_of(words, c, b);
+}
+
+void BranchSymmetry::canonicalise_added(uint64_t* words, int32_t op) {
+  last_general_ = false;
+  rotated_class_ = -1;
+  if (op >= static_cast<int32_t>(class_of_.size()) || class_of_[op] < 0) return;
+  const int32_t c = class_of_[op], b = branch_of_[op];
+  const std::vector<std::vector<int32_t>>& branches = classes_[c].branches;
+  // The copy without op was sorted, so only op's branch can be out of
+  // place, and only too far back: it goes before every branch in front of
+  // it with a smaller pattern (those keep their order), as a stable sort
+  // would put it.
+  const uint64_t added = pattern_of(words, c, b);
+  int32_t to = b;
+  pattern_.clear();  // the patterns of branches to .. b - 1, from b - 1 down
+  while (to > 0) {
+    const uint64_t before = pattern_of(words, c, to - 1);
+    if (before >= added) break;
+    pattern_.push_back(before);
+    --to;
+  }
+  if (to == b) return;
+  rotated_class_ = c;
+  rotated_from_ = b;
+  rotated_to_ = to;
+  auto write = [&](int32_t branch, uint64_t pattern) {
+    for (size_t p = 0; p < branches[branch].size(); ++p) {
+      const int32_t v = branches[branch][p];
+      if ((pattern >> p) & 1) words[v >> 6] |= uint64_t{1} << (v & 63);
+      else words[v >> 6] &= ~(uint64_t{1} << (v & 63));
+    }
+  };
+  write(to, added);
+  for (int32_t slot = to + 1; slot <= b; ++slot) write(slot, pattern_[static_cast<size_t>(b - slot)]);
+}
+
 void BranchSymmetry::canonicalise(uint64_t* words) {
+  last_general_ = true;
   auto test = [&](int32_t v) { return (words[v >> 6] >> (v & 63)) & 1; };
   for (size_t c = 0; c < classes_.size(); ++c) {
     const std::vector<std::vector<int32_t>>& branches = classes_[c].branches;

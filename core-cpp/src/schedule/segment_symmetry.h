@@ -72,7 +72,17 @@ class BranchSymmetry {
   // decreasing order, ties in branch order. Sets in one orbit get the same
   // copy. Afterwards moved(v) is the op that v became.
   void canonicalise(uint64_t* words);
-  int32_t moved(int32_t op) const { return image(moved_to_, op); }
+  int32_t moved(int32_t op) const;
+
+  // The same for a canonical copy with `op` just added (the search's
+  // children), in O(L) per branch that the changed one passes: only op's
+  // branch moves, up to before the first branch of a smaller pattern.
+  void canonicalise_added(uint64_t* words, int32_t op);
+
+  // Whether adding `op` to the canonical copy gives the same copy as adding
+  // the op at its position in the branch before it, which has the same
+  // pattern: a search need expand only the first branch of equal ones.
+  bool redundant(const uint64_t* words, int32_t op) const;
 
   // Reading a path back from its end: the frame maps the current canonical
   // copy onto the real set (identity at the full set, which is its own
@@ -85,12 +95,18 @@ class BranchSymmetry {
 
  private:
   int32_t image(const std::vector<std::vector<int32_t>>& permutation, int32_t op) const;
+  uint64_t pattern_of(const uint64_t* words, int32_t cls, int32_t branch) const;
 
   std::vector<BranchClass> classes_;
   std::vector<int32_t> class_of_, branch_of_, position_of_;  // per op; class -1: none
   std::vector<uint64_t> pattern_;
   std::vector<int32_t> order_;
   std::vector<std::vector<int32_t>> moved_to_, frame_, next_frame_;  // per class, per branch
+  // What the last canonicalise_added did: branch rotated_from_ of class
+  // rotated_class_ went to rotated_to_, the branches between moved one on
+  // (rotated_class_ -1: nothing moved; after canonicalise(), moved_to_ holds).
+  bool last_general_ = true;
+  int32_t rotated_class_ = -1, rotated_from_ = 0, rotated_to_ = 0;
 };
 
 }  // namespace tp

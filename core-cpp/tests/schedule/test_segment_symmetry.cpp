@@ -342,6 +342,63 @@ TEST(SegmentSymmetry, CanonicalCopiesAreOnePerOrbit) {
   }
 }
 
+// The search's children: a canonical copy with one op added, canonicalised
+// by the fast path, is the general canonical copy, moved() says where each op
+// went, and an op that redundant() skips gives the same copy as its sibling
+// in the branch before.
+TEST(SegmentSymmetry, AddingAnOpToACopyAgreesWithTheGeneralCopy) {
+  std::mt19937_64 rng(515);
+  int rotated = 0, skipped = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const int32_t n = 2 + static_cast<int32_t>(rng() % 80);
+    const std::vector<tp::BranchClass> classes = random_classes(rng, n);
+    tp::BranchSymmetry symmetry(classes, n);
+    Set copy((n + 63) / 64, 0);
+    for (int32_t v = 0; v < n; ++v) {
+      if (rng() % 3 == 0) copy[v >> 6] |= uint64_t{1} << (v & 63);
+    }
+    symmetry.canonicalise(copy.data());
+    std::vector<int32_t> missing;
+    for (int32_t v = 0; v < n; ++v) {
+      if (!((copy[v >> 6] >> (v & 63)) & 1)) missing.push_back(v);
+    }
+    if (missing.empty()) continue;
+    const int32_t op = missing[rng() % missing.size()];
+    Set added = copy;
+    added[op >> 6] |= uint64_t{1} << (op & 63);
+    Set general = added, fast = added;
+    symmetry.canonicalise(general.data());
+    const bool is_redundant = symmetry.redundant(copy.data(), op);
+    symmetry.canonicalise_added(fast.data(), op);
+    EXPECT_EQ(fast, general) << "round " << round;
+    Set moved(copy.size(), 0);
+    for (int32_t v = 0; v < n; ++v) {
+      if ((added[v >> 6] >> (v & 63)) & 1) moved[symmetry.moved(v) >> 6] |= uint64_t{1} << (symmetry.moved(v) & 63);
+    }
+    EXPECT_EQ(moved, fast) << "round " << round;
+    rotated += symmetry.moved(op) != op ? 1 : 0;
+    if (is_redundant) {
+      ++skipped;
+      // The op at the same position of the branch before.
+      for (const tp::BranchClass& cls : classes) {
+        for (size_t b = 1; b < cls.branches.size(); ++b) {
+          for (size_t p = 0; p < cls.branches[b].size(); ++p) {
+            if (cls.branches[b][p] != op) continue;
+            const int32_t sibling = cls.branches[b - 1][p];
+            ASSERT_FALSE((copy[sibling >> 6] >> (sibling & 63)) & 1) << "round " << round;
+            Set other = copy;
+            other[sibling >> 6] |= uint64_t{1} << (sibling & 63);
+            symmetry.canonicalise(other.data());
+            EXPECT_EQ(other, general) << "round " << round;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(rotated, 200);
+  EXPECT_GT(skipped, 200);
+}
+
 // The search's use of the frames, without the search: walks add ops to
 // canonical copies, the memo keeps, per copy, the op that first reached it
 // (in the copy's terms), and the path read back from the full set through
