@@ -182,30 +182,6 @@ struct SegmentGraph {
   }
 };
 
-// The segment's interchangeable branches, found from its masks.
-template <int W>
-BranchSymmetry find_symmetry(const SegmentGraph<W>& g) {
-  SegmentShape shape;
-  shape.op_count = g.m;
-  shape.preds.resize(g.m);
-  for (int32_t v = 0; v < g.m; ++v) {
-    for (int32_t p = 0; p < g.m; ++p) {
-      if (g.pred_mask[v].test(p)) shape.preds[v].push_back(p);
-    }
-  }
-  shape.workspace = g.workspace;
-  shape.bytes = g.bytes;
-  shape.before = g.before;
-  shape.after = g.after;
-  shape.users.resize(g.bytes.size());
-  for (size_t s = 0; s < g.bytes.size(); ++s) {
-    for (int32_t u = 0; u < g.m; ++u) {
-      if (g.user_mask[s].test(u)) shape.users[s].push_back(u);
-    }
-  }
-  return BranchSymmetry(interchangeable_branches(shape), g.m);
-}
-
 // The segment order[begin, end) of `order`, with order[0, begin) run first.
 template <int W>
 SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t>& order, int32_t begin, int32_t end,
@@ -223,13 +199,17 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
   g.workspace.resize(g.m);
   g.op_bound.resize(g.m);
   std::vector<int32_t> local_storage(pg.storage_count(), -1);
+  SegmentShape shape;  // the segment as lists, for finding interchangeable branches
+  shape.preds.resize(g.m);
   g.touch_offsets.push_back(0);
   for (int32_t i = 0; i < g.m; ++i) {
     const int32_t v = g.ops[i];
     g.workspace[i] = pg.op_workspace[v];
     g.op_bound[i] = op_bound[v];
     for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) {
-      if (local[pg.preds[k]] >= 0) g.pred_mask[i].set(local[pg.preds[k]]);
+      if (local[pg.preds[k]] < 0) continue;
+      g.pred_mask[i].set(local[pg.preds[k]]);
+      shape.preds[i].push_back(local[pg.preds[k]]);
     }
     for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
       const int32_t s = pg.touches[k];
@@ -238,16 +218,21 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
         const Storage& st = storages[s];
         bool before = st.graph_input, after = st.graph_output;
         Mask<W> users;
+        std::vector<int32_t> user_list;
         for (int32_t u = pg.user_offsets[s]; u < pg.user_offsets[s + 1]; ++u) {
           const int32_t w = pg.users[u];
           if (place[w] == 0) before = true;
           if (place[w] == 2) after = true;
-          if (place[w] == 1) users.set(local[w]);
+          if (place[w] != 1) continue;
+          users.set(local[w]);
+          user_list.push_back(local[w]);
         }
         g.bytes.push_back(st.arena_bytes());
         g.before.push_back(before ? 1 : 0);
         g.after.push_back(after ? 1 : 0);
         g.user_mask.push_back(users);
+        std::sort(user_list.begin(), user_list.end());
+        shape.users.push_back(std::move(user_list));
       }
       g.touches.push_back(local_storage[s]);
     }
@@ -269,7 +254,12 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
     }
   }
   const int32_t local_storages = static_cast<int32_t>(g.bytes.size());
-  g.symmetry = find_symmetry(g);
+  shape.op_count = g.m;
+  shape.workspace = g.workspace;
+  shape.bytes = g.bytes;
+  shape.before = g.before;
+  shape.after = g.after;
+  g.symmetry = BranchSymmetry(interchangeable_branches(shape), g.m);
   g.dynamic = local_storages <= kDynamicBoundMaxStorages;
   if (!g.dynamic) return g;
   // Ancestors and descendants (each op included) inside the segment, from

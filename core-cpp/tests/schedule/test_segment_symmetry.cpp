@@ -299,7 +299,30 @@ std::vector<tp::BranchClass> random_classes(std::mt19937_64& rng, int32_t op_cou
   return classes;
 }
 
+// A set of ops as the search keeps it: op v is bit v % 64 of word v / 64.
 using Set = std::vector<uint64_t>;
+
+bool contains(const Set& set, int32_t v) { return (set[v >> 6] >> (v & 63)) & 1; }
+void insert(Set* set, int32_t v) { (*set)[v >> 6] |= uint64_t{1} << (v & 63); }
+void erase(Set* set, int32_t v) { (*set)[v >> 6] &= ~(uint64_t{1} << (v & 63)); }
+
+// Each of n ops in the set with probability 1 / one_in.
+Set random_set(std::mt19937_64& rng, int32_t n, uint64_t one_in) {
+  Set set((n + 63) / 64, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    if (rng() % one_in == 0) insert(&set, v);
+  }
+  return set;
+}
+
+// The set with every op moved where the last canonicalisation moved it.
+Set moved_set(const tp::BranchSymmetry& symmetry, const Set& set, int32_t n) {
+  Set moved(set.size(), 0);
+  for (int32_t v = 0; v < n; ++v) {
+    if (contains(set, v)) insert(&moved, symmetry.moved(v));
+  }
+  return moved;
+}
 
 TEST(SegmentSymmetry, CanonicalCopiesAreOnePerOrbit) {
   std::mt19937_64 rng(77);
@@ -307,10 +330,7 @@ TEST(SegmentSymmetry, CanonicalCopiesAreOnePerOrbit) {
     const int32_t n = 1 + static_cast<int32_t>(rng() % 90);
     const std::vector<tp::BranchClass> classes = random_classes(rng, n);
     tp::BranchSymmetry symmetry(classes, n);
-    Set set((n + 63) / 64, 0);
-    for (int32_t v = 0; v < n; ++v) {
-      if (rng() % 2) set[v >> 6] |= uint64_t{1} << (v & 63);
-    }
+    const Set set = random_set(rng, n, 2);
     // A random permutation of every class's branches.
     std::vector<int32_t> perm(n);
     for (int32_t v = 0; v < n; ++v) perm[v] = v;
@@ -324,16 +344,12 @@ TEST(SegmentSymmetry, CanonicalCopiesAreOnePerOrbit) {
     }
     Set image(set.size(), 0);
     for (int32_t v = 0; v < n; ++v) {
-      if ((set[v >> 6] >> (v & 63)) & 1) image[perm[v] >> 6] |= uint64_t{1} << (perm[v] & 63);
+      if (contains(set, v)) insert(&image, perm[v]);
     }
     Set a = set, b = image;
     symmetry.canonicalise(a.data());
     // moved() is where each op of the set went: the copy is the set moved.
-    Set moved(set.size(), 0);
-    for (int32_t v = 0; v < n; ++v) {
-      if ((set[v >> 6] >> (v & 63)) & 1) moved[symmetry.moved(v) >> 6] |= uint64_t{1} << (symmetry.moved(v) & 63);
-    }
-    EXPECT_EQ(moved, a) << "round " << round;
+    EXPECT_EQ(moved_set(symmetry, set, n), a) << "round " << round;
     symmetry.canonicalise(b.data());
     EXPECT_EQ(a, b) << "round " << round;
     Set again = a;
@@ -353,29 +369,22 @@ TEST(SegmentSymmetry, AddingAnOpToACopyAgreesWithTheGeneralCopy) {
     const int32_t n = 2 + static_cast<int32_t>(rng() % 80);
     const std::vector<tp::BranchClass> classes = random_classes(rng, n);
     tp::BranchSymmetry symmetry(classes, n);
-    Set copy((n + 63) / 64, 0);
-    for (int32_t v = 0; v < n; ++v) {
-      if (rng() % 3 == 0) copy[v >> 6] |= uint64_t{1} << (v & 63);
-    }
+    Set copy = random_set(rng, n, 3);
     symmetry.canonicalise(copy.data());
     std::vector<int32_t> missing;
     for (int32_t v = 0; v < n; ++v) {
-      if (!((copy[v >> 6] >> (v & 63)) & 1)) missing.push_back(v);
+      if (!contains(copy, v)) missing.push_back(v);
     }
     if (missing.empty()) continue;
     const int32_t op = missing[rng() % missing.size()];
     Set added = copy;
-    added[op >> 6] |= uint64_t{1} << (op & 63);
+    insert(&added, op);
     Set general = added, fast = added;
     symmetry.canonicalise(general.data());
     const bool is_redundant = symmetry.redundant(copy.data(), op);
     symmetry.canonicalise_added(fast.data(), op);
     EXPECT_EQ(fast, general) << "round " << round;
-    Set moved(copy.size(), 0);
-    for (int32_t v = 0; v < n; ++v) {
-      if ((added[v >> 6] >> (v & 63)) & 1) moved[symmetry.moved(v) >> 6] |= uint64_t{1} << (symmetry.moved(v) & 63);
-    }
-    EXPECT_EQ(moved, fast) << "round " << round;
+    EXPECT_EQ(moved_set(symmetry, added, n), fast) << "round " << round;
     rotated += symmetry.moved(op) != op ? 1 : 0;
     if (is_redundant) {
       ++skipped;
@@ -385,9 +394,9 @@ TEST(SegmentSymmetry, AddingAnOpToACopyAgreesWithTheGeneralCopy) {
           for (size_t p = 0; p < cls.branches[b].size(); ++p) {
             if (cls.branches[b][p] != op) continue;
             const int32_t sibling = cls.branches[b - 1][p];
-            ASSERT_FALSE((copy[sibling >> 6] >> (sibling & 63)) & 1) << "round " << round;
+            ASSERT_FALSE(contains(copy, sibling)) << "round " << round;
             Set other = copy;
-            other[sibling >> 6] |= uint64_t{1} << (sibling & 63);
+            insert(&other, sibling);
             symmetry.canonicalise(other.data());
             EXPECT_EQ(other, general) << "round " << round;
           }
@@ -418,16 +427,16 @@ TEST(SegmentSymmetry, PathsReadBackThroughFramesAreRealOrders) {
       for (int32_t step = 0; step < n; ++step) {
         std::vector<int32_t> missing;
         for (int32_t v = 0; v < n; ++v) {
-          if (!((set[v >> 6] >> (v & 63)) & 1)) missing.push_back(v);
+          if (!contains(set, v)) missing.push_back(v);
         }
         const int32_t v = missing[rng() % missing.size()];
-        set[v >> 6] |= uint64_t{1} << (v & 63);
+        insert(&set, v);
         symmetry.canonicalise(set.data());
         via.emplace(set, symmetry.moved(v));
       }
     }
     Set set(empty.size(), 0);
-    for (int32_t v = 0; v < n; ++v) set[v >> 6] |= uint64_t{1} << (v & 63);
+    for (int32_t v = 0; v < n; ++v) insert(&set, v);
     std::vector<int32_t> order;
     std::vector<Set> copies = {set};
     symmetry.reset_frame();
@@ -436,7 +445,7 @@ TEST(SegmentSymmetry, PathsReadBackThroughFramesAreRealOrders) {
       const int32_t v = via[set];
       order.push_back(symmetry.real(v));
       frames_used += symmetry.real(v) != v ? 1 : 0;
-      set[v >> 6] &= ~(uint64_t{1} << (v & 63));
+      erase(&set, v);
       symmetry.canonicalise(set.data());
       symmetry.follow_back();
       copies.push_back(set);
@@ -448,7 +457,7 @@ TEST(SegmentSymmetry, PathsReadBackThroughFramesAreRealOrders) {
     for (int32_t v = 0; v < n; ++v) ASSERT_EQ(sorted[v], v) << "round " << round;  // every op once
     Set prefix = empty;
     for (int32_t i = 0; i < n; ++i) {
-      prefix[order[i] >> 6] |= uint64_t{1} << (order[i] & 63);
+      insert(&prefix, order[i]);
       Set copy = prefix;
       symmetry.canonicalise(copy.data());
       EXPECT_EQ(copy, copies[i + 1]) << "round " << round << " step " << i;
