@@ -85,6 +85,9 @@ struct MaskHash {
 // (storages + 63) / 64 words.
 constexpr int32_t kDynamicBoundMaxStorages = 2048;
 
+// The longest valley run the search looks for (SegmentGraph::valley_first).
+constexpr int32_t kValleyMaxOps = 8;
+
 // One segment as bit masks over its ops (local ids: the segment's ops in
 // ascending global id), with what the ops around it fix: which storages are
 // alive before it and which are still needed after it.
@@ -93,6 +96,7 @@ struct SegmentGraph {
   int32_t m = 0;
   std::vector<int32_t> ops;                  // local -> global op
   std::vector<Mask<W>> pred_mask;            // per local op: its predecessors inside the segment
+  std::vector<Mask<W>> succ_mask;            // per local op: its successors inside the segment
   std::vector<int32_t> touch_offsets, touches;  // per local op: local storages, CSR
   std::vector<Mask<W>> user_mask;            // per local storage: the segment ops touching it
   std::vector<uint8_t> before, after;        // per local storage: alive before / needed after the segment
@@ -121,6 +125,101 @@ struct SegmentGraph {
   // Interchangeable branches (segment_symmetry.h): the search memoises one
   // copy of the sets that differ only in which branch is which.
   BranchSymmetry symmetry;
+
+  // Bytes op `v` brings to life, and bytes that die after it, when it runs
+  // after the set `run`.
+  void op_effect(const Mask<W>& run, int32_t v, int64_t* born, int64_t* freed) const {
+    *born = 0;
+    *freed = 0;
+    for (int32_t k = touch_offsets[v]; k < touch_offsets[v + 1]; ++k) {
+      const int32_t s = touches[k];
+      if (!(before[s] || user_mask[s].meets(run))) *born += bytes[s];
+      if (!after[s] && !user_mask[s].user_left_after(run, v)) *freed += bytes[s];
+    }
+  }
+
+  // Bytes alive after `mask` plus the ops run[0, count) (none in `mask`, a
+  // down-set with it), less those alive after `mask`.
+  int64_t added_live(const Mask<W>& mask, const int32_t* run, int32_t count) const {
+    Mask<W> all = mask;
+    for (int32_t i = 0; i < count; ++i) all.set(run[i]);
+    int64_t added = 0;
+    std::vector<int32_t> counted;  // each storage once, however many run ops touch it
+    counted.reserve(64);
+    for (int32_t i = 0; i < count; ++i) {
+      for (int32_t k = touch_offsets[run[i]]; k < touch_offsets[run[i] + 1]; ++k) {
+        const int32_t s = touches[k];
+        if (std::find(counted.begin(), counted.end(), s) != counted.end()) continue;
+        counted.push_back(s);
+        if (!(before[s] || user_mask[s].meets(mask))) added += bytes[s];
+        if (!after[s] && !user_mask[s].meets_outside(all)) added -= bytes[s];
+      }
+    }
+    return added;
+  }
+
+  // A valley run from the set `mask` (`live` bytes alive after it): ops
+  // run[0, count) (count >= 2, from kValleyMaxOps at most) leaving `end`
+  // bytes alive. It must leave no more alive than any down-set of it does
+  // (the prefixes the caller checked; here every other subset closed under
+  // the run's own dependencies, as another order may run those first).
+  bool valley_holds(const Mask<W>& mask, int64_t live, const int32_t* run, int32_t count, int64_t end) const {
+    for (uint32_t subset = 1; subset + 1 < (1u << count); ++subset) {
+      int32_t part[kValleyMaxOps];
+      int32_t size = 0;
+      bool closed = true;
+      for (int32_t i = 0; i < count && closed; ++i) {
+        if (!((subset >> i) & 1)) continue;
+        for (int32_t j = 0; j < count; ++j) {
+          if (!((subset >> j) & 1) && pred_mask[run[i]].test(run[j])) closed = false;
+        }
+        part[size++] = run[i];
+      }
+      if (closed && live + added_live(mask, part, size) < end) return false;
+    }
+    return true;
+  }
+
+  // Looks for a valley run from `mask` (`live` bytes alive after it, `key`
+  // a bound on every completion's peak) that starts with one of `firsts`;
+  // returns that first op, or -1. Each run is grown greedily: next the ready
+  // op, among the successors of the run and the users of what it touched,
+  // that adds the fewest bytes net.
+  int32_t valley_first(const Mask<W>& mask, int64_t live, int64_t key, const std::vector<int32_t>& firsts) const {
+    for (const int32_t first : firsts) {
+      Mask<W> done = mask, near;
+      int32_t run[kValleyMaxOps];
+      int32_t count = 0;
+      int64_t alive = live, lowest = live;
+      int32_t next = first;
+      while (next >= 0 && count < kValleyMaxOps) {
+        int64_t born, freed;
+        op_effect(done, next, &born, &freed);
+        if (alive + born + workspace[next] > key) break;
+        alive += born - freed;
+        done.set(next);
+        run[count++] = next;
+        if (count >= 2 && alive <= lowest && valley_holds(mask, live, run, count, alive)) return first;
+        lowest = std::min(lowest, alive);
+        near = near | succ_mask[next];
+        for (int32_t k = touch_offsets[next]; k < touch_offsets[next + 1]; ++k) near = near | user_mask[touches[k]];
+        next = -1;
+        int64_t best = std::numeric_limits<int64_t>::max();
+        for (int32_t k = 0; k < W; ++k) {
+          for (uint64_t bits = near.w[k] & ~done.w[k]; bits; bits &= bits - 1) {
+            const int32_t v = 64 * k + __builtin_ctzll(bits);
+            if (pred_mask[v].meets_outside(done)) continue;
+            op_effect(done, v, &born, &freed);
+            if (born - freed < best) {
+              best = born - freed;
+              next = v;
+            }
+          }
+        }
+      }
+    }
+    return -1;
+  }
 
   // No completion of `mask` has a lower peak than the largest per-op bound
   // of the ops it has yet to run.
@@ -196,6 +295,7 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
   for (int32_t i = 0; i < n; ++i) place[order[i]] = i < begin ? 0 : (i < end ? 1 : 2);
   for (int32_t i = 0; i < g.m; ++i) local[g.ops[i]] = i;
   g.pred_mask.assign(g.m, Mask<W>{});
+  g.succ_mask.assign(g.m, Mask<W>{});
   g.workspace.resize(g.m);
   g.op_bound.resize(g.m);
   std::vector<int32_t> local_storage(pg.storage_count(), -1);
@@ -209,6 +309,7 @@ SegmentGraph<W> segment_graph(const PlanningGraph& pg, const std::vector<int32_t
     for (int32_t k = pg.pred_offsets[v]; k < pg.pred_offsets[v + 1]; ++k) {
       if (local[pg.preds[k]] < 0) continue;
       g.pred_mask[i].set(local[pg.preds[k]]);
+      g.succ_mask[local[pg.preds[k]]].set(i);
       shape.preds[i].push_back(local[pg.preds[k]]);
     }
     for (int32_t k = pg.touch_offsets[v]; k < pg.touch_offsets[v + 1]; ++k) {
@@ -366,6 +467,7 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
     int64_t born, freed;
   };
   std::vector<Child> ready;
+  std::vector<int32_t> firsts;
   const bool symmetric = !g.symmetry.empty();
   BranchSymmetry symmetry = g.symmetry;  // its scratch changes as it works
   // The queue holds up to one entry per child pushed, more than the memoised
@@ -419,11 +521,34 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
     // its own step is within the key, itself a bound on every completion. So
     // it is the set's only child (the search keeps an optimal order and every
     // bound it reports).
-    for (size_t i = 0; i < ready.size(); ++i) {
+    bool forced = false;
+    for (size_t i = 0; i < ready.size() && !forced; ++i) {
       const Child child = ready[i];
       if (child.born <= child.freed && state.live + child.born + g.workspace[child.op] <= entry.first.first) {
         ready.assign(1, child);
-        break;
+        forced = true;
+      }
+    }
+    // The same holds for a run of several ops (a valley run): ops that can
+    // run one after another from this set, each step within the key, after
+    // which no more bytes are alive than after any part of the run that an
+    // order could run first (any subset closed under the run's own
+    // dependencies, the set itself included). Moved to the front of any
+    // completion, the run's steps stay within the key, and every later step
+    // holds at most what it held before: the run's ops bring to life only
+    // what they would have (or less: another op may have born it by then),
+    // and what they free stays freed. So its first op is the only child (at
+    // that child the rest of the run, or another, is found again). A branch
+    // that climbs for a few ops and then falls below where it started, like
+    // an expert's backward pass, is not interleaved with the others.
+    if (!forced && ready.size() > 1 && !(mask == empty)) {
+      firsts.clear();
+      for (const Child& child : ready) firsts.push_back(child.op);
+      const int32_t first = g.valley_first(mask, state.live, entry.first.first, firsts);
+      if (first >= 0) {
+        const Child chosen = *std::find_if(ready.begin(), ready.end(), [&](const Child& c) { return c.op == first; });
+        ready.assign(1, chosen);
+        ++stats->valley_runs;
       }
     }
     for (const Child& child : ready) {

@@ -10,7 +10,10 @@
 // least such bound over the users of a storage not yet born that may run
 // first (it is born at that user's step, the others run later). A set whose
 // ready op frees at least what it brings to life, at a step within the set's
-// bound, gets that op as its only child (some optimal order runs it next).
+// bound, gets that op as its only child (some optimal order runs it next);
+// so does a set from which a valley run starts: up to 8 ops that climb no
+// higher than the set's bound and leave fewer bytes alive than any part of
+// them an order could run first (ExactStats::valley_runs counts those sets).
 // Where the segment has interchangeable branches (segment_symmetry.h), the
 // sets that differ only in which branch got how far are memoised once.
 // Segments of up to kExactSegmentMaxOps ops.

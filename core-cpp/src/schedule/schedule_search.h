@@ -75,6 +75,9 @@ struct ExactStats {
   // proved; else what the search ruled out before it stopped, or the per-op
   // bound of its ops).
   int64_t bound = 0;
+  // Sets given a single child because a valley run starts there
+  // (schedule_exact.h).
+  int64_t valley_runs = 0;
 };
 int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Deadline deadline,
                        int64_t max_states, bool* proved, ExactStats* stats);
