@@ -149,6 +149,19 @@ export const OPERATIONS = {
     finite: [['timeLimitS', 'time_limit_s'], ['workLimit', 'work_limit']],
     encode: encodeGraphScheduleArgs,
   },
+  tp_graph_compact_order: {
+    params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'workLimit', 'seed'],
+    fields: [['order', 'I32'], ['stats', 'F64']],
+    arrays: [
+      ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: GraphCompactOrderArgs) => args.graphI32Count, false],
+      ['graphF64', 'graph_f64', 'F64', 'graph_f64_count', (args: GraphCompactOrderArgs) => args.graphF64Count, false],
+      ['names', 'names', 'U8', 'names_length', (args: GraphCompactOrderArgs) => args.namesLength, false],
+      ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: GraphCompactOrderArgs) => args.nameOffsetsCount, false],
+      ['order', 'order', 'I32', 'order_count', (args: GraphCompactOrderArgs) => args.orderCount, false],
+    ],
+    finite: [['workLimit', 'work_limit'], ['seed', 'seed']],
+    encode: encodeGraphCompactOrderArgs,
+  },
   tp_graph_liveness: {
     params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount'],
     fields: [['tensorStorage', 'I32'], ['tensorOffset', 'F64'], ['storageBytes', 'F64'], ['storageBirth', 'I32'], ['storageDeath', 'I32'], ['storageFlags', 'U8'], ['liveBytes', 'F64'], ['stats', 'F64'], ['peakStorages', 'I32'], ['peakBytes', 'F64'], ['peakProducers', 'I32'], ['peakLastOps', 'I32'], ['storageRoot', 'I32']],
@@ -957,6 +970,66 @@ export function encodeGraphScheduleArgs(args: GraphScheduleArgs): CoreArg[] {
 /** Calls `tp_graph_schedule` through `core` and names its result fields. */
 export function callGraphSchedule(core: CoreBinding, args: GraphScheduleArgs): GraphScheduleResult {
   return decodeGraphSchedule(core.call('tp_graph_schedule', encodeGraphScheduleArgs(args)));
+}
+
+/** Arguments of `tp_graph_compact_order` (c_api.h), in its parameter order, without `tp_result** out`. */
+export interface GraphCompactOrderArgs {
+  graphI32: Int32Array | null;
+  graphI32Count: number;
+  graphF64: Float64Array | null;
+  graphF64Count: number;
+  names: Uint8Array | null;
+  namesLength: number;
+  nameOffsets: Int32Array | null;
+  nameOffsetsCount: number;
+  order: Int32Array | null;
+  orderCount: number;
+  workLimit: number;
+  seed: number;
+}
+/** Result of `tp_graph_compact_order`: TP_RESULT_FIELDS_tp_graph_compact_order, by name. */
+export interface GraphCompactOrderResult {
+  /** [N] */
+  order: Int32Array;
+  /** [5] {peak, area before, area after, moves tried, moves kept} */
+  stats: Float64Array;
+}
+/** Decodes the arrays of `tp_graph_compact_order` into named fields (count and types checked). */
+export function decodeGraphCompactOrder(arrays: readonly CoreArray[]): GraphCompactOrderResult {
+  checkFields('tp_graph_compact_order', OPERATIONS.tp_graph_compact_order.fields, arrays);
+  return { order: arrays[0] as Int32Array, stats: arrays[1] as Float64Array };
+}
+/** The arguments of `tp_graph_compact_order` in its parameter order, as the backends take them. */
+export function encodeGraphCompactOrderArgs(args: GraphCompactOrderArgs): CoreArg[] {
+  const a = (args ?? {}) as unknown as Record<string, unknown>;
+  checkArg('tp_graph_compact_order', 'graph_i32', 'I32', a.graphI32);
+  checkArg('tp_graph_compact_order', 'graph_i32_count', 'int32', a.graphI32Count);
+  checkArg('tp_graph_compact_order', 'graph_f64', 'F64', a.graphF64);
+  checkArg('tp_graph_compact_order', 'graph_f64_count', 'int32', a.graphF64Count);
+  checkArg('tp_graph_compact_order', 'names', 'U8', a.names);
+  checkArg('tp_graph_compact_order', 'names_length', 'int32', a.namesLength);
+  checkArg('tp_graph_compact_order', 'name_offsets', 'I32', a.nameOffsets);
+  checkArg('tp_graph_compact_order', 'name_offsets_count', 'int32', a.nameOffsetsCount);
+  checkArg('tp_graph_compact_order', 'order', 'I32', a.order);
+  checkArg('tp_graph_compact_order', 'order_count', 'int32', a.orderCount);
+  checkArg('tp_graph_compact_order', 'work_limit', 'finite', a.workLimit);
+  checkArg('tp_graph_compact_order', 'seed', 'finite', a.seed);
+  const graphI32Length = args.graphI32Count;
+  const graphI32 = checkLength('tp_graph_compact_order', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
+  const graphF64Length = args.graphF64Count;
+  const graphF64 = checkLength('tp_graph_compact_order', 'graph_f64', 'F64', args.graphF64, 'graph_f64_count', graphF64Length, false);
+  const namesLength = args.namesLength;
+  const names = checkLength('tp_graph_compact_order', 'names', 'U8', args.names, 'names_length', namesLength, false);
+  const nameOffsetsLength = args.nameOffsetsCount;
+  const nameOffsets = checkLength('tp_graph_compact_order', 'name_offsets', 'I32', args.nameOffsets, 'name_offsets_count', nameOffsetsLength, false);
+  const orderLength = args.orderCount;
+  const order = checkLength('tp_graph_compact_order', 'order', 'I32', args.order, 'order_count', orderLength, false);
+  checkLast('tp_graph_compact_order', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, args.workLimit, args.seed];
+}
+/** Calls `tp_graph_compact_order` through `core` and names its result fields. */
+export function callGraphCompactOrder(core: CoreBinding, args: GraphCompactOrderArgs): GraphCompactOrderResult {
+  return decodeGraphCompactOrder(core.call('tp_graph_compact_order', encodeGraphCompactOrderArgs(args)));
 }
 
 /** Arguments of `tp_graph_liveness` (c_api.h), in its parameter order, without `tp_result** out`. */

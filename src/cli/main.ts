@@ -44,7 +44,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--budget <size>', 'device memory for arena + persistent tensors, e.g. 80GiB; exit 1 when it does not fit')
     .option('--time-limit <duration>', 'spend up to this long on exact search, e.g. 10s or 500ms; default: stay fast')
     .option('--baselines', 'also measure the Inductor/XLA scheduling and greedy placement baselines')
-    .option('--joint', 'choose the op order by its placed arena: place our order and each baseline order, keep the smallest arena')
+    .option('--joint', 'choose the op order by its placed arena: place our order, two compacted copies of it (same peak, shorter lifetimes) and each baseline order; keep the smallest arena')
     .option('--reference-graph', 'store the graph as a path relative to the plan file instead of embedding it')
     .option('--check-fusion <ops>', 'judge running these ops (comma-separated) as one fused op: the peak may not rise')
     .option('--max-fused-read <size>', 'with --check-fusion: the most a fused op may read at once, e.g. 64MiB')

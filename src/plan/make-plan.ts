@@ -4,7 +4,7 @@ import { type EncodedGraph, encodeGraph } from '../graph/encode-graph.js';
 import type { GraphDocument } from '../graph/graph-document.js';
 import { type ScheduleMethod, type ScheduleOptions, type ScheduleResult, scheduleEncoded } from '../schedule/schedule.js';
 import { VERSION } from '../version.js';
-import { callPlanPlace } from '../abi/c-api.generated.js';
+import { callGraphCompactOrder, callPlanPlace } from '../abi/c-api.generated.js';
 import { type PlaceAlgorithm, PLACE_ALGORITHM_CODES, placeMethodName } from '../place/place.js';
 import type { PlanDocument, PlanStorage, PlanWorkspace } from './plan-document.js';
 import { validatePlanAgainst } from './validate-plan.js';
@@ -67,9 +67,10 @@ export interface PlanOptions {
   budgetBytes?: number;
   /**
    * Choose the op order by its placed arena, not only by its peak: place the
-   * schedule method's order and each of the seven baseline orders with the
-   * same placement options and keep the smallest arena (ties: the lower peak,
-   * then the schedule method's order). `statistics.joint` reports both the
+   * schedule method's order, two compacted copies of it (the same peak, less
+   * bytes alive summed over the steps) and the seven baseline orders, with
+   * the same placement options, and keep the smallest arena (ties: the lower
+   * peak, then the earlier candidate). `statistics.joint` reports both the
    * schedule method's order and the kept one. Default false: the order with
    * the smallest peak is placed alone.
    */
@@ -122,32 +123,44 @@ function externalIO(doc: GraphDocument, offsets: ArrayLike<number>, bytes: Array
 const BASELINE_METHODS: readonly ScheduleMethod[] = ['given', 'inductor-lpmf', 'inductor-bfs', 'inductor-dfs', 'xla-list', 'xla-dfs', 'xla-post-order'];
 
 /**
- * Fractions of a fast plan's scheduling work at which 'ours' is stopped early
- * for a joint plan: the orders its search passes through on the way to the
- * smallest peak. On random layered graphs (bench/plan.bench.mjs) such an
- * order with a peak 1.5% higher placed 0.7% smaller.
+ * Seeds of the compacted copies of the schedule method's order a joint plan
+ * places (tp_graph_compact_order: the same peak, less bytes alive summed over
+ * the steps). Each runs about 3000 moves, at most 10^8 work units (about 0.5 s
+ * natively at 10^4 ops). On random layered graphs the two copies place 3-5%
+ * smaller than the order they start from (bench/plan.bench.mjs).
  */
-const JOINT_WORK_FRACTIONS = [1 / 100, 1 / 30, 1 / 10, 1 / 3];
+const JOINT_COMPACT_SEEDS = [1, 2];
+const compactWork = (ops: number, uses: number): number => Math.min(1e8, 3000 * (ops + uses));
 
 /**
- * The orders a joint plan places: the schedule method's own first, then each
- * baseline's and each of 'ours' stopped early (JOINT_WORK_FRACTIONS) that
+ * The orders a joint plan places: the schedule method's own first, then its
+ * compacted copies (JOINT_COMPACT_SEEDS) and each baseline's, every one that
  * differs from every earlier one. All are bounded by work, not time, so the
- * candidates are the same on every machine; together they cost about as much
- * as a fast plan's own search (the baselines take a few ms each; 'ours'
- * already ran them once, but the core keeps only their peaks).
+ * candidates are the same on every machine; the baselines take a few ms each
+ * ('ours' already ran them once, but the core keeps only their peaks).
+ * Until stop 31 the candidates also held 'ours' stopped at 1/100-1/3 of a
+ * fast plan's work: on the bench's five layered graphs one of those won once
+ * (0.7% below the default arena), where the compacted copies now win on all
+ * five; and a stopped search may take far longer than the whole one (on the
+ * contrib_ops ONNX fixture, 4 s each against 3 ms: its quick descent gets
+ * too little work to give the exact search a tight incumbent).
  */
 function jointCandidates(core: CoreBinding, encoded: EncodedGraph, scheduled: ScheduleResult, scheduledOrder: Int32Array): { method: string; order: Int32Array }[] {
   const candidates = [{ method: scheduled.method as string, order: scheduledOrder }];
   const seen = new Set([scheduledOrder.join(',')]);
-  const work = fastScheduleWork(encoded.doc.ops.length);
-  const runs: { method: string; options: ScheduleOptions }[] = [
-    ...BASELINE_METHODS.map((method) => ({ method: method as string, options: { method, timeLimitSeconds: 0 } })),
-    ...JOINT_WORK_FRACTIONS.map((fraction) => {
-      const workLimit = Math.max(1, Math.round(fraction * work));
-      return { method: `ours (work limit ${workLimit})`, options: { method: 'ours' as const, workLimit } };
-    }),
-  ];
+  const uses = encoded.doc.ops.reduce((sum, op) => sum + op.inputs.length + op.outputs.length, 0);
+  for (const seed of JOINT_COMPACT_SEEDS) {
+    const compacted = callGraphCompactOrder(core, {
+      ...encoded.graph, order: scheduledOrder, orderCount: scheduledOrder.length, workLimit: compactWork(scheduledOrder.length, uses), seed,
+    });
+    const key = compacted.order.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    candidates.push({ method: `${scheduled.method}, compacted (seed ${seed})`, order: compacted.order });
+  }
+  const runs: { method: string; options: ScheduleOptions }[] = BASELINE_METHODS.map((method) => ({
+    method: method as string, options: { method, timeLimitSeconds: 0 },
+  }));
   for (const { method, options } of runs) {
     const order = Int32Array.from(scheduleEncoded(core, encoded, options).order, (name) => encoded.opIndex.get(name)!);
     const key = order.join(',');
