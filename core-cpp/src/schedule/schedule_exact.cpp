@@ -531,11 +531,7 @@ int64_t search_segment(const SegmentGraph<W>& g, int64_t incumbent, Deadline dea
       if (mask.test(v) || g.pred_mask[v].meets_outside(mask)) continue;
       if (symmetric && symmetry.redundant(mask.w, v)) continue;
       Child child{v, 0, 0, Key{}, v};
-      for (int32_t k = g.touch_offsets[v]; k < g.touch_offsets[v + 1]; ++k) {
-        const int32_t s = g.touches[k];
-        if (!(g.before[s] || g.user_mask[s].meets(mask))) child.born += g.bytes[s];
-        if (!g.after[s] && !g.user_mask[s].user_left_after(mask, v)) child.freed += g.bytes[s];
-      }
+      g.op_effect(mask, v, &child.born, &child.freed);
       ready.push_back(child);
     }
     // An op that frees at least what it brings to life, at a step no higher

@@ -12,7 +12,9 @@
 #include "graph/graph_validate.h"
 #include "liveness/liveness.h"
 #include "schedule/schedule.h"
+#include "schedule/compact_order.h"
 #include "schedule/schedule_baselines.h"
+#include "schedule/schedule_exact.h"
 #include "schedule/schedule_search.h"
 
 namespace {
@@ -310,6 +312,36 @@ TEST(Schedule, EmptyGraphSchedulesToNothing) {
   EXPECT_TRUE(result.order.empty());
   EXPECT_EQ(result.peak, 0);
   EXPECT_TRUE(result.proved_optimal);
+}
+
+// Compacted orders (compact_order.h) on graphs with in-place outputs, views
+// and workspaces: a valid order of every op, no step above the given order's
+// peak, an area (step bytes summed) that never grows and is what it reports,
+// the same order for the same seed.
+TEST(Schedule, CompactOrderKeepsThePeakAndNeverGrowsTheArea) {
+  std::mt19937_64 rng(31);
+  int shrunk = 0;
+  for (int round = 0; round < 200; ++round) {
+    const tp::PlanningGraph pg = planning(random_small_graph(rng, 2 + static_cast<int>(rng() % 30)));
+    const std::vector<int32_t> given = tp::schedule_given(pg);
+    std::vector<int32_t> order = given;
+    tp::CompactStats stats;
+    tp::compact_order(pg, &order, 200000, round, &stats);
+    ASSERT_TRUE(tp::check_schedule(pg, order).is_ok()) << "round " << round;
+    EXPECT_EQ(stats.peak, tp::schedule_peak(pg, given));
+    EXPECT_LE(tp::schedule_peak(pg, order), stats.peak) << "round " << round;
+    double area = 0;
+    for (const int64_t bytes : tp::step_bytes(pg, order)) area += static_cast<double>(bytes);
+    EXPECT_EQ(area, stats.area_after) << "round " << round;
+    EXPECT_LE(stats.area_after, stats.area_before) << "round " << round;
+    EXPECT_LE(stats.moves_kept, stats.moves_tried);
+    shrunk += stats.area_after < stats.area_before ? 1 : 0;
+    std::vector<int32_t> again = given;
+    tp::CompactStats again_stats;
+    tp::compact_order(pg, &again, 200000, round, &again_stats);
+    EXPECT_EQ(again, order) << "round " << round;
+  }
+  EXPECT_GT(shrunk, 50);  // the search really moves ops on these graphs
 }
 
 }  // namespace
