@@ -67,6 +67,7 @@ async function exercise(backend: string, core: Core): Promise<Map<string, { args
   rec.verifyTrace(GRAPH, undefined, [{ step: 0, tensor: 'h', event: 'alloc' }]);
   rec.place([{ lower: 0, upper: 2, size: 8 }, { lower: 1, upper: 3, size: 8 }]);
   const plan = rec.plan(GRAPH);
+  rec.plan(GRAPH, { joint: true });  // tp_graph_compact_order
   rec.validate(plan, GRAPH);
   await rec.execute(plan, { x: new Uint8Array(64), w: new Uint8Array(64) }, { executor: 'reference' } as never);
   // Operations the facade does not call: directly. tp_graph_in_place on a
