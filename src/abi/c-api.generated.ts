@@ -150,7 +150,7 @@ export const OPERATIONS = {
     encode: encodeGraphScheduleArgs,
   },
   tp_graph_compact_order: {
-    params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'workLimit', 'seed'],
+    params: ['graphI32', 'graphI32Count', 'graphF64', 'graphF64Count', 'names', 'namesLength', 'nameOffsets', 'nameOffsetsCount', 'order', 'orderCount', 'moves', 'seed'],
     fields: [['order', 'I32'], ['stats', 'F64']],
     arrays: [
       ['graphI32', 'graph_i32', 'I32', 'graph_i32_count', (args: GraphCompactOrderArgs) => args.graphI32Count, false],
@@ -159,7 +159,7 @@ export const OPERATIONS = {
       ['nameOffsets', 'name_offsets', 'I32', 'name_offsets_count', (args: GraphCompactOrderArgs) => args.nameOffsetsCount, false],
       ['order', 'order', 'I32', 'order_count', (args: GraphCompactOrderArgs) => args.orderCount, false],
     ],
-    finite: [['workLimit', 'work_limit'], ['seed', 'seed']],
+    finite: [['moves', 'moves'], ['seed', 'seed']],
     encode: encodeGraphCompactOrderArgs,
   },
   tp_graph_liveness: {
@@ -984,7 +984,7 @@ export interface GraphCompactOrderArgs {
   nameOffsetsCount: number;
   order: Int32Array | null;
   orderCount: number;
-  workLimit: number;
+  moves: number;
   seed: number;
 }
 /** Result of `tp_graph_compact_order`: TP_RESULT_FIELDS_tp_graph_compact_order, by name. */
@@ -1012,7 +1012,7 @@ export function encodeGraphCompactOrderArgs(args: GraphCompactOrderArgs): CoreAr
   checkArg('tp_graph_compact_order', 'name_offsets_count', 'int32', a.nameOffsetsCount);
   checkArg('tp_graph_compact_order', 'order', 'I32', a.order);
   checkArg('tp_graph_compact_order', 'order_count', 'int32', a.orderCount);
-  checkArg('tp_graph_compact_order', 'work_limit', 'finite', a.workLimit);
+  checkArg('tp_graph_compact_order', 'moves', 'finite', a.moves);
   checkArg('tp_graph_compact_order', 'seed', 'finite', a.seed);
   const graphI32Length = args.graphI32Count;
   const graphI32 = checkLength('tp_graph_compact_order', 'graph_i32', 'I32', args.graphI32, 'graph_i32_count', graphI32Length, false);
@@ -1025,7 +1025,7 @@ export function encodeGraphCompactOrderArgs(args: GraphCompactOrderArgs): CoreAr
   const orderLength = args.orderCount;
   const order = checkLength('tp_graph_compact_order', 'order', 'I32', args.order, 'order_count', orderLength, false);
   checkLast('tp_graph_compact_order', 'name_offsets', nameOffsets, 'name_offsets_count - 1', nameOffsetsLength, '<=', 'names_length', args.namesLength);
-  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, args.workLimit, args.seed];
+  return [graphI32, args.graphI32Count, graphF64, args.graphF64Count, names, args.namesLength, nameOffsets, args.nameOffsetsCount, order, args.orderCount, args.moves, args.seed];
 }
 /** Calls `tp_graph_compact_order` through `core` and names its result fields. */
 export function callGraphCompactOrder(core: CoreBinding, args: GraphCompactOrderArgs): GraphCompactOrderResult {

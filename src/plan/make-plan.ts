@@ -125,12 +125,13 @@ const BASELINE_METHODS: readonly ScheduleMethod[] = ['given', 'inductor-lpmf', '
 /**
  * Seeds of the compacted copies of the schedule method's order a joint plan
  * places (tp_graph_compact_order: the same peak, less bytes alive summed over
- * the steps). Each runs about 3000 moves, at most 10^8 work units (about 0.5 s
- * natively at 10^4 ops). On random layered graphs the two copies place 3-5%
+ * the steps). Each tries JOINT_COMPACT_MOVES moves (the core stops sooner
+ * where they would cost more than 10^8 work units, about 0.5 s natively at
+ * 10^4 ops). On random layered graphs the two copies place 3-5%
  * smaller than the order they start from (bench/plan.bench.mjs).
  */
 const JOINT_COMPACT_SEEDS = [1, 2];
-const compactWork = (ops: number, uses: number): number => Math.min(1e8, 3000 * (ops + uses));
+const JOINT_COMPACT_MOVES = 3000;
 
 /**
  * The orders a joint plan places: the schedule method's own first, then its
@@ -148,10 +149,9 @@ const compactWork = (ops: number, uses: number): number => Math.min(1e8, 3000 * 
 function jointCandidates(core: CoreBinding, encoded: EncodedGraph, scheduled: ScheduleResult, scheduledOrder: Int32Array): { method: string; order: Int32Array }[] {
   const candidates = [{ method: scheduled.method as string, order: scheduledOrder }];
   const seen = new Set([scheduledOrder.join(',')]);
-  const uses = encoded.doc.ops.reduce((sum, op) => sum + op.inputs.length + op.outputs.length, 0);
   for (const seed of JOINT_COMPACT_SEEDS) {
     const compacted = callGraphCompactOrder(core, {
-      ...encoded.graph, order: scheduledOrder, orderCount: scheduledOrder.length, workLimit: compactWork(scheduledOrder.length, uses), seed,
+      ...encoded.graph, order: scheduledOrder, orderCount: scheduledOrder.length, moves: JOINT_COMPACT_MOVES, seed,
     });
     const key = compacted.order.join(',');
     if (seen.has(key)) continue;

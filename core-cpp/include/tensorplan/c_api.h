@@ -597,9 +597,10 @@ TP_API tp_status tp_graph_schedule(const int32_t* graph_i32 /*[graph_i32_count]*
  * local search for an order with the same peak and a smaller area (the bytes
  * alive summed over the steps), whose buffers a placement packs more tightly
  * (schedule/compact_order.h). It moves one op at a time and never raises a
- * step above the order's peak. work_limit >= 1 bounds it in work units (each
- * move tried costs about ops + tensor uses): the result is the same on every
- * machine and backend for a given seed (an integer in [0, 2^53]).
+ * step above the order's peak. It tries at most `moves` moves (an integer >=
+ * 0), and stops sooner where they would cost more than 10^8 work units (a
+ * move re-simulates the order: ops + tensor uses): the result is the same on
+ * every machine and backend for a given seed (an integer in [0, 2^53]).
  */
 #define TP_RESULT_FIELDS_tp_graph_compact_order(X) \
   X(I32, order) /* [N] */ \
@@ -609,7 +610,7 @@ TP_API tp_status tp_graph_compact_order(const int32_t* graph_i32 /*[graph_i32_co
                                         const uint8_t* names /*[names_length]*/, int32_t names_length,
                                         const int32_t* name_offsets /*[name_offsets_count] last <= names_length*/, int32_t name_offsets_count,
                                         const int32_t* order /*[order_count]*/, int32_t order_count,
-                                        double work_limit /*finite*/, double seed /*finite*/, tp_result** out);
+                                        double moves /*finite*/, double seed /*finite*/, tp_result** out);
 
 /* Liveness under order[order_count] (must be a topological permutation of
  * the ops). Within a step: allocate, run, free; live bytes count arena

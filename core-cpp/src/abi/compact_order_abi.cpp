@@ -12,20 +12,19 @@
 extern "C" tp_status tp_graph_compact_order(const int32_t* graph_i32, int32_t graph_i32_count, const double* graph_f64,
                                             int32_t graph_f64_count, const uint8_t* names, int32_t names_length,
                                             const int32_t* name_offsets, int32_t name_offsets_count,
-                                            const int32_t* order, int32_t order_count, double work_limit, double seed,
+                                            const int32_t* order, int32_t order_count, double moves, double seed,
                                             tp_result** out) {
   using namespace tp;
   PlanningGraph pg;
   std::vector<int32_t> steps;
-  int64_t work = 0, seed_value = 0;
+  int64_t move_limit = 0, seed_value = 0;
   CompactStats stats;
   Status status = decode_planning_graph(TP_GRAPH_ARGS, &pg);
   if (status.is_ok()) status = decode_order(order, order_count, &steps);
   if (status.is_ok()) status = check_schedule(pg, steps);
-  if (status.is_ok()) status = to_byte_count(work_limit, "work_limit", &work);
-  if (status.is_ok() && work < 1) status = Status::invalid("work_limit = " + format_number(work_limit) + ": must be at least 1");
+  if (status.is_ok()) status = to_byte_count(moves, "moves", &move_limit);
   if (status.is_ok()) status = to_byte_count(seed, "seed", &seed_value);
-  if (status.is_ok()) compact_order(pg, &steps, work, static_cast<uint64_t>(seed_value), &stats);
+  if (status.is_ok()) compact_order(pg, &steps, move_limit, static_cast<uint64_t>(seed_value), &stats);
   ResultBuilder result(TP_RESULT_SPEC(tp_graph_compact_order));
   if (status.is_ok()) {
     result.add(steps);

@@ -25,7 +25,7 @@ Profile profile_of(const PlanningGraph& pg, const std::vector<int32_t>& order) {
 
 }  // namespace
 
-void compact_order(const PlanningGraph& pg, std::vector<int32_t>* order, int64_t work_limit, uint64_t seed,
+void compact_order(const PlanningGraph& pg, std::vector<int32_t>* order, int64_t moves, uint64_t seed,
                    CompactStats* stats) {
   const int32_t n = pg.op_count();
   Profile current = profile_of(pg, *order);
@@ -34,11 +34,12 @@ void compact_order(const PlanningGraph& pg, std::vector<int32_t>* order, int64_t
   stats->area_after = current.area;
   if (n < 2) return;
   const int64_t cost = n + static_cast<int64_t>(pg.touches.size());
+  const int64_t work_limit = moves > kCompactMaxWork / cost ? kCompactMaxWork : moves * cost;
   std::vector<int32_t> position(n);
   for (int32_t i = 0; i < n; ++i) position[(*order)[i]] = i;
   std::mt19937_64 rng(seed);
   int64_t work = 0;
-  while (work < work_limit) {
+  while (work < work_limit && stats->moves_tried < moves) {
     const int32_t from = static_cast<int32_t>(rng() % static_cast<uint64_t>(n));
     const int32_t op = (*order)[from];
     // Where the op may go: after its last predecessor, before its first successor.

@@ -23,13 +23,19 @@ struct CompactStats {
   int64_t moves_kept = 0;
 };
 
+// Work a compaction may spend at most, whatever the moves asked for: a move
+// costs ops + touches units, so 3000 moves of a 10^4-op graph stay within it
+// (about 0.5 s natively).
+constexpr int64_t kCompactMaxWork = 100000000;
+
 // Local search from `*order` (a topological order of every op): moves one op
 // to a random step between its last predecessor and its first successor, and
 // keeps the move when no step rises above the order's peak and the area does
-// not grow. Each move tried costs ops + touches work units (it re-simulates
-// the order), each op drawn its degree + 1; stops after `work_limit` units.
-// Deterministic for a given seed.
-void compact_order(const PlanningGraph& pg, std::vector<int32_t>* order, int64_t work_limit, uint64_t seed,
+// not grow. Tries at most `moves` moves, within a work budget of `moves`
+// times the cost of one (ops + touches units: it re-simulates the order),
+// capped at kCompactMaxWork; each op drawn costs its degree + 1 units, so a
+// graph with no room to move ends too. Deterministic for a given seed.
+void compact_order(const PlanningGraph& pg, std::vector<int32_t>* order, int64_t moves, uint64_t seed,
                    CompactStats* stats);
 
 }  // namespace tp

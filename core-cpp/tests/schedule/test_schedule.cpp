@@ -326,7 +326,7 @@ TEST(Schedule, CompactOrderKeepsThePeakAndNeverGrowsTheArea) {
     const std::vector<int32_t> given = tp::schedule_given(pg);
     std::vector<int32_t> order = given;
     tp::CompactStats stats;
-    tp::compact_order(pg, &order, 200000, round, &stats);
+    tp::compact_order(pg, &order, 2000, round, &stats);
     ASSERT_TRUE(tp::check_schedule(pg, order).is_ok()) << "round " << round;
     EXPECT_EQ(stats.peak, tp::schedule_peak(pg, given));
     EXPECT_LE(tp::schedule_peak(pg, order), stats.peak) << "round " << round;
@@ -338,7 +338,7 @@ TEST(Schedule, CompactOrderKeepsThePeakAndNeverGrowsTheArea) {
     shrunk += stats.area_after < stats.area_before ? 1 : 0;
     std::vector<int32_t> again = given;
     tp::CompactStats again_stats;
-    tp::compact_order(pg, &again, 200000, round, &again_stats);
+    tp::compact_order(pg, &again, 2000, round, &again_stats);
     EXPECT_EQ(again, order) << "round " << round;
   }
   EXPECT_GT(shrunk, 50);  // the search really moves ops on these graphs
