@@ -186,6 +186,11 @@ std::vector<int64_t> heaviest_section_loads(const std::vector<PlaceBuffer>& buff
 std::vector<int32_t> preorder(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& heaviest,
                               const char* keys);
 
+// The order for best fit that stacks, per independent piece, the buffers
+// alive at its busiest section by birth, then takes the others by
+// decreasing size (placement_peak_stack.cpp). Ties by index.
+std::vector<int32_t> peak_stack_order(const std::vector<PlaceBuffer>& buffers);
+
 }  // namespace placement_detail
 }  // namespace tp
 #endif  // TENSORPLAN_PLACEMENT_INTERNAL_H
