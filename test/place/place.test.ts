@@ -1,4 +1,5 @@
 // Placement (PLANNING.md §4) through the public API on every backend, and the MiniMalloc CSV format.
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TensorplanError, formatMinimallocCsv, parseMinimallocCsv } from '../../dist/index.mjs';
@@ -25,6 +26,12 @@ const maxLive = (buffers: PlaceBuffer[]) => {
   const times = new Set(buffers.map((b) => b.lower));
   return Math.max(0, ...[...times].map((t) => buffers.filter((b) => b.lower <= t && t < b.upper).reduce((s, b) => s + b.size, 0)));
 };
+
+// A training-like trace (core-cpp/tests/placement/test_placement_peak_stack.cpp,
+// training_trace(143, 20, 40, 20)) on which all six skyline dives end above the
+// lower bound; the peak stack (placement_peak_stack.cpp) places it there.
+const TRAINING_TRACE: PlaceBuffer[] = JSON.parse(
+  readFileSync(new URL('../fixtures/training-trace-peak-stack.json', import.meta.url), 'utf8'));
 
 const randomBuffers = fc.array(
   fc.record({ lower: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 1, max: 8 }), size: fc.integer({ min: 0, max: 64 }), align: fc.integer({ min: 0, max: 3 }) })
@@ -116,6 +123,17 @@ describe.each(BACKENDS)('place on %s', (backend) => {
     expect(cut.stats.timedOut).toBe(true);
     expect(violations(buffers, cut.offsets)).toEqual([]);
     expect(cut.height).toBeLessThanOrEqual(tp.place(buffers, { algorithm: 'first-fit' }).height);
+  });
+
+  it('stacks a training trace at its busiest step and reaches the lower bound without the search', () => {
+    const result = tp.place(TRAINING_TRACE);
+    expect(violations(TRAINING_TRACE, result.offsets)).toEqual([]);
+    expect(result.lowerBound).toBe(maxLive(TRAINING_TRACE));
+    expect(result.height).toBe(result.lowerBound);
+    expect(result.provedOptimal).toBe(true);
+    // Without the peak stack the search finds the bound too, and then the method is 'search'.
+    expect(result.method).toBe('constructive');
+    expect(result.height).toBeLessThan(tp.place(TRAINING_TRACE, { algorithm: 'greedy-size' }).height);
   });
 
   it('names the first field that is not a number, column by column', () => {
