@@ -261,8 +261,9 @@ void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bou
       }
     }
     // Best fit costs O(pairs log pairs): beyond this many pairs (S_1 and
-    // Y_1 of the benchmarks) it takes seconds, and tensorplan's dives and
-    // first fit are what the caller gets. Under a deadline it can be cut.
+    // Y_1 of the benchmarks) the baselines take seconds each, and the caller
+    // gets tensorplan's dives, first fit and the peak stack below. Under a
+    // deadline each can be cut.
     constexpr int64_t kMaxBaselinePairs = int64_t{20} << 20;
     if (total_pairs <= kMaxBaselinePairs) {
       if (!budget->expired()) {
