@@ -149,24 +149,21 @@ const JOINT_COMPACT_MOVES = 3000;
 function jointCandidates(core: CoreBinding, encoded: EncodedGraph, scheduled: ScheduleResult, scheduledOrder: Int32Array): { method: string; order: Int32Array }[] {
   const candidates = [{ method: scheduled.method as string, order: scheduledOrder }];
   const seen = new Set([scheduledOrder.join(',')]);
+  const add = (method: string, order: Int32Array) => {
+    const key = order.join(',');
+    if (seen.has(key)) return;
+    seen.add(key);
+    candidates.push({ method, order });
+  };
   for (const seed of JOINT_COMPACT_SEEDS) {
     const compacted = callGraphCompactOrder(core, {
       ...encoded.graph, order: scheduledOrder, orderCount: scheduledOrder.length, moves: JOINT_COMPACT_MOVES, seed,
     });
-    const key = compacted.order.join(',');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    candidates.push({ method: `${scheduled.method}, compacted (seed ${seed})`, order: compacted.order });
+    add(`${scheduled.method}, compacted (seed ${seed})`, compacted.order);
   }
-  const runs: { method: string; options: ScheduleOptions }[] = BASELINE_METHODS.map((method) => ({
-    method: method as string, options: { method, timeLimitSeconds: 0 },
-  }));
-  for (const { method, options } of runs) {
-    const order = Int32Array.from(scheduleEncoded(core, encoded, options).order, (name) => encoded.opIndex.get(name)!);
-    const key = order.join(',');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    candidates.push({ method, order });
+  for (const method of BASELINE_METHODS) {
+    const options: ScheduleOptions = { method, timeLimitSeconds: 0 };
+    add(method, Int32Array.from(scheduleEncoded(core, encoded, options).order, (name) => encoded.opIndex.get(name)!));
   }
   return candidates;
 }
