@@ -351,6 +351,35 @@ TEST(PlacementSolver, ExactEqualsBruteForceOnTinyInstances) {
   EXPECT_GT(above_lower_bound, 5);
 }
 
+// Minimize's probe ladder (placement.cpp, minimize_by_probes) lowers its best
+// height by successes and raises its proved bound by refutations; after a
+// success it goes on up the ladder instead of asking the proved bound again.
+// Whatever it skips, its answer must be the boundary that decision questions
+// find on their own: feasible at the height, refuted one below it (5-8
+// buffers: where random instances most often have an optimum above the
+// lower bound, which is what gives the ladder something to refute).
+TEST(PlacementSolver, MinimizeEndsOnTheBoundaryThatDecisionsFind) {
+  std::mt19937_64 rng(733);
+  int above_lower_bound = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int n = 5 + static_cast<int>(rng() % 4);
+    const std::vector<PlaceBuffer> buffers = random_instance(rng, n, 6, 5, round % 4 == 3);
+    const tp::Placement best = place_or_fail(buffers, minimize_options());
+    ASSERT_TRUE(best.proved_optimal) << "round " << round;
+    EXPECT_EQ(best.proved_lower_bound, best.height) << "round " << round;
+    tp::PlaceOptions at_height;
+    at_height.capacity = best.height;
+    EXPECT_TRUE(place_or_fail(buffers, at_height).feasible) << "round " << round;
+    tp::PlaceOptions below;
+    below.capacity = best.height - 1;
+    EXPECT_TRUE(place_or_fail(buffers, below).proved_infeasible) << "round " << round;
+    if (best.height > best.lower_bound) ++above_lower_bound;
+  }
+  // Where the optimum is the lower bound, the ladder has nothing to refute;
+  // the sample must hold enough instances where it has.
+  EXPECT_GT(above_lower_bound, 5) << above_lower_bound;
+}
+
 // ---- randomised invariants -------------------------------------------------------
 
 TEST(PlacementSolver, NeverWorseThanAnyBaselineAndAlwaysValid) {
