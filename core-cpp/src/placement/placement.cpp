@@ -297,7 +297,7 @@ void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bou
     if (best > lower_bound) {
       std::vector<int64_t> stacked = placement_detail::best_fit_in_order(
           buffers, placement_detail::peak_stack_order(buffers), budget, placement_detail::BestFitRule::kXla);
-      if (!stacked.empty() || buffers.empty()) results.emplace_back(PlaceMethod::kConstructive, std::move(stacked));
+      if (!stacked.empty()) results.emplace_back(PlaceMethod::kConstructive, std::move(stacked));  // empty: cut by the deadline
     }
   }
   for (Piece& piece : *pieces) {
