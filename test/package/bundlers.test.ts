@@ -128,9 +128,11 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`bundled web apps in chromium${BROWS
   describe('vite dev server', () => {
     async function devServer(optimizeDeps: Record<string, unknown>) {
       const { createServer } = await import('vite');
+      // A random port below 5900: Chromium refuses to load from port 6000
+      // (X11) with net::ERR_UNSAFE_PORT, which the range up to 6172 once drew.
       const dev = await createServer({
         root: app, configFile: false, logLevel: 'silent', optimizeDeps, cacheDir: join(app, '.vite'),
-        server: { host: '127.0.0.1', port: 5173 + Math.floor(Math.random() * 1000), strictPort: false, hmr: false, watch: null },
+        server: { host: '127.0.0.1', port: 5173 + Math.floor(Math.random() * 700), strictPort: false, hmr: false, watch: null },
       });
       await dev.listen();
       return dev;

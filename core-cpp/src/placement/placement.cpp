@@ -151,6 +151,18 @@ constexpr int64_t kMaxSearchPairs = int64_t{3} << 20;
 // (the WASM build has a few MB of stack).
 constexpr size_t kMaxSearchBuffers = 4000;
 
+// Takes `offsets` (a placement of the piece's buffers, or empty) as the
+// piece's placement when it is lower than the one it has.
+void adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets) {
+  if (offsets->empty()) return;
+  const int64_t height = placement_height(piece->buffers, *offsets);
+  if (height < piece->height) {
+    piece->offsets = std::move(*offsets);
+    piece->height = height;
+    piece->method = PlaceMethod::kSearch;
+  }
+}
+
 // Runs the decision procedure at capacity K on every piece above K. Returns
 // kFound when every piece now fits, kInfeasible when one piece provably
 // cannot, kGaveUp otherwise. Improvements found on the way are kept.
@@ -172,27 +184,28 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
       overall = SearchOutcome::kGaveUp;
       continue;
     }
-    std::vector<int64_t> offsets;
+    std::vector<int64_t> offsets, fallback;
     // Where the piece fills every step at K, a placement leaves no byte free:
     // the well search (placement_wells.cpp) tiles such pieces far faster than
     // the canonical search. It gives up at once on any other piece, and when
-    // it gives up, the canonical search has a go.
-    SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets);
+    // it gives up, the canonical search has a go. Each search that gives up
+    // leaves a fallback (its deepest branch, completed), kept when lower.
+    SearchOutcome outcome =
+        placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets, &fallback);
+    if (outcome == SearchOutcome::kGaveUp) adopt_if_lower(&piece, &fallback);
     if (outcome == SearchOutcome::kGaveUp && !budget->timed_out) {
-      outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets);
+      fallback.clear();
+      outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets, nullptr,
+                                                     &fallback);
     }
     if (outcome == SearchOutcome::kInfeasible) return outcome;
     if (outcome == SearchOutcome::kGaveUp) {
       overall = SearchOutcome::kGaveUp;
+      adopt_if_lower(&piece, &fallback);
       if (budget->timed_out) return overall;
       continue;
     }
-    const int64_t height = placement_height(piece.buffers, offsets);
-    if (height < piece.height) {
-      piece.offsets = std::move(offsets);
-      piece.height = height;
-      piece.method = PlaceMethod::kSearch;
-    }
+    adopt_if_lower(&piece, &offsets);
   }
   return overall;
 }

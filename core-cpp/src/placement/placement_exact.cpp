@@ -83,6 +83,11 @@ class CanonicalSearch {
   // cannot run.
   bool aborted() const { return aborted_; }
 
+  // The partial placement with the most buffers below the capacity that any
+  // run has reached (offsets of -1 for the unplaced; the first run to reach
+  // that many), or empty before a run.
+  const std::vector<int64_t>& deepest_offsets() const { return deepest_offsets_; }
+
   bool trivially_infeasible() const {
     for (int32_t b = 0; b < n_; ++b) {
       if (buffers_[static_cast<size_t>(b)].size > capacity_) return true;
@@ -300,6 +305,15 @@ class CanonicalSearch {
     depth_ = 0;
   }
 
+  // Copies the branch as the deepest partial placement. Called when the node
+  // that last reached a new depth fails: nothing deeper was reached below
+  // it and its own placements are still in place, so there is one copy per
+  // new depth left behind, not one per level reached.
+  void save_deepest() {
+    deepest_pending_ = false;
+    deepest_offsets_ = offset_;
+  }
+
   Step solve_partition(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi) {
     return search(part, 0x7A11ull, section_lo, section_hi, 0, -1);
   }
@@ -489,8 +503,13 @@ class CanonicalSearch {
       const size_t mark = trail_.size();
       const bool has_hat = place(b, offset);
       ++depth_;
+      if (depth_ > deepest_) {
+        deepest_ = depth_;
+        deepest_pending_ = true;
+      }
       Step step = Step::kNotFound;
       if (sections_fit(section_lo, section_hi, offset)) step = continue_after(part, part_key, section_lo, section_hi, offset, b);
+      if (step != Step::kFound && deepest_pending_) save_deepest();
       --depth_;
       unplace(b, mark);
       if (step != Step::kNotFound) return step;
@@ -628,12 +647,17 @@ class CanonicalSearch {
   std::vector<int64_t> heaviest_now_;
   int64_t node_limit_ = 0, run_nodes_ = 0;
   bool aborted_ = false;
+  // Across runs: the most buffers a branch has held below the capacity.
+  int32_t deepest_ = 0;
+  bool deepest_pending_ = false;  // a new depth was reached and not yet saved
+  std::vector<int64_t> deepest_offsets_;
 };
 
 }  // namespace
 
 SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
-                                 SearchBudget* budget, std::vector<int64_t>* offsets, const PlacedFloor* floor) {
+                                 SearchBudget* budget, std::vector<int64_t>* offsets, const PlacedFloor* floor,
+                                 std::vector<int64_t>* fallback) {
   if (buffers.empty()) {
     offsets->clear();
     return SearchOutcome::kFound;
@@ -641,6 +665,19 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
   const double built_at = now_seconds();
   CanonicalSearch search(buffers, capacity, budget, floor);
   if (search.aborted()) return SearchOutcome::kGaveUp;
+  // A floor's fixed buffers are not among `buffers`: a completion could not
+  // see them, so there is no fallback above one. A completion that happens
+  // to fit within the capacity answers the question.
+  auto give_up = [&]() {
+    if (fallback == nullptr || floor != nullptr) return SearchOutcome::kGaveUp;
+    *fallback = complete_partial_placement(buffers, search.deepest_offsets());
+    if (!fallback->empty() && placement_height(buffers, *fallback) <= capacity) {
+      *offsets = std::move(*fallback);
+      fallback->clear();
+      return SearchOutcome::kFound;
+    }
+    return SearchOutcome::kGaveUp;
+  };
   if (search.trivially_infeasible()) return SearchOutcome::kInfeasible;
   // Each run first rebuilds its order and state, about what building the
   // tables cost: a run that could not get past that before the deadline
@@ -658,14 +695,14 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
         run_limit = std::max<int64_t>(1, node_limit - spent);
         last = true;
       }
-      if (budget->expires_within(setup_seconds)) return SearchOutcome::kGaveUp;
+      if (budget->expires_within(setup_seconds)) return give_up();
       const int64_t before = budget->nodes;
       Step step = search.run(heuristic, run_limit, offsets);
       spent += budget->nodes - before;
       if (step == Step::kFound) return SearchOutcome::kFound;
       if (step == Step::kNotFound) return SearchOutcome::kInfeasible;
       // A run shorter than the clock's period never looks at it: look here.
-      if (budget->expired() || last) return SearchOutcome::kGaveUp;
+      if (budget->expired() || last) return give_up();
     }
     limit *= 2;
   }

@@ -118,13 +118,17 @@ double now_seconds();
 // highest top of the fixed buffers alive at some step of it. The answer is
 // then about that restricted question (kInfeasible proves only that no
 // placement exists above those floors).
+// When it gives up and `fallback` is given (without a floor), *fallback
+// receives a valid placement of all of them (above `capacity`): the branch
+// that held the most buffers below it, completed by
+// complete_partial_placement; otherwise it is left empty.
 struct PlacedFloor {
   std::vector<PlaceBuffer> buffers;
   std::vector<int64_t> offsets;
 };
 SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
                                  SearchBudget* budget, std::vector<int64_t>* offsets,
-                                 const PlacedFloor* floor = nullptr);
+                                 const PlacedFloor* floor = nullptr, std::vector<int64_t>* fallback = nullptr);
 
 // Whether the live bytes equal `capacity` at every step from the first
 // lifetime start to the last end (and no buffer is empty): a placement at
@@ -141,6 +145,15 @@ bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity)
 SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
                                    SearchBudget* budget, std::vector<int64_t>* offsets,
                                    std::vector<int64_t>* fallback = nullptr);
+
+// Completes `partial` (offsets of `buffers`, -1 where unplaced) with the
+// rest put on top, by a skyline above or each at its lowest free offset,
+// largest first (by size, by size x lifetime, or by lifetime): the lowest of
+// the four (placement_complete.cpp). Empty when nothing was placed or the
+// completion would be too much work (unplaced x all buffers over 4e7 pairs:
+// each step of the skyline scans the unplaced buffers).
+std::vector<int64_t> complete_partial_placement(const std::vector<PlaceBuffer>& buffers,
+                                                const std::vector<int64_t>& partial);
 
 // Large-neighbourhood search on one piece (placement_neighbourhood.cpp):
 // lowers `offsets` (a valid placement of `buffers`) by re-placing windows of
