@@ -46,10 +46,11 @@ int64_t complete_in_order(const std::vector<PlaceBuffer>& buffers, const std::ve
   return placement_height(buffers, *offsets);
 }
 
-// Completes the partial tiling as the well search would go on if it could
-// leave bytes free: the lowest run of sections at one floor level (the
-// leftmost of equal ones) takes the unplaced buffer lying within it whose
-// top meets the most edges around it (as edge_score), then the largest by
+// Completes the partial placement as the well search (placement_wells.cpp)
+// would go on if it could leave bytes free: the lowest run of sections at one
+// floor level (the leftmost of equal ones) takes the unplaced buffer lying
+// within it whose top meets the most edges around it (the floor just left and
+// right of the run, as the well search's edge score), then the largest by
 // size x lifetime; a run that holds none is raised to its lower neighbour,
 // leaving that band free. Returns the height, or -1 without a completion.
 int64_t complete_by_skyline(const std::vector<PlaceBuffer>& buffers, std::vector<int64_t>* offsets) {
