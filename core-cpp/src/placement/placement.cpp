@@ -192,11 +192,13 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
     // leaves a fallback (its deepest branch, completed), kept when lower.
     SearchOutcome outcome =
         placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets, &fallback);
-    if (outcome == SearchOutcome::kGaveUp) adopt_if_lower(&piece, &fallback);
-    if (outcome == SearchOutcome::kGaveUp && !budget->timed_out) {
+    if (outcome == SearchOutcome::kGaveUp) {
+      adopt_if_lower(&piece, &fallback);
       fallback.clear();
-      outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets, nullptr,
-                                                     &fallback);
+      if (!budget->timed_out) {
+        outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets, nullptr,
+                                                       &fallback);
+      }
     }
     if (outcome == SearchOutcome::kInfeasible) return outcome;
     if (outcome == SearchOutcome::kGaveUp) {

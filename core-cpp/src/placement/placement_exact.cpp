@@ -83,8 +83,11 @@ class CanonicalSearch {
   // cannot run.
   bool aborted() const { return aborted_; }
 
-  // The partial placement with the most buffers below the capacity that any
-  // run has reached (offsets of -1 for the unplaced; the first run to reach
+  // From now on, keep the partial placement with the most buffers below the
+  // capacity that any run reaches: only a caller that wants a fallback pays
+  // for the copies (the neighbourhood search runs thousands of searches).
+  void keep_deepest() { keep_deepest_ = true; }
+  // That placement (offsets of -1 for the unplaced; the first run to reach
   // that many), or empty before a run.
   const std::vector<int64_t>& deepest_offsets() const { return deepest_offsets_; }
 
@@ -503,7 +506,7 @@ class CanonicalSearch {
       const size_t mark = trail_.size();
       const bool has_hat = place(b, offset);
       ++depth_;
-      if (depth_ > deepest_) {
+      if (keep_deepest_ && depth_ > deepest_) {
         deepest_ = depth_;
         deepest_pending_ = true;
       }
@@ -648,6 +651,7 @@ class CanonicalSearch {
   int64_t node_limit_ = 0, run_nodes_ = 0;
   bool aborted_ = false;
   // Across runs: the most buffers a branch has held below the capacity.
+  bool keep_deepest_ = false;
   int32_t deepest_ = 0;
   bool deepest_pending_ = false;  // a new depth was reached and not yet saved
   std::vector<int64_t> deepest_offsets_;
@@ -668,8 +672,10 @@ SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_
   // A floor's fixed buffers are not among `buffers`: a completion could not
   // see them, so there is no fallback above one. A completion that happens
   // to fit within the capacity answers the question.
+  const bool wants_fallback = fallback != nullptr && floor == nullptr;
+  if (wants_fallback) search.keep_deepest();
   auto give_up = [&]() {
-    if (fallback == nullptr || floor != nullptr) return SearchOutcome::kGaveUp;
+    if (!wants_fallback) return SearchOutcome::kGaveUp;
     *fallback = complete_partial_placement(buffers, search.deepest_offsets());
     if (!fallback->empty() && placement_height(buffers, *fallback) <= capacity) {
       *offsets = std::move(*fallback);

@@ -125,10 +125,10 @@ TEST(PlacementHard, GivingUpLeavesTheDeepestBranchCompletedAsAFallback) {
     if (outcome == SearchOutcome::kFound) {
       EXPECT_TRUE(tp::validate_placement(buffers, offsets, capacity).is_ok()) << "trial " << trial;
       EXPECT_TRUE(fallback.empty()) << "trial " << trial;
-      std::vector<int64_t> unlimited;
+      std::vector<int64_t> alone;
       SearchBudget again;
       // Found within the node limit, or by a completion the search itself had not reached.
-      if (tp::placement_detail::search_at_capacity(buffers, capacity, node_limit, &again, &unlimited) !=
+      if (tp::placement_detail::search_at_capacity(buffers, capacity, node_limit, &again, &alone) !=
           SearchOutcome::kFound) {
         ++answered_by_completion;
       }
