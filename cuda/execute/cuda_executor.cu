@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "formats/dtype.h"
+#include "execute/element_alignment.h"
 #include "execute/execute_lifecycle.h"
 #include "tensorplan/numerics/numeric_formats.h"
 #include "execute/reference_kernels.h"
@@ -507,8 +508,10 @@ class CudaDevice final : public tp::ExecutionDevice {
   }
   tp::Status run_op(tp::OpCode code, const std::vector<double>& attributes, const std::vector<tp::TensorRef>& inputs,
                     const std::vector<tp::TensorRef>& outputs, const std::string& label) override {
-    // The kernels trust their shapes: the reference's checks come first.
+    // The kernels trust their shapes and addresses: the reference's checks and
+    // the element alignment come first, so a refused op never reaches the GPU.
     TP_RETURN_IF_ERROR(tp::check_reference_op(code, attributes, inputs, outputs, label));
+    TP_RETURN_IF_ERROR(tp::check_element_alignment(code, inputs, outputs, label));
     return launch(code, attributes, inputs, outputs, label, stream_);
   }
   tp::Status finish() override {

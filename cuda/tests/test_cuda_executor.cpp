@@ -247,10 +247,50 @@ std::vector<Case> cases() {
   return all;
 }
 
+// A plan that puts an fp32 tensor 2 bytes past a multiple of 4 (its graph
+// alignment is 1) is refused before any kernel runs, naming the tensor; the
+// process's CUDA context stays clean, so the same plan with an aligned offset
+// then runs and matches the reference.
+void misaligned_tensor_is_refused_and_the_next_run_works() {
+  Case c{"misaligned", {}, {}, 0};
+  const int32_t x = tp::add_tensor(&c.graph, "x", 16, 1);
+  const int32_t y = tp::add_tensor(&c.graph, "y", 16, 1);
+  for (int i = 0; i < 2; ++i) {
+    c.sem.tensor_dtype.push_back(static_cast<int32_t>(DType::kFloat32));
+    c.sem.tensor_shape.push_back({4});
+  }
+  op(&c, OpCode::kRelu, {x}, {y});
+  c.graph.inputs = {x};
+  c.graph.outputs = {y};
+  tp::PlanningGraph pg;
+  tp::Status st = tp::build_planning_graph(c.graph, &pg);
+  EXPECT(st.is_ok(), "misaligned: %s", st.message().c_str());
+  if (!st.is_ok()) return;
+  tp::ExecRequest req;
+  req.order = {0};
+  req.arena_bytes = 34;
+  req.input_tensors = {x};
+  std::mt19937 rng(5);
+  req.input_bytes = {random_bytes(c.graph, c.sem, x, &rng)};
+  req.storage_offset = {0, 18};
+  tp::ExecResult refused, gpu, ref;
+  st = tpc::execute_cuda(pg, c.sem, req, nullptr, &refused);
+  EXPECT(!st.is_ok() && st.code() == TP_ERR_INVALID_ARGUMENT, "misaligned: an fp32 tensor at offset 18 ran (%s)", st.message().c_str());
+  EXPECT(st.message().find("tensor \"y\" (fp32) starts 2 byte(s) past a multiple of 4") != std::string::npos,
+         "misaligned: the error does not name the tensor and its offset: %s", st.message().c_str());
+  EXPECT(cudaGetLastError() == cudaSuccess, "misaligned: the refusal left a CUDA error behind");
+  req.storage_offset = {0, 16};
+  st = tpc::execute_cuda(pg, c.sem, req, nullptr, &gpu);
+  EXPECT(st.is_ok(), "misaligned: the aligned run after the refusal failed: %s", st.message().c_str());
+  EXPECT(tp::execute_reference(pg, c.sem, req, &ref).is_ok(), "misaligned: the reference failed");
+  EXPECT(st.is_ok() && gpu.outputs() == ref.outputs(), "misaligned: the aligned run differs from the reference");
+}
+
 }  // namespace
 
 int main() {
   if (!gpu_available()) return 0;
+  misaligned_tensor_is_refused_and_the_next_run_works();
   for (const Case& c : cases()) run_case(c);
   std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
   return g_failures ? 1 : 0;

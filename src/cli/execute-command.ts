@@ -123,9 +123,12 @@ export async function executeCommand(file: string, options: ExecuteCommandOption
   const { inputs, sources } = await gatherInputs(tp, graph, options.input ?? [], seed);
 
   if (options.executor === 'cuda' && tp.backend !== 'cuda') {
-    // Say why CUDA is not the session's backend (no driver, no device, built without nvcc).
+    // Say why CUDA is not the session's backend: another was named, or CUDA
+    // is unusable here (no driver, no device, built without nvcc).
     const cuda = (await info()).backends.find((b) => b.name === 'cuda');
-    throw new CliError(`--executor cuda: this session runs on ${tp.backend}; the cuda backend is unavailable: ${cuda?.reason || 'not registered'}`);
+    throw new CliError(cuda?.available
+      ? `--executor cuda: this session runs on ${tp.backend} (--backend ${tp.backend}); use --backend cuda or auto`
+      : `--executor cuda: this session runs on ${tp.backend}; the cuda backend is unavailable: ${cuda?.reason || 'not registered'}`);
   }
   const memory = options.memory ?? 'arena';
   const executor = options.executor === 'auto' ? undefined : options.executor;

@@ -2,10 +2,11 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { TensorplanError, info, init } from '../../dist/index.mjs';
+import type { GraphDocument } from '../../dist/index.mjs';
 import { BackendRegistry } from '../../src/backend/registry';
 import { TensorplanError as SourceTensorplanError } from '../../src/errors';
 import type { LoadedBackend } from '../../src/backend/registry';
-import { ADDON_BUILT } from '../support/backends';
+import { ADDON_BUILT, CUDA, SKIPPED_ON_GPU_HOST, SKIPPED_WITHOUT_GPU } from '../support/backends';
 
 const fakeBackend = (name: 'cuda' | 'native' | 'wasm'): LoadedBackend => ({
   name,
@@ -69,15 +70,29 @@ describe('BackendRegistry', () => {
 });
 
 describe('init and info on this machine', () => {
-  it("init({ backend: 'cuda' }) without a GPU rejects with the reason", async () => {
-    const report = await info();
-    const cuda = report.backends.find((b) => b.name === 'cuda')!;
-    if (cuda.available) return; // a GPU host: nothing to refuse
+  it.skipIf(CUDA.available)(`init({ backend: 'cuda' }) without a GPU rejects with the reason${SKIPPED_ON_GPU_HOST}`, async () => {
     const error = await init({ backend: 'cuda' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TensorplanError);
     expect((error as TensorplanError).code).toBe('BACKEND_UNAVAILABLE');
     expect((error as TensorplanError).message).toMatch(/^backend 'cuda' is unavailable: .+/);
     expect((error as TensorplanError).message).toMatch(/driver|without CUDA|not built|no CUDA device/);
+  });
+
+  it.runIf(CUDA.available)(`init({ backend: 'cuda' }) on a GPU host gives a cuda session that executes on the GPU${SKIPPED_WITHOUT_GPU}`, async () => {
+    const tp = await init({ backend: 'cuda' });
+    expect(tp.backend).toBe('cuda');
+    expect((await info()).backend).toBe('cuda');
+    const graph: GraphDocument = {
+      format: 'tensorplan.graph', version: 1,
+      tensors: [{ name: 'x', shape: [8], dtype: 'fp32' }, { name: 'y', shape: [8], dtype: 'fp32' }],
+      ops: [{ name: 'r', op: 'relu', inputs: ['x'], outputs: ['y'] }],
+      inputs: ['x'], outputs: ['y'],
+    };
+    const plan = tp.plan(graph);
+    const x = new Float32Array([-2, -1, 0, 1, 2, 3, -4, 5]);
+    const result = await tp.execute(plan, { x: new Uint8Array(x.buffer) });
+    expect(result.executor).toBe('cuda');
+    expect(Array.from(new Float32Array(result.outputs.y.slice().buffer))).toEqual([0, 0, 0, 1, 2, 3, 0, 5]);
   });
 
   it('info() names the backend in use and every backend with availability and reason', async () => {

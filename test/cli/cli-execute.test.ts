@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { GraphDocument, PlanDocument } from '../../dist/index.mjs';
 import { executionExitCode, firstDifference } from '../../src/cli/execute-verdict';
 import { encodeNpy, parseNpy } from '../../src/cli/npy';
-import { BACKENDS, BOTH_BACKENDS, session } from '../support/backends';
+import { BACKENDS, BOTH_BACKENDS, CUDA, SKIPPED_ON_GPU_HOST, SKIPPED_WITHOUT_GPU, session } from '../support/backends';
 
 const bin = new URL('../../bin/tensorplan.mjs', import.meta.url).pathname;
 const graphFile = new URL('../../examples/mlp-training.graph.json', import.meta.url).pathname;
@@ -240,14 +240,49 @@ describe.each(BACKENDS)('tensorplan execute on %s', (backend) => {
     expect(run('execute', join(dir, 'no-plan.json'))).toMatchObject({ code: 2, stderr: expect.stringContaining('ENOENT') });
   });
 
-  it('--executor cuda without a cuda session exits 2 with the reason', () => {
-    const info = JSON.parse(run('info', '--json').stdout);
-    const cuda = info.backends.find((b: { name: string }) => b.name === 'cuda');
-    if (cuda.available) return;
+  it.skipIf(CUDA.available)(`--executor cuda without a cuda session exits 2 with the reason${SKIPPED_ON_GPU_HOST}`, () => {
     const result = execute('--random-inputs', '1', '--executor', 'cuda');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('the cuda backend is unavailable');
-    expect(result.stderr).toContain(cuda.reason);
+    expect(result.stderr).toContain(CUDA.reason);
+  });
+
+  it.runIf(CUDA.available)(`--executor cuda on a GPU host with --backend ${backend} exits 2 naming the backend to use${SKIPPED_WITHOUT_GPU}`, () => {
+    const result = execute('--random-inputs', '1', '--executor', 'cuda');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`this session runs on ${backend} (--backend ${backend}); use --backend cuda or auto`);
+  });
+});
+
+describe.runIf(CUDA.available)(`tensorplan execute on cuda${SKIPPED_WITHOUT_GPU}`, () => {
+  it('runs the planned example on the GPU: trace verified, oracle bit-identical with separate allocations, outputs within 3e-2 (bf16) and 1e-3 (fp32) of the reference', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-execute-cuda-'));
+    const planFile = join(dir, 'plan.json');
+    expect(run('plan', graphFile, '-o', planFile, '--backend', 'cuda').code).toBe(0);
+    const runOn = (executor: string) => {
+      const out = run('execute', planFile, '--backend', 'cuda', '--executor', executor, '--random-inputs', '7', '--check', '--json',
+        '--outputs', join(dir, executor));
+      expect(out.code, out.stderr).toBe(0);
+      return JSON.parse(out.stdout) as ExecuteJson;
+    };
+    const gpu = runOn('cuda');
+    const ref = runOn('reference');
+    expect(gpu).toMatchObject({ executor: 'cuda', backend: 'cuda', exitCode: 0 });
+    expect(gpu.trace.verified).toBe(true);
+    expect(gpu.oracle).toMatchObject({ checked: true, identical: true });
+    expect(gpu.outputs.map((o) => o.name)).toEqual(GRAPH.outputs);
+    const values = (executor: string, name: string, dtype: string): number[] => {
+      const bytes = readFileSync(join(dir, executor, `${name}.bin`));
+      if (dtype === 'fp32') return Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4));
+      expect(dtype).toBe('bf16');
+      return Array.from(new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2), (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0]);
+    };
+    for (const o of gpu.outputs) {
+      const [a, b] = [values('cuda', o.name, o.dtype), values('reference', o.name, o.dtype)];
+      const worst = Math.max(...a.map((v, i) => Math.abs(v - b[i]) / Math.max(1, Math.abs(b[i]))));
+      expect(worst, o.name).toBeLessThanOrEqual(o.dtype === 'fp32' ? 1e-3 : 3e-2);
+    }
+    expect(ref.outputs.map((o) => o.name)).toEqual(GRAPH.outputs);
   });
 });
 

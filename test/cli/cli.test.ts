@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BACKENDS } from '../support/backends';
+import { BACKENDS, CUDA, SKIPPED_ON_GPU_HOST, SKIPPED_WITHOUT_GPU } from '../support/backends';
 
 const bin = new URL('../../bin/tensorplan.mjs', import.meta.url).pathname;
 const example = new URL('../../examples/bulk-layout.json', import.meta.url).pathname;
@@ -62,12 +62,16 @@ describe('tensorplan CLI', () => {
     expect(run('info', '--backend', 'gpu').code).toBe(2);
   });
 
-  it("--backend cuda without a GPU fails loudly instead of falling back", () => {
-    const info = JSON.parse(run('info', '--json').stdout);
-    if (info.backends.find((b: { name: string }) => b.name === 'cuda').available) return;
+  it.skipIf(CUDA.available)(`--backend cuda without a GPU fails loudly instead of falling back${SKIPPED_ON_GPU_HOST}`, () => {
     const out = run('bulk', example, '--backend', 'cuda');
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("backend 'cuda' is unavailable");
+  });
+
+  it.runIf(CUDA.available)(`--backend cuda on a GPU host plans on it${SKIPPED_WITHOUT_GPU}`, () => {
+    const out = run('bulk', example, '--backend', 'cuda', '--json');
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).backend).toBe('cuda');
   });
 
   it.each(['wasm', 'native'])('schedule orders the two-chains example on %s', (backend) => {

@@ -17,7 +17,12 @@ const EXACT_OPS = ['add', 'mul', 'scale', 'relu', 'matmul', 'layernorm', 'rmsnor
 const ALL_OPS = [...EXACT_OPS, 'gelu', 'silu', 'softmax', 'gelu_backward', 'silu_backward', 'softmax_backward', 'grouped_matmul'];
 
 /** A random valid graph of op set v1 over [n, n] tensors (plus the odd [1] and [2, n, n] tensor). */
-function randomGraph(seed: number, ops: readonly string[]): GraphDocument {
+/**
+ * A random graph of `ops`. Each tensor's alignment is drawn from 1, 16 and 256;
+ * `elementAligned` raises it to at least the element size, as the CUDA
+ * executor needs (a GPU faults on a misaligned fp32 load; the reference reads bytes).
+ */
+function randomGraph(seed: number, ops: readonly string[], elementAligned = false): GraphDocument {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const n = 2 + Math.floor(r() * 7);
@@ -26,7 +31,8 @@ function randomGraph(seed: number, ops: readonly string[]): GraphDocument {
   const square: string[] = [];
   const add = (shape: number[], dtype: FloatDtype = pick(dtypes), isSquare = true) => {
     const name = `t${tensors.length}`;
-    tensors.push({ name, shape, dtype, alignment: pick([1, 16, 256]) });
+    const drawn = pick([1, 16, 256]);
+    tensors.push({ name, shape, dtype, alignment: elementAligned ? Math.max(drawn, dtype === 'fp32' ? 4 : 2) : drawn });
     if (isSquare) square.push(name);
     return name;
   };
@@ -527,7 +533,7 @@ describe.skipIf(!cuda.session)('CUDA executor (GPU)', () => {
 
   it('data movement and exact ops are bit-identical to the reference; one device allocation per plan; traces verify', async () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const graph = randomGraph(seed, ['copy', 'transpose', 'fill', 'relu', 'add', 'mul', 'scale', 'amax', 'relu_backward']);
+      const graph = randomGraph(seed, ['copy', 'transpose', 'fill', 'relu', 'add', 'mul', 'scale', 'amax', 'relu_backward'], true);
       const plan = tp.plan(graph);
       const inputs = randomInputs(graph, seed);
       const before = tp.deviceAllocationCount();
@@ -542,7 +548,7 @@ describe.skipIf(!cuda.session)('CUDA executor (GPU)', () => {
 
   it('matmul, norms, softmax and activations within 1e-3 relative of the reference (fp32 accumulation, FMA)', async () => {
     for (let seed = 100; seed < 130; seed++) {
-      const graph = randomGraph(seed, ALL_OPS);
+      const graph = randomGraph(seed, ALL_OPS, true);
       const plan = tp.plan(graph);
       const inputs = randomInputs(graph, seed);
       const gpu = await tp.execute(plan, inputs);
@@ -576,7 +582,7 @@ describe.skipIf(!cuda.session)('CUDA executor (GPU)', () => {
   });
 
   it('runs in a user-provided arena, which dispose() frees; a disposed arena is refused', async () => {
-    const graph = randomGraph(7, EXACT_OPS);
+    const graph = randomGraph(7, EXACT_OPS, true);
     const plan = tp.plan(graph);
     const inputs = randomInputs(graph, 7);
     const arena = tp.createDeviceArena(tp.planDeviceBytes(plan));
@@ -589,8 +595,29 @@ describe.skipIf(!cuda.session)('CUDA executor (GPU)', () => {
     await expect(tp.execute(plan, inputs, { arena })).rejects.toThrow(/disposed/);
   });
 
+  it('refuses a plan that puts an fp32 tensor off its element alignment before any kernel runs; the session then runs the aligned plan', async () => {
+    const graph: GraphDocument = {
+      format: 'tensorplan.graph', version: 1,
+      tensors: [{ name: 'x', shape: [4], dtype: 'fp32', alignment: 1 }, { name: 'y', shape: [4], dtype: 'fp32', alignment: 1 }],
+      ops: [{ name: 'r', op: 'relu', inputs: ['x'], outputs: ['y'] }],
+      inputs: ['x'], outputs: ['y'],
+    };
+    const plan = tp.plan(graph);
+    const at = (yOffset: number): PlanDocument => ({
+      ...plan, arenaBytes: yOffset + 16,
+      storages: plan.storages.map((s) => ({ ...s, offset: s.tensors[0] === 'y' ? yOffset : 0 })),
+    });
+    const inputs = randomInputs(graph, 3);
+    await expect(tp.execute(at(18), inputs)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('tensor "y" (fp32) starts 2 byte(s) past a multiple of 4 on the device'),
+    });
+    const aligned = at(16);
+    expect((await tp.execute(aligned, inputs)).outputs).toEqual(tp.executeReference(aligned, inputs).outputs);
+  });
+
   it('never blocks the event loop while the GPU works', async () => {
-    const graph = randomGraph(9, ALL_OPS);
+    const graph = randomGraph(9, ALL_OPS, true);
     const plan = tp.plan(graph);
     let ticks = 0;
     const timer = setInterval(() => { ticks++; }, 0);

@@ -3,7 +3,7 @@
 // not a quietly smaller matrix. TP_TEST_BACKENDS=native (a comma list) runs on
 // those only (scripts/fuzz-asan.mjs: the sanitized addon, without WASM).
 import { existsSync } from 'node:fs';
-import { init } from '../../dist/index.mjs';
+import { info, init } from '../../dist/index.mjs';
 import type { Tensorplan } from '../../dist/index.mjs';
 
 export type TestBackend = 'native' | 'wasm';
@@ -36,3 +36,10 @@ export const BOTH_BACKENDS = BACKENDS.length === 2;
 /** Whether the native addon was built (for tests about the addon file itself). */
 export const ADDON_PATH = new URL('../../build/Release/tensorplan_native.node', import.meta.url);
 export const ADDON_BUILT = existsSync(ADDON_PATH);
+
+/** The cuda backend on this machine: usable, or why not. */
+const cudaStatus = (await info()).backends.find((b) => b.name === 'cuda')!;
+export const CUDA = { available: cudaStatus.available, reason: cudaStatus.reason };
+/** Name suffixes that say why a test runs only on one kind of host. */
+export const SKIPPED_ON_GPU_HOST = CUDA.available ? ' (skipped: a CUDA device is usable here)' : '';
+export const SKIPPED_WITHOUT_GPU = CUDA.available ? '' : ` (skipped: ${CUDA.reason})`;

@@ -8,6 +8,7 @@
 #include "formats/dtype.h"
 #include "tensorplan/numerics/numeric_formats.h"
 #include "formats/quantize/quantize.h"
+#include "formats/recipe.h"
 #include "tensorplan/numerics/shape.h"
 #include "formats/tensor_spec.h"
 
@@ -460,13 +461,24 @@ Status run_amax(const Checker& c, const std::vector<double>& a, const std::vecto
 }
 
 // attributes: [recipe, usage bits, arch, option bits, fp8 dtype, amaxEpsilon, delayedScale]
+// Only the recipe is required. The others default as op-set.ts fills them for
+// the TypeScript API (docs/op-set.md): both usages, the lowest arch TE runs the
+// recipe on (recipe_min_arch), no option bits, fp8_e4m3.
 Status spec_of(const Checker& c, const std::vector<double>& a, const TensorRef& logical, TensorSpec* spec,
                QuantizeParams* params) {
   TP_RETURN_IF_ERROR(c.attrs(a, 1, 7));
-  int32_t format[6] = {logical.dtype, 0, 1, 0, 0, static_cast<int32_t>(DType::kFloat8E4M3)};
-  const double defaults[5] = {3, 0, 0, static_cast<double>(DType::kFloat8E4M3), 0};
+  int32_t format[6] = {logical.dtype, 0, 0, 0, 0, 0};
   for (size_t i = 0; i < 5; ++i) {
-    const double v = i < a.size() ? a[i] : (i == 0 ? 0 : defaults[i]);
+    double v = 0;
+    if (i < a.size()) {
+      v = a[i];
+    } else if (i == 1) {
+      v = TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE;
+    } else if (i == 2) {
+      v = static_cast<double>(recipe_min_arch(static_cast<Recipe>(format[1])));  // an unknown recipe: decode_spec_abi names it
+    } else if (i == 4) {
+      v = static_cast<double>(DType::kFloat8E4M3);
+    }
     if (v != std::floor(v) || v < -1e9 || v > 1e9) return c.fail("attribute " + std::to_string(i) + " = " + format_number(v) + ": must be an integer");
     format[i + 1] = static_cast<int32_t>(v);
   }

@@ -8,6 +8,8 @@
 #include <random>
 
 #include "formats/dtype.h"
+#include "formats/recipe.h"
+#include "formats/tensor_spec.h"
 #include "graph/graph_validate.h"
 #include "plan/lifecycle_verify.h"
 #include "tensorplan/numerics/numeric_formats.h"
@@ -320,6 +322,59 @@ TEST(ReferenceExecutor, RejectsMissingInputsAndBadSemantics) {
   c.sem.tensor_shape[2] = {8, 8};
   s = tp::check_op_semantics(pg, c.sem);
   EXPECT_NE(s.message().find("\"h\""), std::string::npos) << s.message();
+}
+
+}  // namespace
+
+namespace {
+
+// Quantize with attributes [recipe] only takes the defaults docs/op-set.md
+// states (and op-set.ts fills in): both usages, the lowest arch TE runs the
+// recipe on, no option bits, fp8_e4m3. The bytes equal those of the full list.
+TEST(ReferenceKernels, QuantizeAttributesDefaultAsTheOpSetStates) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  std::vector<uint8_t> x(128 * 128 * 2);
+  for (size_t i = 0; i < x.size(); i += 2) {
+    const uint16_t v = tp::float_to_bf16(u(rng));
+    std::memcpy(&x[i], &v, 2);
+  }
+  for (int32_t code = 1; code < tp::kRecipeCount; ++code) {
+    const tp::Recipe recipe = static_cast<tp::Recipe>(code);
+    tp::TensorSpec spec;
+    spec.shape = {128, 128};
+    spec.recipe = recipe;
+    spec.arch = tp::recipe_min_arch(recipe);
+    std::vector<tp::BufferSpec> buffers;
+    ASSERT_TRUE(tp::tensor_spec_buffers(spec, &buffers).is_ok()) << tp::recipe_name(recipe);
+    std::vector<std::vector<uint8_t>> short_out, full_out;
+    std::vector<tp::TensorRef> short_refs, full_refs;
+    for (const tp::BufferSpec& b : buffers) {
+      short_out.emplace_back(static_cast<size_t>(b.bytes));
+      full_out.emplace_back(static_cast<size_t>(b.bytes));
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      short_refs.push_back(tp::TensorRef{short_out[i].data(), buffers[i].bytes, -1, {}, "\"" + buffers[i].name + "\""});
+      full_refs.push_back(tp::TensorRef{full_out[i].data(), buffers[i].bytes, -1, {}, "\"" + buffers[i].name + "\""});
+    }
+    const tp::TensorRef in = ref(&x, {128, 128}, tp::DType::kBFloat16);
+    const double r = static_cast<double>(code);
+    const std::vector<double> full = {r, TP_USAGE_ROWWISE | TP_USAGE_COLUMNWISE, static_cast<double>(tp::recipe_min_arch(recipe)), 0,
+                                      static_cast<double>(tp::DType::kFloat8E4M3)};
+    tp::Status st = tp::run_reference_op(OpCode::kQuantize, {r}, {in}, short_refs, "op \"q\"");
+    ASSERT_TRUE(st.is_ok()) << tp::recipe_name(recipe) << ": " << st.message();
+    ASSERT_TRUE(tp::run_reference_op(OpCode::kQuantize, full, {in}, full_refs, "op \"q\"").is_ok()) << tp::recipe_name(recipe);
+    EXPECT_EQ(short_out, full_out) << tp::recipe_name(recipe);
+    std::vector<uint8_t> y(x.size());
+    st = tp::run_reference_op(OpCode::kDequantize, {r}, short_refs, {ref(&y, {128, 128}, tp::DType::kBFloat16)}, "op \"dq\"");
+    EXPECT_TRUE(st.is_ok()) << tp::recipe_name(recipe) << ": " << st.message();
+  }
+  // An unknown recipe is named, not defaulted.
+  std::vector<uint8_t> b(64);
+  const tp::Status bad = tp::run_reference_op(OpCode::kQuantize, {99}, {ref(&x, {128, 128}, tp::DType::kBFloat16)},
+                                              {tp::TensorRef{b.data(), 64, -1, {}, "\"b\""}}, "op \"q\"");
+  EXPECT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("99"), std::string::npos) << bad.message();
 }
 
 }  // namespace
