@@ -28,10 +28,18 @@ namespace {
 
 // ---- amax --------------------------------------------------------------------
 
-// *out = max(*out, max |x|) over n elements; *out starts at zero.
+// *out = max(*out, max |x|) over n elements; *out starts at zero. Eight
+// elements per load where x starts at 16 bytes, the last n % 8 one by one
+// (a maximum does not depend on the order it is folded in).
 __global__ void amax_kernel(const void* x, int dtype, int64_t n, float* out) {
   float a = 0.0f;
-  TPC_GRID_STRIDE(i, n) { a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_element(x, dtype, i))); }
+  const int64_t vectors = vector_aligned(x, 16) ? n / kVector : 0;
+  TPC_GRID_STRIDE(g, vectors) {
+    float v[kVector];
+    load_vector(x, dtype, g * kVector, v);
+    for (int t = 0; t < kVector; ++t) a = tp::fmax_ignoring_nan(a, tp::abs_bits(v[t]));
+  }
+  TPC_GRID_STRIDE(r, n - vectors * kVector) { a = tp::fmax_ignoring_nan(a, tp::abs_bits(load_element(x, dtype, vectors * kVector + r))); }
   a = warp_max(a, 0xffffffffu, 32);
   __shared__ float warp_amax[32];
   if (threadIdx.x % 32 == 0) warp_amax[threadIdx.x / 32] = a;
@@ -118,6 +126,66 @@ __global__ void per_tensor_cast_kernel(PerTensorCast p) {
   }
 }
 
+// With _transpose, eight elements per thread: one block per 64 x 64 tile of
+// x (looped over grid.x), 256 threads. Pass one reads rows of x as 16-byte
+// vectors, writes `data` along rows (8-byte words) and stages the codes in
+// shared memory; pass two gathers eight codes down a column of the tile and
+// writes them as one 8-byte word along a row of x^T. Needs x at 16 bytes,
+// k % 8 == 0 and m % 8 == 0 (whole words in both layouts), `data` and
+// `transpose` at 8 (the launcher checks); tiles at the edges of x are cut at
+// whole words.
+__global__ void per_tensor_tile_vector_kernel(PerTensorCast p) {
+  __shared__ uint8_t tile[64][64 + 8];  // padded rows: fewer bank conflicts in pass two
+  const float scale = per_tensor_scale(p);
+  const int64_t tiles_k = (p.k + 63) / 64, tiles = ((p.m + 63) / 64) * tiles_k;
+  const int lane_row = threadIdx.x / 8, lane_word = (threadIdx.x % 8) * kVector;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t r0 = (t / tiles_k) * 64, c0 = (t % tiles_k) * 64;
+    for (int dy = lane_row; dy < 64; dy += 32) {
+      const int64_t r = r0 + dy, c = c0 + lane_word;
+      if (r < p.m && c < p.k) {
+        float v[kVector];
+        uint8_t codes[kVector];
+        load_vector(p.x, p.dtype, r * p.k + c, v);
+        for (int q = 0; q < kVector; ++q) {
+          codes[q] = tp::encode_fp8(p.e5m2, v[q] * scale);
+          tile[dy][lane_word + q] = codes[q];
+        }
+        if (p.data) reinterpret_cast<uint2*>(p.data + r * p.k + c)[0] = pack_codes(codes);
+      }
+    }
+    __syncthreads();
+    for (int dx = lane_row; dx < 64; dx += 32) {
+      const int64_t c = c0 + dx, r = r0 + lane_word;
+      if (r < p.m && c < p.k) {
+        uint8_t codes[kVector];
+        for (int q = 0; q < kVector; ++q) codes[q] = tile[lane_word + q][dx];
+        reinterpret_cast<uint2*>(p.transpose + c * p.m + r)[0] = pack_codes(codes);
+      }
+    }
+    __syncthreads();  // the next tile reuses `tile`
+  }
+}
+
+// Rowwise only (no _transpose): x in flat order, eight elements per step and
+// one 8-byte store of codes; x at 16 bytes and _data at 8 (the launcher
+// checks). The last n % 8 elements one by one.
+__global__ void per_tensor_rowwise_kernel(PerTensorCast p) {
+  const float scale = per_tensor_scale(p);
+  const int64_t n = p.m * p.k, vectors = n / kVector;
+  TPC_GRID_STRIDE(g, vectors) {
+    float v[kVector];
+    uint8_t codes[kVector];
+    load_vector(p.x, p.dtype, g * kVector, v);
+    for (int t = 0; t < kVector; ++t) codes[t] = tp::encode_fp8(p.e5m2, v[t] * scale);
+    reinterpret_cast<uint2*>(p.data)[g] = pack_codes(codes);
+  }
+  TPC_GRID_STRIDE(r, n - vectors * kVector) {
+    const int64_t i = vectors * kVector + r;
+    p.data[i] = tp::encode_fp8(p.e5m2, load_element(p.x, p.dtype, i) * scale);
+  }
+}
+
 // Runs after the cast: overwrites the amax parked in _scale_inv with 1/scale.
 __global__ void per_tensor_scale_inv_kernel(PerTensorCast p, float* scale_inv) {
   *scale_inv = tp::canonical_nan(tp::divide_rn(1.0f, per_tensor_scale(p)));
@@ -147,6 +215,35 @@ __global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
     p.data[i] = tp::encode_fp8(p.e5m2, v * tp::e8m0_reciprocal(e));
     if (threadIdx.x % 32 == 0) {
       const int64_t row = i / p.k, block = (i % p.k) / 32;
+      p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = e;
+    }
+  }
+}
+
+// Rowwise, eight elements per thread: four neighbouring lanes hold one block
+// of 32 and fold its amax with two shuffles; each stores its codes as one
+// 8-byte word and the first of the four writes the scale. x at 16 bytes and
+// _rowwise_data at 8 (the launcher checks). Every lane of a warp runs each
+// step (the loop bound is rounded up to whole warps) so the shuffles see
+// them all; lanes past the end only take part.
+__global__ void mxfp8_rowwise_vector_kernel(Mxfp8 p) {
+  const int64_t vectors = p.m * p.k / kVector, padded = (vectors + 31) / 32 * 32;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < padded; g += stride) {
+    const bool active = g < vectors;
+    float v[kVector] = {};
+    if (active) load_vector(p.x, p.dtype, g * kVector, v);
+    float a = 0.0f;
+    for (int t = 0; t < kVector; ++t) a = tp::fmax_ignoring_nan(a, tp::abs_bits(v[t]));
+    const float block_amax = warp_max(a, 0xffffffffu, 4);
+    if (!active) continue;
+    const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
+    const float multiplier = tp::e8m0_reciprocal(e);
+    uint8_t codes[kVector];
+    for (int t = 0; t < kVector; ++t) codes[t] = tp::encode_fp8(p.e5m2, v[t] * multiplier);
+    reinterpret_cast<uint2*>(p.data)[g] = pack_codes(codes);
+    if (threadIdx.x % 4 == 0) {
+      const int64_t i = g * kVector, row = i / p.k, block = (i % p.k) / 32;
       p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = e;
     }
   }
@@ -200,6 +297,37 @@ __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
     const uint8_t code = tp::float_to_e2m1(v * multiplier);
     const uint8_t odd = static_cast<uint8_t>(__shfl_down_sync(0xffffffffu, code, 1));
     if (i % 2 == 0) p.data[i / 2] = tp::pack_e2m1_pair(code, odd);
+    if (leader) p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
+  }
+}
+
+// Rowwise, eight elements per thread: two neighbouring lanes hold one block
+// of 16. The even lane works out the scale and passes the multiplier on;
+// each lane stores its eight codes as one 4-byte word. x at 16 bytes and
+// _rowwise_data at 4 (the launcher checks); whole warps run each step, as in
+// mxfp8_rowwise_vector_kernel.
+__global__ void nvfp4_rowwise_vector_kernel(Nvfp4 p) {
+  const int64_t vectors = p.rows * p.cols / kVector, padded = (vectors + 31) / 32 * 32;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < padded; g += stride) {
+    const bool active = g < vectors;
+    float v[kVector] = {};
+    if (active) load_vector(p.x, p.dtype, g * kVector, v);
+    float a = 0.0f;
+    for (int t = 0; t < kVector; ++t) a = tp::fmax_ignoring_nan(a, tp::abs_bits(v[t]));
+    const float block_amax = warp_max(a, 0xffffffffu, 2);
+    const int64_t i = g * kVector, row = i / p.cols, block = (i % p.cols) / 16;
+    const bool leader = threadIdx.x % 2 == 0;
+    tp::Nvfp4BlockScale scale{0, 0.0f};
+    if (active && leader) scale = tp::nvfp4_block_scale(block_amax, tp::nvfp4_global_encode_scale(p.row_scaled ? p.amax[row] : p.amax[0]));
+    const float multiplier = __shfl_sync(0xffffffffu, scale.multiplier, static_cast<int>(threadIdx.x % 32) & ~1);
+    if (!active) continue;
+    uint32_t word = 0;
+    for (int q = 0; q < kVector / 2; ++q) {
+      const uint8_t pair = tp::pack_e2m1_pair(tp::float_to_e2m1(v[2 * q] * multiplier), tp::float_to_e2m1(v[2 * q + 1] * multiplier));
+      word |= static_cast<uint32_t>(pair) << (8 * q);
+    }
+    reinterpret_cast<uint32_t*>(p.data)[g] = word;
     if (leader) p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
   }
 }
@@ -380,6 +508,105 @@ __global__ void fp8_block_kernel(Fp8Block p) {
   }
 }
 
+// As fp8_block_kernel, eight elements per thread: 256 threads, 16 per row of
+// the region, each on eight neighbouring columns (16-byte loads, 8-byte
+// stores of row codes and of staged column codes). A row's amax folds across
+// its 16 lanes; a column's across the two rows of a warp, then the warps
+// (shared atomics). Needs x at 16 bytes, m % 8 == 0 and k % 8 == 0 (regions
+// cut at whole words) and the data at 8 (the launcher checks).
+__global__ void fp8_block_vector_kernel(Fp8Block p) {
+  __shared__ unsigned int row_amax[128];  // fp32 bits; [0] is the region's amax for 2D
+  __shared__ unsigned int col_amax[128];
+  __shared__ float row_scale[128];
+  __shared__ float col_scale[128];
+  __shared__ uint8_t staged[128][129];
+  const bool row_tiles = !p.two_d && p.row_data, col_tiles = !p.two_d && p.col_data;
+  const int tid = threadIdx.x, lane_row = tid / 16, lane_word = (tid % 16) * kVector;
+  const int64_t tiles_k = (p.k + 127) / 128, tiles = ((p.m + 127) / 128) * tiles_k;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t r0 = (tile / tiles_k) * 128, c0 = (tile % tiles_k) * 128;
+    const int rows = static_cast<int>(p.m - r0 < 128 ? p.m - r0 : 128), cols = static_cast<int>(p.k - c0 < 128 ? p.k - c0 : 128);
+    const bool lane_in = lane_word < cols;
+    for (int t = tid; t < 128; t += 256) row_amax[t] = col_amax[t] = 0u;
+    __syncthreads();
+    float col_max[kVector] = {};
+    float region_max = 0.0f;
+    for (int dr = lane_row; dr < rows; dr += 16) {  // rows is even: both rows of a warp take the same trips
+      float v[kVector] = {};
+      if (lane_in) load_vector(p.x, p.dtype, (r0 + dr) * p.k + c0 + lane_word, v);
+      float row_max = 0.0f;
+      for (int q = 0; q < kVector; ++q) {
+        const float a = tp::fmax_ignoring_nan(0.0f, tp::abs_bits(v[q]));
+        row_max = tp::fmax_ignoring_nan(row_max, a);
+        col_max[q] = tp::fmax_ignoring_nan(col_max[q], a);
+      }
+      region_max = tp::fmax_ignoring_nan(region_max, row_max);
+      if (row_tiles) {
+        row_max = warp_max(row_max, 0xffffffffu, 16);
+        if (lane_word == 0) row_amax[dr] = tp::float_bits(row_max);
+      }
+    }
+    if (p.two_d) {
+      region_max = warp_max(region_max, 0xffffffffu, 32);
+      if (tid % 32 == 0) atomicMax(&row_amax[0], tp::float_bits(region_max));
+    }
+    if (col_tiles) {
+      for (int q = 0; q < kVector; ++q) {
+        col_max[q] = tp::fmax_ignoring_nan(col_max[q], __shfl_xor_sync(0xffffffffu, col_max[q], 16));
+        if (tid % 32 < 16 && lane_in) atomicMax(&col_amax[lane_word + q], tp::float_bits(col_max[q]));
+      }
+    }
+    __syncthreads();
+    const int64_t mb = r0 / 128, kb = c0 / 128;
+    for (int t = tid; t < 128; t += 256) {
+      if (p.two_d) {
+        if (t == 0) {
+          const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+          row_scale[0] = col_scale[0] = s;
+          const float inv = tp::divide_rn(1.0f, s);
+          if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
+          if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
+        }
+        continue;
+      }
+      if (row_tiles && t < rows) {
+        const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+        row_scale[t] = s;
+        p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
+      }
+      if (col_tiles && t < cols) {
+        const float s = tp::compute_scale_from_amax(tp::float_from_bits(col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+        col_scale[t] = s;
+        p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
+      }
+    }
+    __syncthreads();
+    for (int dr = lane_row; dr < rows && lane_in; dr += 16) {
+      float v[kVector];
+      load_vector(p.x, p.dtype, (r0 + dr) * p.k + c0 + lane_word, v);
+      if (p.row_data) {
+        uint8_t codes[kVector];
+        const float scale = row_scale[p.two_d ? 0 : dr];
+        for (int q = 0; q < kVector; ++q) codes[q] = tp::encode_fp8(p.e5m2, v[q] * scale);
+        reinterpret_cast<uint2*>(p.row_data + (r0 + dr) * p.k + c0 + lane_word)[0] = pack_codes(codes);
+      }
+      if (p.col_data) {
+        for (int q = 0; q < kVector; ++q) staged[lane_word + q][dr] = tp::encode_fp8(p.e5m2, v[q] * col_scale[p.two_d ? 0 : lane_word + q]);
+      }
+    }
+    if (p.col_data) {
+      __syncthreads();
+      for (int dc = lane_row; dc < cols; dc += 16) {
+        if (lane_word >= rows) continue;
+        uint8_t codes[kVector];
+        for (int q = 0; q < kVector; ++q) codes[q] = staged[dc][lane_word + q];
+        reinterpret_cast<uint2*>(p.col_data + (c0 + dc) * p.m + r0 + lane_word)[0] = pack_codes(codes);
+      }
+    }
+    __syncthreads();  // the next region reuses shared memory
+  }
+}
+
 // ---- dequantize ----------------------------------------------------------------
 
 struct Dequant {
@@ -398,42 +625,77 @@ __device__ __forceinline__ float scale_f32(const uint8_t* scales, int64_t index)
   return reinterpret_cast<const float*>(scales)[index];
 }
 
+// Logical element (i, j) of x from its code (an FP8 byte, or an E2M1 nibble
+// for NVFP4) and its scale, as the reference's loops compute it.
+__device__ __forceinline__ float dequantize_at(const Dequant& p, int64_t i, int64_t j, uint8_t code) {
+  switch (static_cast<Recipe>(p.recipe)) {
+    case Recipe::kFp8Delayed:
+    case Recipe::kFp8Current:
+      return tp::decode_fp8(p.e5m2, code) * scale_f32(p.scales, 0);
+    case Recipe::kMxfp8: {
+      const int64_t s = p.rowwise ? (p.swizzled ? tp::swizzled_scale_index(i, j / 32, p.scale_cols) : i * p.scale_cols + j / 32)
+                                  : (p.swizzled ? tp::swizzled_scale_index(j, i / 32, p.scale_rows) : (i / 32) * p.scale_cols + j);
+      return tp::decode_fp8(p.e5m2, code) * tp::e8m0_to_float(p.scales[s]);
+    }
+    case Recipe::kNvfp4: {
+      const int64_t s = p.swizzled ? tp::swizzled_scale_index(i, j / 16, p.scale_cols) : i * p.scale_cols + j / 16;
+      return tp::e2m1_to_float(code) * tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[i] : p.amax[0]);
+    }
+    case Recipe::kFp8Block1D:
+    case Recipe::kFp8Block2D: {
+      const int64_t s = p.two_d ? (i / 128) * p.scale_cols + j / 128 : (j / 128) * p.scale_cols + i;
+      return tp::decode_fp8(p.e5m2, code) * scale_f32(p.scales, s);
+    }
+    default:
+      return 0.0f;
+  }
+}
+
+// Code of element `at` in data kept in the logical layout.
+__device__ __forceinline__ uint8_t code_at(const Dequant& p, int64_t at) {
+  if (p.recipe != static_cast<int>(Recipe::kNvfp4)) return p.data[at];
+  const uint8_t byte = p.data[at / 2];
+  return (at % 2 == 0) ? (byte & 0xF) : (byte >> 4);
+}
+
 // Rowwise data and MXFP8 (both usages keep the logical layout): one thread
 // per logical element (i, j), as the reference's loops; reads and writes are
-// both along rows of x.
-__global__ void dequantize_kernel(Dequant p) {
-  const int64_t n = p.m * p.k;
-  TPC_GRID_STRIDE(at, n) {
-    const int64_t i = at / p.k, j = at % p.k;
-    float value = 0.0f;
-    switch (static_cast<Recipe>(p.recipe)) {
-      case Recipe::kFp8Delayed:
-      case Recipe::kFp8Current:
-        value = tp::decode_fp8(p.e5m2, p.data[at]) * scale_f32(p.scales, 0);
-        break;
-      case Recipe::kMxfp8: {
-        const int64_t s = p.rowwise ? (p.swizzled ? tp::swizzled_scale_index(i, j / 32, p.scale_cols) : i * p.scale_cols + j / 32)
-                                    : (p.swizzled ? tp::swizzled_scale_index(j, i / 32, p.scale_rows) : (i / 32) * p.scale_cols + j);
-        value = tp::decode_fp8(p.e5m2, p.data[at]) * tp::e8m0_to_float(p.scales[s]);
-        break;
+// both along rows of x. Elements from `first` on (the vector kernel's tail).
+__global__ void dequantize_kernel(Dequant p, int64_t first) {
+  const int64_t n = p.m * p.k - first;
+  TPC_GRID_STRIDE(r, n) {
+    const int64_t at = first + r;
+    store_element(p.x, p.dtype, at, dequantize_at(p, at / p.k, at % p.k, code_at(p, at)));
+  }
+}
+
+// As dequantize_kernel, eight elements per thread: one 8-byte load of FP8
+// codes (4 bytes for NVFP4) and one 16-byte store of x (two for fp32). x at
+// 16 bytes and the data at 8 (4) (the launcher checks); the last n % 8
+// elements go to dequantize_kernel.
+__global__ void dequantize_vector_kernel(Dequant p) {
+  const int64_t vectors = p.m * p.k / kVector;
+  const bool fp4 = p.recipe == static_cast<int>(Recipe::kNvfp4);
+  TPC_GRID_STRIDE(g, vectors) {
+    uint8_t codes[kVector];
+    if (fp4) {
+      const uint32_t word = reinterpret_cast<const uint32_t*>(p.data)[g];
+      for (int t = 0; t < kVector; ++t) codes[t] = (word >> (4 * t)) & 0xF;  // element 2q low nibble, 2q+1 high
+    } else {
+      const uint2 word = reinterpret_cast<const uint2*>(p.data)[g];
+      for (int t = 0; t < 4; ++t) {
+        codes[t] = (word.x >> (8 * t)) & 0xFF;
+        codes[t + 4] = (word.y >> (8 * t)) & 0xFF;
       }
-      case Recipe::kNvfp4: {
-        const uint8_t byte = p.data[at / 2];
-        const uint8_t code = (at % 2 == 0) ? (byte & 0xF) : (byte >> 4);
-        const int64_t s = p.swizzled ? tp::swizzled_scale_index(i, j / 16, p.scale_cols) : i * p.scale_cols + j / 16;
-        value = tp::e2m1_to_float(code) * tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[i] : p.amax[0]);
-        break;
-      }
-      case Recipe::kFp8Block1D:
-      case Recipe::kFp8Block2D: {
-        const int64_t s = p.two_d ? (i / 128) * p.scale_cols + j / 128 : (j / 128) * p.scale_cols + i;
-        value = tp::decode_fp8(p.e5m2, p.data[at]) * scale_f32(p.scales, s);
-        break;
-      }
-      default:
-        break;
     }
-    store_element(p.x, p.dtype, at, value);
+    // One 64-bit division per eight elements (they wrap to the next row only when k < 8 or k % 8 != 0).
+    int64_t i = g * kVector / p.k, j = g * kVector % p.k;
+    float v[kVector];
+    for (int t = 0; t < kVector; ++t, ++j) {
+      while (j >= p.k) j -= p.k, ++i;
+      v[t] = dequantize_at(p, i, j, codes[t]);
+    }
+    store_vector(p.x, p.dtype, g * kVector, v);
   }
 }
 
@@ -613,7 +875,14 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
         TP_RETURN_IF_ERROR(tensor_amax(x, dtype, n, scale_inv, stream));  // parked in _scale_inv until the end
         p.amax = scale_inv;
       }
-      if (n > 0) per_tensor_cast_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
+      const bool vectors = vector_aligned(x, 16) && vector_aligned(p.data, 8) && vector_aligned(p.transpose, 8);
+      if (n > 0 && vectors && !p.transpose) {
+        per_tensor_rowwise_kernel<<<grid_blocks(n / kVector + 1, 256), 256, 0, stream>>>(p);
+      } else if (n > 0 && vectors && k % kVector == 0 && m % kVector == 0) {
+        per_tensor_tile_vector_kernel<<<tile_blocks(m, k, 64), 256, 0, stream>>>(p);
+      } else if (n > 0) {
+        per_tensor_cast_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
+      }
       TP_RETURN_IF_ERROR(launch_status("per_tensor_cast_kernel"));
       per_tensor_scale_inv_kernel<<<1, 1, 0, stream>>>(p, scale_inv);
       return launch_status("per_tensor_scale_inv_kernel");
@@ -627,7 +896,11 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
         Mxfp8 p{x, dtype, m, k, e5m2, o.gemm_swizzled_scales, fp8_max, named.get("_rowwise_data"), named.get("_rowwise_scale_inv"),
                 row_shape[0], row_shape[1]};
         TPC_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");  // padding is zero
-        if (n > 0) mxfp8_rowwise_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
+        if (n > 0 && vector_aligned(x, 16) && vector_aligned(p.data, 8)) {
+          mxfp8_rowwise_vector_kernel<<<grid_blocks(n / kVector, 256), 256, 0, stream>>>(p);
+        } else if (n > 0) {
+          mxfp8_rowwise_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
+        }
         TP_RETURN_IF_ERROR(launch_status("mxfp8_rowwise_kernel"));
       }
       if (spec.columnwise) {
@@ -661,7 +934,11 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
         Nvfp4 p{x, dtype, m, k, amax, o.nvfp4_row_scaled, o.gemm_swizzled_scales, false, false,
                 named.get("_rowwise_data"), named.get("_rowwise_scale_inv"), row_shape[1]};
         TPC_CHECK(cudaMemsetAsync(p.scales, 0, static_cast<size_t>(row_shape[0] * row_shape[1]), stream), "quantize (clear)");
-        if (n > 0) nvfp4_rowwise_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
+        if (n > 0 && vector_aligned(x, 16) && vector_aligned(p.data, 4)) {
+          nvfp4_rowwise_vector_kernel<<<grid_blocks(n / kVector, 256), 256, 0, stream>>>(p);
+        } else if (n > 0) {
+          nvfp4_rowwise_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
+        }
         TP_RETURN_IF_ERROR(launch_status("nvfp4_rowwise_kernel"));
       }
       if (spec.columnwise) {
@@ -696,7 +973,12 @@ tp::Status quantize_on_device(const tp::TensorSpec& spec, const tp::QuantizePara
         p.col_scales = reinterpret_cast<float*>(named.get("_columnwise_scale_inv"));
         TPC_CHECK(cudaMemsetAsync(p.col_scales, 0, static_cast<size_t>(col_shape[0] * col_shape[1] * 4), stream), "quantize (clear)");
       }
-      if (n > 0) fp8_block_kernel<<<tile_blocks(m, k, 128), dim3(32, 8), 0, stream>>>(p);
+      if (n > 0 && vector_aligned(x, 16) && vector_aligned(p.row_data, 8) && vector_aligned(p.col_data, 8) && m % kVector == 0 &&
+          k % kVector == 0) {
+        fp8_block_vector_kernel<<<tile_blocks(m, k, 128), 256, 0, stream>>>(p);
+      } else if (n > 0) {
+        fp8_block_kernel<<<tile_blocks(m, k, 128), dim3(32, 8), 0, stream>>>(p);
+      }
       return launch_status("fp8_block_kernel");
     }
   }
@@ -759,7 +1041,13 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
     dequantize_fp8_transposed_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
     return launch_status("dequantize_fp8_transposed_kernel");
   }
-  dequantize_kernel<<<grid_blocks(n, 256), 256, 0, stream>>>(p);
+  int64_t first = 0;  // elements before it go to the vector kernel
+  if (vector_aligned(x, 16) && vector_aligned(p.data, spec.recipe == Recipe::kNvfp4 ? 4 : 8) && n >= kVector) {
+    dequantize_vector_kernel<<<grid_blocks(n / kVector, 256), 256, 0, stream>>>(p);
+    TP_RETURN_IF_ERROR(launch_status("dequantize_vector_kernel"));
+    first = n / kVector * kVector;
+  }
+  if (first < n) dequantize_kernel<<<grid_blocks(n - first, 256), 256, 0, stream>>>(p, first);
   return launch_status("dequantize_kernel");
 }
 

@@ -97,24 +97,30 @@ std::string describe(const tp::TensorSpec& spec) {
   return s;
 }
 
-void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bool specials, uint32_t seed) {
-  const std::string name = describe(spec) + (specials ? " +inf/nan" : "") + " delayed_scale " + std::to_string(params.delayed_scale);
+// `shifted`: x and the dequantized output start one element past a 16-byte
+// boundary and every buffer 4 bytes past its allocation, so the kernels take
+// their element-by-element paths instead of the 16-byte vector loads.
+void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bool specials, uint32_t seed, bool shifted = false) {
+  const std::string name = describe(spec) + (specials ? " +inf/nan" : "") + " delayed_scale " + std::to_string(params.delayed_scale) +
+                           (shifted ? " shifted" : "");
+  const size_t x_shift = shifted ? static_cast<size_t>(tp::dtype_bits(spec.dtype) / 8) : 0, buffer_shift = shifted ? 4 : 0;
   const int64_t m = tp::leading_rows(spec.shape), k = tp::last_dim(spec.shape);
   const std::vector<uint8_t> input = encode(spec.dtype, make_values(m, k, specials, seed));
   tp::QuantizeOutput want;
   tp::Status st = tp::quantize(spec, input.data(), static_cast<int64_t>(input.size()), params, &want);
   if (!st.is_ok()) return;  // not a quantizable combination for the reference either
 
-  DeviceBytes x(input.size());
-  cudaMemcpy(x.p, input.data(), input.size(), cudaMemcpyHostToDevice);
+  DeviceBytes x_bytes(input.size() + x_shift);
+  uint8_t* x = x_bytes.get() + x_shift;
+  cudaMemcpy(x, input.data(), input.size(), cudaMemcpyHostToDevice);
   std::vector<DeviceBytes*> device;
   std::vector<uint8_t*> pointers;
   for (const tp::BufferSpec& b : want.buffers) {
-    device.push_back(new DeviceBytes(static_cast<size_t>(b.bytes)));
-    cudaMemset(device.back()->p, 0xA5, static_cast<size_t>(b.bytes));  // stale bytes must be overwritten
-    pointers.push_back(device.back()->get());
+    device.push_back(new DeviceBytes(static_cast<size_t>(b.bytes) + buffer_shift));
+    pointers.push_back(device.back()->get() + buffer_shift);
+    cudaMemset(pointers.back(), 0xA5, static_cast<size_t>(b.bytes));  // stale bytes must be overwritten
   }
-  st = tpc::quantize_on_device(spec, params, x.p, pointers, nullptr);
+  st = tpc::quantize_on_device(spec, params, x, pointers, nullptr);
   if (!st.is_ok()) fail(name + ": quantize_on_device: " + st.message());
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) fail(name + ": " + cudaGetErrorString(e));
@@ -141,13 +147,14 @@ void check_spec(const tp::TensorSpec& spec, const tp::QuantizeParams& params, bo
       const tp::ByteSpan reference = want.buffer(b);
       cudaMemcpy(pointers[b], reference.data, static_cast<size_t>(reference.size), cudaMemcpyHostToDevice);
     }
-    DeviceBytes y(want_x.size());
+    DeviceBytes y_bytes(want_x.size() + x_shift);
+    uint8_t* y = y_bytes.get() + x_shift;
     std::vector<const uint8_t*> in(pointers.begin(), pointers.end());
-    st = tpc::dequantize_on_device(spec, in, y.p, nullptr);
+    st = tpc::dequantize_on_device(spec, in, y, nullptr);
     if (!st.is_ok()) fail(name + ": dequantize_on_device: " + st.message());
     cudaDeviceSynchronize();
     std::vector<uint8_t> got(want_x.size());
-    cudaMemcpy(got.data(), y.p, got.size(), cudaMemcpyDeviceToHost);
+    cudaMemcpy(got.data(), y, got.size(), cudaMemcpyDeviceToHost);
     ++g_checked;
     if (st.is_ok() && got != want_x) {
       size_t i = 0;
@@ -204,6 +211,8 @@ int main() {
               params.delayed_scale = delayed;
               check_spec(spec, params, false, seed++);
               check_spec(spec, params, true, seed++);
+              // Two shapes again off the 16-byte boundary (the element-by-element paths).
+              if (shape == shapes[2] || shape == shapes[5]) check_spec(spec, params, true, seed++, true);
             }
           }
         }
