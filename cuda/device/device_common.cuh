@@ -33,6 +33,13 @@ inline tp::Status launch_status(const std::string& kernel) { return cuda_status(
 #define TPC_GRID_STRIDE(i, n) \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
+// A grid-stride loop whose bound is rounded up to whole warps, so every lane
+// of a warp runs each step and shuffles see them all (block sizes are
+// multiples of 32); `i < n` says whether a lane has an item.
+#define TPC_WARP_GRID_STRIDE(i, n)                                                                 \
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < ((n) + 31) / 32 * 32; \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
 // Blocks for a grid-stride loop over `items`, at least 1 and at most `cap`.
 inline int grid_blocks(int64_t items, int threads = 256, int64_t cap = 65535 * 8) {
   const int64_t blocks = (items + threads - 1) / threads;

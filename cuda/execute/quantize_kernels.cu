@@ -220,22 +220,26 @@ __global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
   }
 }
 
+// Elements 8g..8g+7 of x into v (zeros for a lane without an item) and the
+// amax of the block that `lanes` neighbouring lanes hold together.
+__device__ __forceinline__ float load_block(const void* x, int dtype, int64_t g, bool active, int lanes, float v[kVector]) {
+  for (int t = 0; t < kVector; ++t) v[t] = 0.0f;
+  if (active) load_vector(x, dtype, g * kVector, v);
+  float a = 0.0f;
+  for (int t = 0; t < kVector; ++t) a = tp::fmax_ignoring_nan(a, tp::abs_bits(v[t]));
+  return warp_max(a, 0xffffffffu, lanes);
+}
+
 // Rowwise, eight elements per thread: four neighbouring lanes hold one block
 // of 32 and fold its amax with two shuffles; each stores its codes as one
 // 8-byte word and the first of the four writes the scale. x at 16 bytes and
-// _rowwise_data at 8 (the launcher checks). Every lane of a warp runs each
-// step (the loop bound is rounded up to whole warps) so the shuffles see
-// them all; lanes past the end only take part.
+// _rowwise_data at 8 (the launcher checks).
 __global__ void mxfp8_rowwise_vector_kernel(Mxfp8 p) {
-  const int64_t vectors = p.m * p.k / kVector, padded = (vectors + 31) / 32 * 32;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < padded; g += stride) {
+  const int64_t vectors = p.m * p.k / kVector;
+  TPC_WARP_GRID_STRIDE(g, vectors) {
     const bool active = g < vectors;
-    float v[kVector] = {};
-    if (active) load_vector(p.x, p.dtype, g * kVector, v);
-    float a = 0.0f;
-    for (int t = 0; t < kVector; ++t) a = tp::fmax_ignoring_nan(a, tp::abs_bits(v[t]));
-    const float block_amax = warp_max(a, 0xffffffffu, 4);
+    float v[kVector];
+    const float block_amax = load_block(p.x, p.dtype, g, active, 4, v);
     if (!active) continue;
     const uint8_t e = tp::mxfp8_block_scale(block_amax, p.fp8_max);
     const float multiplier = tp::e8m0_reciprocal(e);
@@ -304,18 +308,13 @@ __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
 // Rowwise, eight elements per thread: two neighbouring lanes hold one block
 // of 16. The even lane works out the scale and passes the multiplier on;
 // each lane stores its eight codes as one 4-byte word. x at 16 bytes and
-// _rowwise_data at 4 (the launcher checks); whole warps run each step, as in
-// mxfp8_rowwise_vector_kernel.
+// _rowwise_data at 4 (the launcher checks).
 __global__ void nvfp4_rowwise_vector_kernel(Nvfp4 p) {
-  const int64_t vectors = p.rows * p.cols / kVector, padded = (vectors + 31) / 32 * 32;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < padded; g += stride) {
+  const int64_t vectors = p.rows * p.cols / kVector;
+  TPC_WARP_GRID_STRIDE(g, vectors) {
     const bool active = g < vectors;
-    float v[kVector] = {};
-    if (active) load_vector(p.x, p.dtype, g * kVector, v);
-    float a = 0.0f;
-    for (int t = 0; t < kVector; ++t) a = tp::fmax_ignoring_nan(a, tp::abs_bits(v[t]));
-    const float block_amax = warp_max(a, 0xffffffffu, 2);
+    float v[kVector];
+    const float block_amax = load_block(p.x, p.dtype, g, active, 2, v);
     const int64_t i = g * kVector, row = i / p.cols, block = (i % p.cols) / 16;
     const bool leader = threadIdx.x % 2 == 0;
     tp::Nvfp4BlockScale scale{0, 0.0f};
@@ -419,6 +418,47 @@ struct Fp8Block {
   int64_t col_scale_cols;
 };
 
+// A block FP8 region's shared memory: the folded amaxes (fp32 bits; for 2D
+// row_amax[0] holds the region's), the scales, and the columnwise codes
+// staged for writing along rows of x^T (padded rows: fewer bank conflicts).
+struct RegionShared {
+  unsigned int row_amax[128];
+  unsigned int col_amax[128];
+  float row_scale[128];
+  float col_scale[128];
+  uint8_t staged[128][129];
+};
+
+// The scales of one 128 x 128 region from its folded amaxes (in `sh`): one per row and per column for 1D tiles, one for 2D (in
+// [0]). Each goes to shared memory for the cast and, as scale_inv, to its
+// output. Threads `tid` < 128 of the block take one row and column each.
+__device__ __forceinline__ void region_scales(const Fp8Block& p, RegionShared* sh, int tid, int64_t r0, int64_t c0, int rows, int cols) {
+  const bool row_tiles = !p.two_d && p.row_data, col_tiles = !p.two_d && p.col_data;
+  const int64_t mb = r0 / 128, kb = c0 / 128;
+  for (int t = tid; t < 128; t += 256) {
+    if (p.two_d) {
+      if (t == 0) {
+        const float s = tp::compute_scale_from_amax(tp::float_from_bits(sh->row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+        sh->row_scale[0] = sh->col_scale[0] = s;
+        const float inv = tp::divide_rn(1.0f, s);
+        if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
+        if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
+      }
+      continue;
+    }
+    if (row_tiles && t < rows) {
+      const float s = tp::compute_scale_from_amax(tp::float_from_bits(sh->row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+      sh->row_scale[t] = s;
+      p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
+    }
+    if (col_tiles && t < cols) {
+      const float s = tp::compute_scale_from_amax(tp::float_from_bits(sh->col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
+      sh->col_scale[t] = s;
+      p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
+    }
+  }
+}
+
 // One block per 128 x 128 region of x (looped over grid.x), 32 x 8 threads.
 // Pass one folds the amax of every tile that meets the region: each thread
 // owns columns tx + 32s (s < 4) and rows ty + 8r, keeps its maxima in
@@ -427,18 +467,14 @@ struct Fp8Block {
 // into one value. Pass two casts, staging columnwise codes in shared memory
 // so both outputs are written along their rows.
 __global__ void fp8_block_kernel(Fp8Block p) {
-  __shared__ unsigned int row_amax[128];  // fp32 bits; [0] is the region's amax for 2D
-  __shared__ unsigned int col_amax[128];
-  __shared__ float row_scale[128];
-  __shared__ float col_scale[128];
-  __shared__ uint8_t staged[128][129];
+  __shared__ RegionShared sh;
   const bool row_tiles = !p.two_d && p.row_data, col_tiles = !p.two_d && p.col_data;
   const int tid = threadIdx.y * 32 + threadIdx.x;
   const int64_t tiles_k = (p.k + 127) / 128, tiles = ((p.m + 127) / 128) * tiles_k;
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int64_t r0 = (tile / tiles_k) * 128, c0 = (tile % tiles_k) * 128;
     const int rows = static_cast<int>(p.m - r0 < 128 ? p.m - r0 : 128), cols = static_cast<int>(p.k - c0 < 128 ? p.k - c0 : 128);
-    for (int t = tid; t < 128; t += 256) row_amax[t] = col_amax[t] = 0u;
+    for (int t = tid; t < 128; t += 256) sh.row_amax[t] = sh.col_amax[t] = 0u;
     __syncthreads();
     float col_max[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float region_max = 0.0f;
@@ -454,54 +490,32 @@ __global__ void fp8_block_kernel(Fp8Block p) {
       region_max = tp::fmax_ignoring_nan(region_max, row_max);
       if (row_tiles) {
         row_max = warp_max(row_max, 0xffffffffu, 32);
-        if (threadIdx.x == 0) row_amax[dr] = tp::float_bits(row_max);
+        if (threadIdx.x == 0) sh.row_amax[dr] = tp::float_bits(row_max);
       }
     }
     if (p.two_d) {
       region_max = warp_max(region_max, 0xffffffffu, 32);
-      if (threadIdx.x == 0) atomicMax(&row_amax[0], tp::float_bits(region_max));
+      if (threadIdx.x == 0) atomicMax(&sh.row_amax[0], tp::float_bits(region_max));
     }
     if (col_tiles) {
       for (int s = 0; s < 4; ++s) {
-        if (threadIdx.x + 32 * s < cols) atomicMax(&col_amax[threadIdx.x + 32 * s], tp::float_bits(col_max[s]));
+        if (threadIdx.x + 32 * s < cols) atomicMax(&sh.col_amax[threadIdx.x + 32 * s], tp::float_bits(col_max[s]));
       }
     }
     __syncthreads();
-    const int64_t mb = r0 / 128, kb = c0 / 128;
-    for (int t = tid; t < 128; t += 256) {
-      if (p.two_d) {
-        if (t == 0) {
-          const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-          row_scale[0] = col_scale[0] = s;
-          const float inv = tp::divide_rn(1.0f, s);
-          if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
-          if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
-        }
-        continue;
-      }
-      if (row_tiles && t < rows) {
-        const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-        row_scale[t] = s;
-        p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
-      }
-      if (col_tiles && t < cols) {
-        const float s = tp::compute_scale_from_amax(tp::float_from_bits(col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-        col_scale[t] = s;
-        p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
-      }
-    }
+    region_scales(p, &sh, tid, r0, c0, rows, cols);
     __syncthreads();
     for (int dr = threadIdx.y; dr < rows; dr += 8) {
       for (int dc = threadIdx.x; dc < cols; dc += 32) {
         const float v = load_element(p.x, p.dtype, (r0 + dr) * p.k + c0 + dc);
-        if (p.row_data) p.row_data[(r0 + dr) * p.k + c0 + dc] = tp::encode_fp8(p.e5m2, v * row_scale[p.two_d ? 0 : dr]);
-        if (p.col_data) staged[dc][dr] = tp::encode_fp8(p.e5m2, v * col_scale[p.two_d ? 0 : dc]);
+        if (p.row_data) p.row_data[(r0 + dr) * p.k + c0 + dc] = tp::encode_fp8(p.e5m2, v * sh.row_scale[p.two_d ? 0 : dr]);
+        if (p.col_data) sh.staged[dc][dr] = tp::encode_fp8(p.e5m2, v * sh.col_scale[p.two_d ? 0 : dc]);
       }
     }
     if (p.col_data) {
       __syncthreads();
       for (int dc = threadIdx.y; dc < cols; dc += 8) {
-        for (int dr = threadIdx.x; dr < rows; dr += 32) p.col_data[(c0 + dc) * p.m + r0 + dr] = staged[dc][dr];
+        for (int dr = threadIdx.x; dr < rows; dr += 32) p.col_data[(c0 + dc) * p.m + r0 + dr] = sh.staged[dc][dr];
       }
     }
     __syncthreads();  // the next region reuses shared memory
@@ -515,11 +529,7 @@ __global__ void fp8_block_kernel(Fp8Block p) {
 // (shared atomics). Needs x at 16 bytes, m % 8 == 0 and k % 8 == 0 (regions
 // cut at whole words) and the data at 8 (the launcher checks).
 __global__ void fp8_block_vector_kernel(Fp8Block p) {
-  __shared__ unsigned int row_amax[128];  // fp32 bits; [0] is the region's amax for 2D
-  __shared__ unsigned int col_amax[128];
-  __shared__ float row_scale[128];
-  __shared__ float col_scale[128];
-  __shared__ uint8_t staged[128][129];
+  __shared__ RegionShared sh;
   const bool row_tiles = !p.two_d && p.row_data, col_tiles = !p.two_d && p.col_data;
   const int tid = threadIdx.x, lane_row = tid / 16, lane_word = (tid % 16) * kVector;
   const int64_t tiles_k = (p.k + 127) / 128, tiles = ((p.m + 127) / 128) * tiles_k;
@@ -527,7 +537,7 @@ __global__ void fp8_block_vector_kernel(Fp8Block p) {
     const int64_t r0 = (tile / tiles_k) * 128, c0 = (tile % tiles_k) * 128;
     const int rows = static_cast<int>(p.m - r0 < 128 ? p.m - r0 : 128), cols = static_cast<int>(p.k - c0 < 128 ? p.k - c0 : 128);
     const bool lane_in = lane_word < cols;
-    for (int t = tid; t < 128; t += 256) row_amax[t] = col_amax[t] = 0u;
+    for (int t = tid; t < 128; t += 256) sh.row_amax[t] = sh.col_amax[t] = 0u;
     __syncthreads();
     float col_max[kVector] = {};
     float region_max = 0.0f;
@@ -543,55 +553,33 @@ __global__ void fp8_block_vector_kernel(Fp8Block p) {
       region_max = tp::fmax_ignoring_nan(region_max, row_max);
       if (row_tiles) {
         row_max = warp_max(row_max, 0xffffffffu, 16);
-        if (lane_word == 0) row_amax[dr] = tp::float_bits(row_max);
+        if (lane_word == 0) sh.row_amax[dr] = tp::float_bits(row_max);
       }
     }
     if (p.two_d) {
       region_max = warp_max(region_max, 0xffffffffu, 32);
-      if (tid % 32 == 0) atomicMax(&row_amax[0], tp::float_bits(region_max));
+      if (tid % 32 == 0) atomicMax(&sh.row_amax[0], tp::float_bits(region_max));
     }
     if (col_tiles) {
       for (int q = 0; q < kVector; ++q) {
         col_max[q] = tp::fmax_ignoring_nan(col_max[q], __shfl_xor_sync(0xffffffffu, col_max[q], 16));
-        if (tid % 32 < 16 && lane_in) atomicMax(&col_amax[lane_word + q], tp::float_bits(col_max[q]));
+        if (tid % 32 < 16 && lane_in) atomicMax(&sh.col_amax[lane_word + q], tp::float_bits(col_max[q]));
       }
     }
     __syncthreads();
-    const int64_t mb = r0 / 128, kb = c0 / 128;
-    for (int t = tid; t < 128; t += 256) {
-      if (p.two_d) {
-        if (t == 0) {
-          const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[0]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-          row_scale[0] = col_scale[0] = s;
-          const float inv = tp::divide_rn(1.0f, s);
-          if (p.row_scales) p.row_scales[mb * p.row_scale_cols + kb] = inv;
-          if (p.col_scales) p.col_scales[kb * p.col_scale_cols + mb] = inv;
-        }
-        continue;
-      }
-      if (row_tiles && t < rows) {
-        const float s = tp::compute_scale_from_amax(tp::float_from_bits(row_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-        row_scale[t] = s;
-        p.row_scales[kb * p.row_scale_cols + r0 + t] = tp::divide_rn(1.0f, s);
-      }
-      if (col_tiles && t < cols) {
-        const float s = tp::compute_scale_from_amax(tp::float_from_bits(col_amax[t]), p.fp8_max, p.pow2, p.epsilon, p.value_for_inf);
-        col_scale[t] = s;
-        p.col_scales[mb * p.col_scale_cols + c0 + t] = tp::divide_rn(1.0f, s);
-      }
-    }
+    region_scales(p, &sh, tid, r0, c0, rows, cols);
     __syncthreads();
     for (int dr = lane_row; dr < rows && lane_in; dr += 16) {
       float v[kVector];
       load_vector(p.x, p.dtype, (r0 + dr) * p.k + c0 + lane_word, v);
       if (p.row_data) {
         uint8_t codes[kVector];
-        const float scale = row_scale[p.two_d ? 0 : dr];
+        const float scale = sh.row_scale[p.two_d ? 0 : dr];
         for (int q = 0; q < kVector; ++q) codes[q] = tp::encode_fp8(p.e5m2, v[q] * scale);
         reinterpret_cast<uint2*>(p.row_data + (r0 + dr) * p.k + c0 + lane_word)[0] = pack_codes(codes);
       }
       if (p.col_data) {
-        for (int q = 0; q < kVector; ++q) staged[lane_word + q][dr] = tp::encode_fp8(p.e5m2, v[q] * col_scale[p.two_d ? 0 : lane_word + q]);
+        for (int q = 0; q < kVector; ++q) sh.staged[lane_word + q][dr] = tp::encode_fp8(p.e5m2, v[q] * sh.col_scale[p.two_d ? 0 : lane_word + q]);
       }
     }
     if (p.col_data) {
@@ -599,7 +587,7 @@ __global__ void fp8_block_vector_kernel(Fp8Block p) {
       for (int dc = lane_row; dc < cols; dc += 16) {
         if (lane_word >= rows) continue;
         uint8_t codes[kVector];
-        for (int q = 0; q < kVector; ++q) codes[q] = staged[dc][lane_word + q];
+        for (int q = 0; q < kVector; ++q) codes[q] = sh.staged[dc][lane_word + q];
         reinterpret_cast<uint2*>(p.col_data + (c0 + dc) * p.m + r0 + lane_word)[0] = pack_codes(codes);
       }
     }
