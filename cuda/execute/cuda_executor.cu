@@ -90,29 +90,56 @@ __global__ void fill_kernel(void* y, int dy, int64_t n, float v) {
   TPC_GRID_STRIDE(i, n) { store_element(y, dy, i, v); }
 }
 
-constexpr int kTile = 16;
+// Matmul tiles: a block of 16 x 16 threads computes a 64 x 64 tile of C,
+// each thread the 4 x 4 outputs (ty + 16i, tx + 16j), so a warp reads
+// shared memory at consecutive or broadcast addresses. K goes through
+// shared memory 16 at a time.
+constexpr int kMatmulThreads = 16;
+constexpr int kMatmulTile = 64;
+constexpr int kMatmulDepth = 16;
+constexpr int kMatmulPerThread = kMatmulTile / kMatmulThreads;
 
-// C[c_row0 + m, n] = sum_k op(A)[a_row0 + m, k] * op(B)[b_base][k, n], k in order.
+// C[c_row0 + m, n] = sum_k op(A)[a_row0 + m, k] * op(B)[b_base][k, n]. Every
+// output accumulates k = 0..K-1 in order, one multiply-add each, as the
+// reference does (the GPU contracts each into an FMA).
 __global__ void matmul_kernel(const void* A, int da, int ta, int64_t a_row0, int64_t m_total, const void* B, int db,
                               int tb, int64_t b_base, void* C, int dc, int64_t c_row0, int64_t rows, int64_t K,
                               int64_t N) {
-  __shared__ float as[kTile][kTile];
-  __shared__ float bs[kTile][kTile];
-  const int64_t m = static_cast<int64_t>(blockIdx.y) * kTile + threadIdx.y;
-  const int64_t n = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x;
-  float acc = 0.0f;
-  for (int64_t k0 = 0; k0 < K; k0 += kTile) {
-    const int64_t ka = k0 + threadIdx.x;
-    const int64_t kb = k0 + threadIdx.y;
-    as[threadIdx.y][threadIdx.x] =
-        (m < rows && ka < K) ? load_element(A, da, ta ? ka * m_total + (a_row0 + m) : (a_row0 + m) * K + ka) : 0.0f;
-    bs[threadIdx.y][threadIdx.x] = (n < N && kb < K) ? load_element(B, db, b_base + (tb ? n * K + kb : kb * N + n)) : 0.0f;
+  __shared__ float as[kMatmulDepth][kMatmulTile];  // as[k][m]
+  __shared__ float bs[kMatmulDepth][kMatmulTile];  // bs[k][n]
+  const int tid = threadIdx.y * kMatmulThreads + threadIdx.x;
+  const int64_t m0 = static_cast<int64_t>(blockIdx.y) * kMatmulTile, n0 = static_cast<int64_t>(blockIdx.x) * kMatmulTile;
+  float acc[kMatmulPerThread][kMatmulPerThread] = {};
+  for (int64_t k0 = 0; k0 < K; k0 += kMatmulDepth) {
+    // Neighbouring threads load neighbouring addresses: along k for A and
+    // for transposed B, along m or n otherwise.
+    for (int e = tid; e < kMatmulTile * kMatmulDepth; e += kMatmulThreads * kMatmulThreads) {
+      const int m = ta ? e % kMatmulTile : e / kMatmulDepth, ka = ta ? e / kMatmulTile : e % kMatmulDepth;
+      const int64_t gm = m0 + m, gk = k0 + ka;
+      as[ka][m] = (gm < rows && gk < K) ? load_element(A, da, ta ? gk * m_total + (a_row0 + gm) : (a_row0 + gm) * K + gk) : 0.0f;
+      const int n = tb ? e / kMatmulDepth : e % kMatmulTile, kb = tb ? e % kMatmulDepth : e / kMatmulTile;
+      const int64_t gn = n0 + n, gkb = k0 + kb;
+      bs[kb][n] = (gn < N && gkb < K) ? load_element(B, db, b_base + (tb ? gn * K + gkb : gkb * N + gn)) : 0.0f;
+    }
     __syncthreads();
-    const int64_t kmax = K - k0 < kTile ? K - k0 : kTile;
-    for (int64_t kk = 0; kk < kmax; ++kk) acc += as[threadIdx.y][kk] * bs[kk][threadIdx.x];
+    const int64_t kmax = K - k0 < kMatmulDepth ? K - k0 : kMatmulDepth;
+    for (int64_t kk = 0; kk < kmax; ++kk) {
+      float a[kMatmulPerThread], b[kMatmulPerThread];
+      for (int i = 0; i < kMatmulPerThread; ++i) a[i] = as[kk][threadIdx.y + kMatmulThreads * i];
+      for (int j = 0; j < kMatmulPerThread; ++j) b[j] = bs[kk][threadIdx.x + kMatmulThreads * j];
+      for (int i = 0; i < kMatmulPerThread; ++i) {
+        for (int j = 0; j < kMatmulPerThread; ++j) acc[i][j] += a[i] * b[j];
+      }
+    }
     __syncthreads();
   }
-  if (m < rows && n < N) store_element(C, dc, (c_row0 + m) * N + n, acc);
+  for (int i = 0; i < kMatmulPerThread; ++i) {
+    const int64_t m = m0 + threadIdx.y + kMatmulThreads * i;
+    for (int j = 0; j < kMatmulPerThread; ++j) {
+      const int64_t n = n0 + threadIdx.x + kMatmulThreads * j;
+      if (m < rows && n < N) store_element(C, dc, (c_row0 + m) * N + n, acc[i][j]);
+    }
+  }
 }
 
 struct Norm {
@@ -270,9 +297,13 @@ tp::Status launch_matmul(bool grouped, const std::vector<double>& a, const std::
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t rows = grouped ? static_cast<int64_t>(a[static_cast<size_t>(g + 1)]) : M;
     if (rows > 0 && N > 0) {
-      if ((rows + kTile - 1) / kTile > 65535) return tp::Status::unsupported(label + ": more than 1048560 rows per matmul");
-      const dim3 grid(static_cast<unsigned>((N + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
-      matmul_kernel<<<grid, dim3(kTile, kTile), 0, stream>>>(A.data, A.dtype, ta ? 1 : 0, row, M, B.data, B.dtype, tb ? 1 : 0,
+      const int64_t row_tiles = (rows + kMatmulTile - 1) / kMatmulTile;
+      if (row_tiles > 65535) {
+        return tp::Status::unsupported(label + ": " + std::to_string(rows) + " rows in one matmul, more than the " +
+                                       std::to_string(65535 * kMatmulTile) + " the CUDA kernel's grid covers");
+      }
+      const dim3 grid(static_cast<unsigned>((N + kMatmulTile - 1) / kMatmulTile), static_cast<unsigned>(row_tiles));
+      matmul_kernel<<<grid, dim3(kMatmulThreads, kMatmulThreads), 0, stream>>>(A.data, A.dtype, ta ? 1 : 0, row, M, B.data, B.dtype, tb ? 1 : 0,
                                                               g * K * N, C.data, C.dtype, row, rows, K, N);
     }
     row += rows;
