@@ -303,8 +303,8 @@ tp::Status launch_matmul(bool grouped, const std::vector<double>& a, const std::
                                        std::to_string(65535 * kMatmulTile) + " the CUDA kernel's grid covers");
       }
       const dim3 grid(static_cast<unsigned>((N + kMatmulTile - 1) / kMatmulTile), static_cast<unsigned>(row_tiles));
-      matmul_kernel<<<grid, dim3(kMatmulThreads, kMatmulThreads), 0, stream>>>(A.data, A.dtype, ta ? 1 : 0, row, M, B.data, B.dtype, tb ? 1 : 0,
-                                                              g * K * N, C.data, C.dtype, row, rows, K, N);
+      matmul_kernel<<<grid, dim3(kMatmulThreads, kMatmulThreads), 0, stream>>>(
+          A.data, A.dtype, ta ? 1 : 0, row, M, B.data, B.dtype, tb ? 1 : 0, g * K * N, C.data, C.dtype, row, rows, K, N);
     }
     row += rows;
   }
