@@ -714,6 +714,42 @@ __global__ void dequantize_fp8_transposed_kernel(Dequant p) {
   }
 }
 
+// As dequantize_fp8_transposed_kernel, eight elements per thread, on 64 x 64
+// tiles of x with 256 threads: pass one reads 8-byte words of codes along
+// rows of x^T, pass two writes x along its rows as 16-byte vectors. Needs x
+// at 16 bytes, the codes at 8, m % 8 == 0 and k % 8 == 0 (the launcher checks).
+__global__ void dequantize_fp8_transposed_vector_kernel(Dequant p) {
+  __shared__ float tile[64][65];  // tile[j - c0][i - r0]
+  const int64_t tiles_k = (p.k + 63) / 64, tiles = ((p.m + 63) / 64) * tiles_k;
+  const bool block = p.recipe == static_cast<int>(Recipe::kFp8Block1D) || p.recipe == static_cast<int>(Recipe::kFp8Block2D);
+  const int lane_row = threadIdx.x / 8, lane_word = (threadIdx.x % 8) * kVector;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t r0 = (t / tiles_k) * 64, c0 = (t % tiles_k) * 64;
+    for (int dx = lane_row; dx < 64; dx += 32) {
+      const int64_t j = c0 + dx, i0 = r0 + lane_word;
+      if (j < p.k && i0 < p.m) {
+        const uint2 word = reinterpret_cast<const uint2*>(p.data + j * p.m + i0)[0];
+        for (int q = 0; q < kVector; ++q) {
+          const uint8_t code = ((q < 4 ? word.x : word.y) >> (8 * (q % 4))) & 0xFF;
+          const int64_t i = i0 + q;
+          const int64_t s = !block ? 0 : p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
+          tile[dx][lane_word + q] = tp::decode_fp8(p.e5m2, code) * scale_f32(p.scales, s);
+        }
+      }
+    }
+    __syncthreads();
+    for (int dy = lane_row; dy < 64; dy += 32) {
+      const int64_t i = r0 + dy, j0 = c0 + lane_word;
+      if (i < p.m && j0 < p.k) {
+        float v[kVector];
+        for (int q = 0; q < kVector; ++q) v[q] = tile[lane_word + q][dy];
+        store_vector(p.x, p.dtype, i * p.k + j0, v);
+      }
+    }
+    __syncthreads();  // the next tile reuses `tile`
+  }
+}
+
 // Columnwise NVFP4 without the Hadamard transform: y = x^T (k x m, two codes
 // per byte, m % 16 == 0) quantized along its rows. One block per 64 x 64 tile
 // of x (looped over grid.x), 32 x 8 threads. Pass one: each thread reads one
@@ -1026,6 +1062,10 @@ tp::Status dequantize_on_device(const tp::TensorSpec& spec, const std::vector<co
     return launch_status("dequantize_nvfp4_columnwise_kernel");
   }
   if (!p.rowwise && spec.recipe != Recipe::kMxfp8) {  // per-tensor _transpose, block-FP8 columnwise
+    if (vector_aligned(x, 16) && vector_aligned(p.data, 8) && m % kVector == 0 && k % kVector == 0) {
+      dequantize_fp8_transposed_vector_kernel<<<tile_blocks(m, k, 64), 256, 0, stream>>>(p);
+      return launch_status("dequantize_fp8_transposed_vector_kernel");
+    }
     dequantize_fp8_transposed_kernel<<<tile_blocks(m, k, 32), dim3(32, 8), 0, stream>>>(p);
     return launch_status("dequantize_fp8_transposed_kernel");
   }
