@@ -115,6 +115,14 @@ __device__ __forceinline__ uint2 pack_codes(const uint8_t c[kVector]) {
                     c[4] | (c[5] << 8) | (c[6] << 16) | (static_cast<uint32_t>(c[7]) << 24));
 }
 
+// The inverse of pack_codes.
+__device__ __forceinline__ void unpack_codes(uint2 word, uint8_t c[kVector]) {
+  for (int t = 0; t < 4; ++t) {
+    c[t] = static_cast<uint8_t>(word.x >> (8 * t));
+    c[t + 4] = static_cast<uint8_t>(word.y >> (8 * t));
+  }
+}
+
 // Max over `width` lanes (a power of two up to 32), NaN ignored.
 __device__ __forceinline__ float warp_max(float v, unsigned mask, int width) {
   for (int offset = width / 2; offset > 0; offset /= 2) v = tp::fmax_ignoring_nan(v, __shfl_xor_sync(mask, v, offset, width));

@@ -670,11 +670,7 @@ __global__ void dequantize_vector_kernel(Dequant p) {
       const uint32_t word = reinterpret_cast<const uint32_t*>(p.data)[g];
       for (int t = 0; t < kVector; ++t) codes[t] = (word >> (4 * t)) & 0xF;  // element 2q low nibble, 2q+1 high
     } else {
-      const uint2 word = reinterpret_cast<const uint2*>(p.data)[g];
-      for (int t = 0; t < 4; ++t) {
-        codes[t] = (word.x >> (8 * t)) & 0xFF;
-        codes[t + 4] = (word.y >> (8 * t)) & 0xFF;
-      }
+      unpack_codes(reinterpret_cast<const uint2*>(p.data)[g], codes);
     }
     // One 64-bit division per eight elements (they wrap to the next row only when k < 8 or k % 8 != 0).
     int64_t i = g * kVector / p.k, j = g * kVector % p.k;
@@ -728,12 +724,12 @@ __global__ void dequantize_fp8_transposed_vector_kernel(Dequant p) {
     for (int dx = lane_row; dx < 64; dx += 32) {
       const int64_t j = c0 + dx, i0 = r0 + lane_word;
       if (j < p.k && i0 < p.m) {
-        const uint2 word = reinterpret_cast<const uint2*>(p.data + j * p.m + i0)[0];
+        uint8_t codes[kVector];
+        unpack_codes(reinterpret_cast<const uint2*>(p.data + j * p.m + i0)[0], codes);
         for (int q = 0; q < kVector; ++q) {
-          const uint8_t code = ((q < 4 ? word.x : word.y) >> (8 * (q % 4))) & 0xFF;
           const int64_t i = i0 + q;
           const int64_t s = !block ? 0 : p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
-          tile[dx][lane_word + q] = tp::decode_fp8(p.e5m2, code) * scale_f32(p.scales, s);
+          tile[dx][lane_word + q] = tp::decode_fp8(p.e5m2, codes[q]) * scale_f32(p.scales, s);
         }
       }
     }
