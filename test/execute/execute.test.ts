@@ -16,11 +16,11 @@ type FloatDtype = 'fp32' | 'bf16' | 'fp16';
 const EXACT_OPS = ['add', 'mul', 'scale', 'relu', 'matmul', 'layernorm', 'rmsnorm', 'transpose', 'copy', 'amax', 'relu_backward', 'fill'];
 const ALL_OPS = [...EXACT_OPS, 'gelu', 'silu', 'softmax', 'gelu_backward', 'silu_backward', 'softmax_backward', 'grouped_matmul'];
 
-/** A random valid graph of op set v1 over [n, n] tensors (plus the odd [1] and [2, n, n] tensor). */
 /**
- * A random graph of `ops`. Each tensor's alignment is drawn from 1, 16 and 256;
- * `elementAligned` raises it to at least the element size, as the CUDA
- * executor needs (a GPU faults on a misaligned fp32 load; the reference reads bytes).
+ * A random valid graph of op set v1 over [n, n] tensors (plus the odd [1] and [2, n, n] tensor).
+ * Each tensor's alignment is drawn from 1, 16 and 256; `elementAligned` raises it to at least the
+ * element size, as the CUDA executor needs (a GPU faults on a misaligned fp32 load; the reference
+ * reads bytes).
  */
 function randomGraph(seed: number, ops: readonly string[], elementAligned = false): GraphDocument {
   const r = rng(seed);
