@@ -26,6 +26,12 @@ using tp::Recipe;
 
 namespace {
 
+// Where the scale of block `block` of row `row` sits: the compact matrix's
+// row-major index, or the GEMM-swizzled one (FORMATS.md).
+__device__ __forceinline__ int64_t scale_index(bool swizzled, int64_t row, int64_t block, int64_t scale_cols) {
+  return swizzled ? tp::swizzled_scale_index(row, block, scale_cols) : row * scale_cols + block;
+}
+
 // ---- amax --------------------------------------------------------------------
 
 // *out = max(*out, max |x|) over n elements; *out starts at zero. Eight
@@ -215,7 +221,7 @@ __global__ void mxfp8_rowwise_kernel(Mxfp8 p) {
     p.data[i] = tp::encode_fp8(p.e5m2, v * tp::e8m0_reciprocal(e));
     if (threadIdx.x % 32 == 0) {
       const int64_t row = i / p.k, block = (i % p.k) / 32;
-      p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = e;
+      p.scales[scale_index(p.swizzled, row, block, p.scale_cols)] = e;
     }
   }
 }
@@ -248,7 +254,7 @@ __global__ void mxfp8_rowwise_vector_kernel(Mxfp8 p) {
     reinterpret_cast<uint2*>(p.data)[g] = pack_codes(codes);
     if (threadIdx.x % 4 == 0) {
       const int64_t i = g * kVector, row = i / p.k, block = (i % p.k) / 32;
-      p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = e;
+      p.scales[scale_index(p.swizzled, row, block, p.scale_cols)] = e;
     }
   }
 }
@@ -301,7 +307,7 @@ __global__ void nvfp4_rowwise_kernel(Nvfp4 p) {
     const uint8_t code = tp::float_to_e2m1(v * multiplier);
     const uint8_t odd = static_cast<uint8_t>(__shfl_down_sync(0xffffffffu, code, 1));
     if (i % 2 == 0) p.data[i / 2] = tp::pack_e2m1_pair(code, odd);
-    if (leader) p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
+    if (leader) p.scales[scale_index(p.swizzled, row, block, p.scale_cols)] = scale.code;
   }
 }
 
@@ -327,7 +333,7 @@ __global__ void nvfp4_rowwise_vector_kernel(Nvfp4 p) {
       word |= static_cast<uint32_t>(pair) << (8 * q);
     }
     reinterpret_cast<uint32_t*>(p.data)[g] = word;
-    if (leader) p.scales[p.swizzled ? tp::swizzled_scale_index(row, block, p.scale_cols) : row * p.scale_cols + block] = scale.code;
+    if (leader) p.scales[scale_index(p.swizzled, row, block, p.scale_cols)] = scale.code;
   }
 }
 
@@ -377,7 +383,7 @@ __global__ void nvfp4_columnwise_kernel(Nvfp4 p, bool amax_only, float* amax_out
         uint2 word;
         memcpy(&word, packed, 8);
         staged[threadIdx.x][threadIdx.y] = word;
-        p.scales[p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk] = scale.code;
+        p.scales[scale_index(p.swizzled, j, chunk, p.scale_cols)] = scale.code;
       }
     }
     if (amax_only) continue;  // uniform over the grid
@@ -429,9 +435,10 @@ struct RegionShared {
   uint8_t staged[128][129];
 };
 
-// The scales of one 128 x 128 region from its folded amaxes (in `sh`): one per row and per column for 1D tiles, one for 2D (in
-// [0]). Each goes to shared memory for the cast and, as scale_inv, to its
-// output. Threads `tid` < 128 of the block take one row and column each.
+// The scales of one 128 x 128 region from its folded amaxes (in `sh`): one
+// per row and per column for 1D tiles, one for 2D (in [0]). Each goes to
+// shared memory for the cast and, as scale_inv, to its output. Threads
+// `tid` < 128 of the block take one row and column each.
 __device__ __forceinline__ void region_scales(const Fp8Block& p, RegionShared* sh, int tid, int64_t r0, int64_t c0, int rows, int cols) {
   const bool row_tiles = !p.two_d && p.row_data, col_tiles = !p.two_d && p.col_data;
   const int64_t mb = r0 / 128, kb = c0 / 128;
@@ -621,12 +628,12 @@ __device__ __forceinline__ float dequantize_at(const Dequant& p, int64_t i, int6
     case Recipe::kFp8Current:
       return tp::decode_fp8(p.e5m2, code) * scale_f32(p.scales, 0);
     case Recipe::kMxfp8: {
-      const int64_t s = p.rowwise ? (p.swizzled ? tp::swizzled_scale_index(i, j / 32, p.scale_cols) : i * p.scale_cols + j / 32)
+      const int64_t s = p.rowwise ? scale_index(p.swizzled, i, j / 32, p.scale_cols)
                                   : (p.swizzled ? tp::swizzled_scale_index(j, i / 32, p.scale_rows) : (i / 32) * p.scale_cols + j);
       return tp::decode_fp8(p.e5m2, code) * tp::e8m0_to_float(p.scales[s]);
     }
     case Recipe::kNvfp4: {
-      const int64_t s = p.swizzled ? tp::swizzled_scale_index(i, j / 16, p.scale_cols) : i * p.scale_cols + j / 16;
+      const int64_t s = scale_index(p.swizzled, i, j / 16, p.scale_cols);
       return tp::e2m1_to_float(code) * tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[i] : p.amax[0]);
     }
     case Recipe::kFp8Block1D:
@@ -761,7 +768,7 @@ __global__ void dequantize_nvfp4_columnwise_kernel(Dequant p) {
       const int64_t j = c0 + dy, i = r0 + 2 * threadIdx.x;  // i even, so i + 1 < m too (m % 16 == 0)
       if (i < p.m && j < p.k) {
         const uint8_t byte = p.data[(j * p.m + i) / 2];
-        const int64_t s = p.swizzled ? tp::swizzled_scale_index(j, i / 16, p.scale_cols) : j * p.scale_cols + i / 16;
+        const int64_t s = scale_index(p.swizzled, j, i / 16, p.scale_cols);
         const float scale = tp::nvfp4_dequant_scale(p.scales[s], p.row_scaled ? p.amax[j] : p.amax[0]);
         tile[dy][2 * threadIdx.x] = tp::e2m1_to_float(byte & 0xF) * scale;
         tile[dy][2 * threadIdx.x + 1] = tp::e2m1_to_float(byte >> 4) * scale;
@@ -810,7 +817,7 @@ __global__ void dequantize_nvfp4_hadamard_kernel(Dequant p, bool no_signs) {
     __syncthreads();
     const int64_t j = j0 + threadIdx.x, chunk = ch0 + threadIdx.y;
     if (j < p.k && chunk < chunks) {
-      const int64_t s = p.swizzled ? tp::swizzled_scale_index(j, chunk, p.scale_cols) : j * p.scale_cols + chunk;
+      const int64_t s = scale_index(p.swizzled, j, chunk, p.scale_cols);
       const float scale = tp::nvfp4_dequant_scale(p.scales[s], p.amax[0]);
       const uint2 word = staged[threadIdx.x][threadIdx.y];
       uint8_t bytes[8];
