@@ -59,7 +59,6 @@
 // found in under 0.3 s, those of 600 in 0.3-4 s; on six further seeds of
 // 600 buffers, three are found within 10 s.
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 #include "placement/placement.h"
