@@ -690,6 +690,16 @@ __global__ void dequantize_vector_kernel(Dequant p) {
   }
 }
 
+// Scale of logical element (i, j) when its FP8 codes are kept as x^T: the
+// per-tensor scale, or block FP8's columnwise one (1D: one scale per 128
+// elements down a column of x, scale_cols of them per block row; 2D: the
+// 128 x 128 grid, transposed). Both transposed kernels read it here.
+__device__ __forceinline__ float transposed_fp8_scale(const Dequant& p, int64_t i, int64_t j) {
+  const bool block = p.recipe == static_cast<int>(Recipe::kFp8Block1D) || p.recipe == static_cast<int>(Recipe::kFp8Block2D);
+  const int64_t s = !block ? 0 : p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
+  return scale_f32(p.scales, s);
+}
+
 // Transposed FP8 data (per-tensor `_transpose`, block-FP8 columnwise): the
 // k x m codes of x^T. One block per 32 x 32 tile of x (looped over grid.x),
 // 32 x 8 threads. Pass one reads rows of x^T (consecutive threads, consecutive
@@ -698,14 +708,12 @@ __global__ void dequantize_vector_kernel(Dequant p) {
 __global__ void dequantize_fp8_transposed_kernel(Dequant p) {
   __shared__ float tile[32][33];  // tile[j - c0][i - r0]
   const int64_t tiles_k = (p.k + 31) / 32, tiles = ((p.m + 31) / 32) * tiles_k;
-  const bool block = p.recipe == static_cast<int>(Recipe::kFp8Block1D) || p.recipe == static_cast<int>(Recipe::kFp8Block2D);
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const int64_t r0 = (t / tiles_k) * 32, c0 = (t % tiles_k) * 32;
     for (int dy = threadIdx.y; dy < 32; dy += 8) {
       const int64_t j = c0 + dy, i = r0 + threadIdx.x;
       if (i < p.m && j < p.k) {
-        const int64_t s = !block ? 0 : p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
-        tile[dy][threadIdx.x] = tp::decode_fp8(p.e5m2, p.data[j * p.m + i]) * scale_f32(p.scales, s);
+        tile[dy][threadIdx.x] = tp::decode_fp8(p.e5m2, p.data[j * p.m + i]) * transposed_fp8_scale(p, i, j);
       }
     }
     __syncthreads();
@@ -724,7 +732,6 @@ __global__ void dequantize_fp8_transposed_kernel(Dequant p) {
 __global__ void dequantize_fp8_transposed_vector_kernel(Dequant p) {
   __shared__ float tile[64][65];  // tile[j - c0][i - r0]
   const int64_t tiles_k = (p.k + 63) / 64, tiles = ((p.m + 63) / 64) * tiles_k;
-  const bool block = p.recipe == static_cast<int>(Recipe::kFp8Block1D) || p.recipe == static_cast<int>(Recipe::kFp8Block2D);
   const int lane_row = threadIdx.x / 8, lane_word = (threadIdx.x % 8) * kVector;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const int64_t r0 = (t / tiles_k) * 64, c0 = (t % tiles_k) * 64;
@@ -735,8 +742,7 @@ __global__ void dequantize_fp8_transposed_vector_kernel(Dequant p) {
         unpack_codes(reinterpret_cast<const uint2*>(p.data + j * p.m + i0)[0], codes);
         for (int q = 0; q < kVector; ++q) {
           const int64_t i = i0 + q;
-          const int64_t s = !block ? 0 : p.two_d ? (j / 128) * p.scale_cols + i / 128 : (i / 128) * p.scale_cols + j;
-          tile[dx][lane_word + q] = tp::decode_fp8(p.e5m2, codes[q]) * scale_f32(p.scales, s);
+          tile[dx][lane_word + q] = tp::decode_fp8(p.e5m2, codes[q]) * transposed_fp8_scale(p, i, j);
         }
       }
     }
