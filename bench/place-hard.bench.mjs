@@ -1,4 +1,4 @@
-// Hard placement instances (issue #18): random perfect packings, whose
+// Hard placement instances: random perfect packings, whose
 // optimum is the lower bound by construction, and the hardest files of the
 // shared DSA set, with the greedy baselines measured in the same run.
 //

@@ -1,4 +1,4 @@
-// Placement at scale (issue #14 item 7): the solver's time on a wide fan-out
+// Placement at scale: the solver's time on a wide fan-out
 // (one input read by n ops, every output alive to the end: all n buffers alive
 // together) and on random lifetimes, at 10^3, 10^4 and 10^5 buffers, under a
 // 1 s time limit. "overshoot" is time / limit, measured around the public

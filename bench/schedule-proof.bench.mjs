@@ -1,4 +1,4 @@
-// Proofs of optimal schedules (issue #18): for the real graphs (examples,
+// Proofs of optimal schedules: for the real graphs (examples,
 // layer specs, imported ONNX models) and seeded random ones, ours with a
 // time limit against the best of Inductor's and XLA's baselines (same call):
 // per graph its ops, our peak, the lower bound, proved or not, the gap (peak /

@@ -1,4 +1,4 @@
-// Scheduling at scale (issue #14 item 7): tp.schedule with method 'ours' under
+// Scheduling at scale: tp.schedule with method 'ours' under
 // a 1 s time limit on a wide fan-out (one input read by n ops, every output
 // alive to the end) and on a random DAG (each op reads 1-3 tensors written
 // by the 64 ops before it), at 10^3, 10^4 and 10^5 ops. "overshoot" is

@@ -1,4 +1,4 @@
-// WASM against native on planning real models, the first call included (#18):
+// WASM against native on planning real models, the first call included:
 // per model, the first plan() natively and on WASM, each in fresh processes (so
 // it pays for loading the core, compiling the module and every cold path, as an
 // application's first plan does), and warm plan() (median of repeated calls on

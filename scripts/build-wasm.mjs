@@ -9,24 +9,25 @@
 //   FILESYSTEM=0, EXIT_RUNTIME=0         the core does no I/O and is a library.
 //   ALLOW_MEMORY_GROWTH, MAXIMUM_MEMORY  large graphs; JS re-reads heap views.
 //   -fno-exceptions                      the core returns errors as values.
-//   -O3 -DNDEBUG -fno-rtti               planning speed (#18): against -O2, the first call (init +
+//   -O3 -DNDEBUG -fno-rtti               planning speed: against -O2, the first call (init +
 //       first plan in a fresh process) and warm plan() of 7 real models took 0.7-1.1x the
 //       main-thread time (median about 0.9; bench/wasm-native.bench.mjs's models), at the
 //       same binary size; the core uses no assert() and no RTTI. Tried and left out:
 //       -msimd128 (the planner is graph code that does not vectorise: no gain, +13%
 //       binary) and -flto (no gain beyond noise, 4x the link time).
-//   BINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100   the first plan() (#18).
+//   BINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100   the first plan().
 //       V8 runs WASM first as baseline (Liftoff) code and compiles a function with TurboFan, on
 //       background threads, once that function alone has run long enough; the new code is used
 //       from the function's next call. Binaryen inlines every function that has one caller, at
-//       any size, so the baseline schedulers became one 15 KB run_baseline and the placement
-//       solvers one 24 KB place: each crossed the threshold on the first plan, cost TurboFan
-//       50-200 ms (on a loaded 2-core machine, the main thread's time too), and the optimised
-//       code was never called. Capped, they stay separate functions (the same job inside one
-//       file is done by TP_NOINLINE, base/noinline.h). Warm plan() is unchanged. Tried and left
-//       out: -fno-inline-functions outside the search sources (first call as good, warm plan()
-//       of small models 1.7x slower), -Os and -mllvm -inline-threshold=50 (no first-call
-//       gain), -sMALLOC=emmalloc and -sINITIAL_MEMORY=64MB (no gain beyond noise).
+//       any size, so without the cap the baseline schedulers become one 15 KB run_baseline and
+//       the placement solvers one 24 KB place: each crosses the threshold on the first plan,
+//       costs TurboFan 50-200 ms (on a loaded 2-core machine, the main thread's time too), and
+//       its optimised code is never called. Capped, they stay separate functions (the same job
+//       inside one file is done by TP_NOINLINE, base/noinline.h). Warm plan() is the same with
+//       and without the cap. Tried and left out: -fno-inline-functions outside the search
+//       sources (first call as good, warm plan() of small models 1.7x slower), -Os and
+//       -mllvm -inline-threshold=50 (no first-call gain), -sMALLOC=emmalloc and
+//       -sINITIAL_MEMORY=64MB (no gain beyond noise).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

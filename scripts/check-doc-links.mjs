@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks every link in the generated API reference (issue #17 item 7): a relative link must
+// Checks every link in the generated API reference: a relative link must
 // name a file typedoc wrote, and an external link must go to a host on KNOWN_HOSTS, hosts
 // that exist and that the docs mean to cite. This catches what a reader would hit as a dead
 // link: markdown-it turning `FORMATS.md` into http://FORMATS.md (.md is a real TLD), a

@@ -1,4 +1,4 @@
-// `npm run fuzz:asan` (issue #14): the seeded public fuzz suite and the ABI
+// `npm run fuzz:asan`: the seeded public fuzz suite and the ABI
 // tests against a native addon built with AddressSanitizer and
 // UndefinedBehaviorSanitizer. Too slow for .ci/run; run it by hand before a
 // release or after touching the ABI boundary (docs/DEVELOPING.md).

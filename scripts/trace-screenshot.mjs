@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Screenshots of `tensorplan plan --trace` files open in a standard viewer, for
-// docs/plans.md (#19 item 3): docs/images/trace-*.png.
+// docs/plans.md: docs/images/trace-*.png.
 //
 // The viewer is the Performance panel of Chromium's own DevTools, which opens
 // Trace Event Format JSON ("Load profile"). It ships inside chromium, so no

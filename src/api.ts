@@ -51,7 +51,7 @@ export interface TensorplanInfo {
   } | null;
 }
 
-/** Options of init() and info(), checked field by field (issue #14). */
+/** Options of init() and info(), checked field by field. */
 function checkInitOptions(given: InitOptions | undefined): InitOptions {
   const options: InitOptions = optionsObject(given, 'options');
   if (options.wasm !== undefined && (options.wasm === null || typeof options.wasm !== 'object')) {

@@ -29,7 +29,7 @@ export class TensorplanError extends Error {
   readonly reasons: Readonly<Record<string, string>>;
 
   constructor(code: TensorplanErrorCode, message: string, reasons: Record<string, string> = {}) {
-    // Issue #14: constructing one with the wrong types is itself a TensorplanError
+    // Constructing one with the wrong types is itself a TensorplanError
     // (a message that is not a string could not even be turned into one).
     if (typeof code !== 'string' || typeof message !== 'string' || reasons === null || typeof reasons !== 'object') {
       throw new TensorplanError('INVALID_ARGUMENT', `new TensorplanError(code = ${shown(code)}, message = ${shown(message)}, reasons = ${shown(reasons)}): `
@@ -70,9 +70,9 @@ function nesting(value: unknown, limit: number): number {
  * the engine's stack ends in RangeError "Maximum call stack size exceeded"
  * somewhere in a recursive walk (the schema validator, structuredClone, our
  * own walks); a depth check up front would cost every call a full walk, so
- * that one RangeError becomes INVALID_ARGUMENT naming the deepest argument
- * (issue #14). Nothing else is converted: any other exception is a bug and
- * stays visible. @internal
+ * that one RangeError becomes INVALID_ARGUMENT naming the deepest argument.
+ * Nothing else is converted: any other exception is a bug and stays visible.
+ * @internal
  */
 export function guarded<T>(where: string, args: readonly unknown[], body: () => T): T {
   const convert = (error: unknown): unknown => {

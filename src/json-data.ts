@@ -18,7 +18,7 @@ function pathOf(frame: Frame): string {
 
 /**
  * Checks that a document is JSON data before a schema or anything recursive
- * reads it (issue #14): a BigInt, a typed array, a function or a symbol is
+ * reads it: a BigInt, a typed array, a function or a symbol is
  * refused with its path, as is nesting deeper than {@link MAX_DOCUMENT_DEPTH}
  * (which would overflow the stack of a recursive walk). The walk itself keeps
  * its own stack. JSON Schema alone would take an empty typed array for an

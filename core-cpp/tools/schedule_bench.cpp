@@ -1,4 +1,4 @@
-// Scheduling benchmark (issue 4): generated graph families at 10^2..10^5 ops
+// Scheduling benchmark: generated graph families at 10^2..10^5 ops
 // with fixed seeds. For each graph: the peak of every baseline, ours, ours /
 // best baseline, the lower bound, and seconds per method; then random 20-op
 // graphs solved exactly, with every method's gap to the optimum.

@@ -1,4 +1,4 @@
-// GPU benchmark of the CUDA executor (issue 7 item 6), run on a GPU machine:
+// GPU benchmark of the CUDA executor, run on a GPU machine:
 //   ./build-gpu/bench_cuda_executor
 // 1. quantize and dequantize kernels: achieved bandwidth (input + output
 //    bytes / time, CUDA events, device-resident buffers) of every recipe and

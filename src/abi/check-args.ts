@@ -1,6 +1,6 @@
 import { TensorplanError, isDetached } from '../errors.js';
 
-// The type backstop of every C ABI call (issue #14): the generated
+// The type backstop of every C ABI call: the generated
 // encode<Op>Args of c-api.generated.ts checks each argument against its C
 // parameter type here, and each array against the length c_api.h states for
 // it (with a CSR's last entry) and each double c_api.h marks finite, before

@@ -1,4 +1,4 @@
-// `tensorplan plan ... --trace out.json` (#19 item 3): the plan as a Chrome
+// `tensorplan plan ... --trace out.json`: the plan as a Chrome
 // trace-event file, which Perfetto (ui.perfetto.dev) and Chromium DevTools' Performance panel open
 // (chrome://tracing is gone from current Chromium; see docs/plans.md).
 // Format: the Trace Event Format's JSON object form (`traceEvents`), with

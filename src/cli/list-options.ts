@@ -2,7 +2,7 @@
  * Options that take a list of `key=value` words (`--compare recipe=bf16
  * recompute=on`, `--input x=1x3x224x224 batch=4`). Commander's variadic options
  * take every word up to the next option, so `plan --compare a=b c=d FILE` would
- * swallow FILE and then miss the required argument (#17 item 6). Instead these
+ * swallow FILE and then miss the required argument. Instead these
  * options are declared with one value and repeatable, and `expandListOptions`
  * rewrites the command line before commander reads it: after a list option,
  * each further word that has a `=` and does not start with `-` becomes one more

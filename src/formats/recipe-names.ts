@@ -1,4 +1,4 @@
-// The one vocabulary of recipe names (#17 item 6): the core's names (c_api.h
+// The one vocabulary of recipe names: the core's names (c_api.h
 // TP_RECIPE_LIST) plus the aliases people use for them. The CLI, tensor formats,
 // op attributes and layer specs all accept exactly RECIPE_WORDS.
 import { RECIPE_CODE, RECIPE_NAMES } from '../abi/c-api-tables.generated.js';

@@ -101,7 +101,7 @@ export class GraphBuilder {
       outputs: this.outputs,
       persistent: this.persistents,
     };
-    // Checked before it is copied (issue #14): what the schema refuses (a BigInt, a detached
+    // Checked before it is copied: what the schema refuses (a BigInt, a detached
     // buffer, nesting deeper than the stack) is named by parseGraph, and the copy cannot fail.
     return structuredClone(parseGraph(graph, typeof this.name === 'string' ? this.name : 'graph'));
   }

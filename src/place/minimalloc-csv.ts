@@ -29,7 +29,7 @@ const KNOWN = new Set(['id', 'lower', 'upper', 'end', 'size', 'alignment', 'hint
  * @group Files
  */
 export function parseMinimallocCsv(text: string, source = 'input.csv'): MinimallocCsv {
-  // Issue #14: wrong-typed arguments are named, not a TypeError.
+  // Wrong-typed arguments are named, not a TypeError.
   if (typeof source !== 'string') throw new TensorplanError('INVALID_ARGUMENT', `source = ${shown(source)}: must be a string`);
   if (typeof text !== 'string') throw new TensorplanError('INVALID_ARGUMENT', `${source}: text = ${shown(text)}: must be the CSV text`);
   const lines = text.split(/\r?\n/);
@@ -84,7 +84,7 @@ export function parseMinimallocCsv(text: string, source = 'input.csv'): Minimall
  * @group Files
  */
 export function formatMinimallocCsv(csv: MinimallocCsv, offsets: readonly number[]): string {
-  // Issue #14: what is written is checked first, and named when wrong.
+  // What is written is checked first, and named when wrong.
   const bad = (field: string, value: unknown, rule: string): never => {
     throw new TensorplanError('INVALID_ARGUMENT', `${field} = ${shown(value)}: must be ${rule}`);
   };

@@ -1,4 +1,4 @@
-// What kind of memory each byte of a plan's arena is (issue #19): one rule for
+// What kind of memory each byte of a plan's arena is: one rule for
 // the Chrome trace's "live bytes" counter (src/cli/chrome-trace.ts) and the
 // HTML report's stacked timeline (src/plan/plan-report.ts), so both answer
 // "what fills the memory" with the same words and the same sums.

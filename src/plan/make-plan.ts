@@ -139,12 +139,11 @@ const JOINT_COMPACT_MOVES = 3000;
  * differs from every earlier one. All are bounded by work, not time, so the
  * candidates are the same on every machine; the baselines take a few ms each
  * ('ours' already ran them once, but the core keeps only their peaks).
- * Until stop 31 the candidates also held 'ours' stopped at 1/100-1/3 of a
- * fast plan's work: on the bench's five layered graphs one of those won once
- * (0.7% below the default arena), where the compacted copies now win on all
- * five; and a stopped search may take far longer than the whole one (on the
- * contrib_ops ONNX fixture, 4 s each against 3 ms: its quick descent gets
- * too little work to give the exact search a tight incumbent).
+ * 'ours' stopped at a fraction of a fast plan's work is not a candidate: on
+ * the bench's five layered graphs the compacted copies win on all five, and a
+ * stopped search may take far longer than the whole one (on the contrib_ops
+ * ONNX fixture, 4 s each against 3 ms: its quick descent gets too little work
+ * to give the exact search a tight incumbent).
  */
 function jointCandidates(core: CoreBinding, encoded: EncodedGraph, scheduled: ScheduleResult, scheduledOrder: Int32Array): { method: string; order: Int32Array }[] {
   const candidates = [{ method: scheduled.method as string, order: scheduledOrder }];

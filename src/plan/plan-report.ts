@@ -100,7 +100,7 @@ export function planReportData(plan: PlanDocument, options?: string | PlanReport
 }
 
 function reportData(plan: PlanDocument, given: string | PlanReportOptions | undefined): ReportData {
-  // Every field read below is one the plan schema requires (issue #14: a plan missing one is named, not a TypeError).
+  // Every field read below is one the plan schema requires (a plan missing one is named, not a TypeError).
   parsePlan(plan);
   const options: PlanReportOptions = typeof given === 'string' ? { title: given } : optionsObject(given, 'options');
   const { title, layers, layerSummary, baselineSchedules, comparison } = options;

@@ -37,7 +37,7 @@ export interface PlanDiagnostic {
 const DECODER = new TextDecoder();
 
 /**
- * Checks the types of what validation reads from a plan (issue #14): a plan
+ * Checks the types of what validation reads from a plan: a plan
  * from another tool need not carry everything the plan schema asks for, but
  * what is read must be there, and a wrong one is named with its path.
  */

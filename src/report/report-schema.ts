@@ -1,5 +1,5 @@
 // The shape of ReportData (report-data.ts) as a JSON Schema, so renderReport
-// refuses malformed data with the field path and value (issue #14) instead of
+// refuses malformed data with the field path and value instead of
 // failing somewhere inside the HTML it writes.
 
 const count = { type: 'number', minimum: 0 } as const;

@@ -1,4 +1,4 @@
-// Issue #14, items 3 and 5: no ABI call reads past the caller's buffer, and
+// No ABI call reads past the caller's buffer, and
 // every argument is type-checked in one place (the generated encode<Op>Args)
 // before a backend sees it, so wrong-typed calls give the same TensorplanError
 // on every backend.
@@ -113,7 +113,7 @@ describe.each(BACKENDS)('ABI arguments on %s', (backend) => {
 
   // Straight to the core (past encodeExecuteReferenceArgs): input_offsets[input_count + 1]
   // has no passed length; the core checks what it can: a CSR into input_data,
-  // non-decreasing and within input_data_length (issue #14, item 3). The semantic CSRs
+  // non-decreasing and within input_data_length. The semantic CSRs
   // (lengths passed) start at 0, never decrease and end at their data. The native addon
   // checks the last entries c_api.h states (`last <= input_data_length`,
   // `last == shape_dims_count`) itself before the core: its message where it differs.

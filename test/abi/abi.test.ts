@@ -167,7 +167,7 @@ describe.each(BACKENDS)('generated ABI on %s', (backend) => {
     expect(readTable(core, CODE_TABLES.place_method.id).names[5]).toBe('constructive');
   });
 
-  // Issue #14 items 3 and 5: what c_api.h states for each argument (its
+  // What c_api.h states for each argument (its
   // length, finite doubles) is checked before any backend reads it, with the
   // same error on every backend and on the native addon called by itself.
   const healthy = probe(tp);

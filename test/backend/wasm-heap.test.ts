@@ -1,12 +1,12 @@
-// The WASM binding past 2 GiB of heap (issue #14): wasm32 pointers are
+// The WASM binding past 2 GiB of heap: wasm32 pointers are
 // unsigned, but an exported function's i32 reads as signed in JS. Once the
 // heap's low 2 GiB are taken, every array the binding copies in and every
 // result it copies out lives above 2^31: read as negative, `subarray` and
-// `set` touched the wrong bytes (results "succeeded" with other values) or
-// threw. The binding reads pointers unsigned; this fills the low heap and
+// `set` would touch the wrong bytes (results "succeed" with other values) or
+// throw. The binding reads pointers unsigned; this fills the low heap and
 // requires the same answers as a fresh instance. (Native pointers are 64-bit:
 // nothing to test there; the executor's own limits are in
-// test/execute/execute.test.ts on both backends.)
+// test/execute/reference-executor-limits.test.ts on both backends.)
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { instantiateCore } from '../../src/backend/wasm-module';

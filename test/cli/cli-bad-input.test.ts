@@ -1,4 +1,4 @@
-// Issue #14: bad input never shows a stack trace on the CLI and always exits 2.
+// Bad input never shows a stack trace on the CLI and always exits 2.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,7 +69,7 @@ describe('bad options and inputs beside a good file', () => {
   writeFileSync(npy, 'not a .npy file');
   const made = run('plan', example('two-chains.graph.json'), '-o', planFile);
   const cases: [string, string[]][] = [
-    // Issue #14: an ONNX node in a signature its opset does not have used to end in a stack trace and exit 1.
+    // An ONNX node in a signature its opset does not have is bad input too, not an internal error.
     ['an ONNX Squeeze with an axes attribute at opset 13', ['plan', fixture('opset/squeeze-13-attribute.onnx')]],
     ['an ONNX Clip with min/max inputs at opset 6', ['import', fixture('opset/clip-6-input.onnx')]],
     ['execute with a broken .npy input', ['execute', planFile, '--input', `x=${npy}`]],

@@ -1,4 +1,4 @@
-// `tensorplan plan ... --trace out.json` (#19 item 3): the plan as a Chrome
+// `tensorplan plan ... --trace out.json`: the plan as a Chrome
 // trace-event file (Trace Event Format, JSON object form) that Perfetto and
 // chrome://tracing open.
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// #17 item 6: one vocabulary everywhere. Recipe names, --backend, durations,
+// One vocabulary everywhere. Recipe names, --backend, durations,
 // colour, list options before the file argument, and errors that never echo a
 // whole input file, each checked as a user meets them.
 import { spawnSync } from 'node:child_process';

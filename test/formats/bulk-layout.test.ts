@@ -58,7 +58,7 @@ describe.each(BACKENDS)('bulkLayout on %s', (backend) => {
     expect(layout.allocationBytes).toBe(518);
   });
 
-  // Issue #15 rule 11. TE d0067d0da6, pytorch/csrc/extensions/allocate.cpp bulk_allocate
+  // TE d0067d0da6, pytorch/csrc/extensions/allocate.cpp bulk_allocate
   // rounds each offset up with pytorch/csrc/common.cpp roundup (ceil(v / a) * a): any
   // alignment >= 1 works, not only powers of two.
   it('TE bulk_allocate: alignments that are not powers of two round up to a multiple', () => {

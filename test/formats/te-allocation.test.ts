@@ -1,4 +1,4 @@
-// Issue #15 rules 8-10: format sizes follow what TransformerEngine allocates
+// Format sizes follow what TransformerEngine allocates
 // (TE main d0067d0da6), through the public API on every backend. Each test
 // names the TE file and function it models.
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { errorOf } from '../support/errors';
 describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
   const tp = session(backend);
 
-  // Rule 8. pytorch/csrc/quantizer.cpp NVFP4Quantizer::create_tensor allocates the
+  // pytorch/csrc/quantizer.cpp NVFP4Quantizer::create_tensor allocates the
   // columnwise data as the 2-D transpose [flat_last_dim, flat_first_dim / 2];
   // pytorch/tensor/nvfp4_tensor.py inner_tensor_specs keeps the rank.
   it('NVFP4 [8192, 1, 4096]: _columnwise_data is [4096, 4096], 16,777,216 B (create_tensor), not 0 B', () => {
@@ -30,7 +30,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(three.buffers.map((b) => Array.from(b.bytes))).toEqual(two.buffers.map((b) => Array.from(b.bytes)));
   });
 
-  // Rule 9. quantizer.cpp NVFP4Quantizer::create_tensor: amax_columnwise is {flat_last_dim}
+  // quantizer.cpp NVFP4Quantizer::create_tensor: amax_columnwise is {flat_last_dim}
   // when row-scaled; nvfp4_tensor.py NVFP4Quantizer.is_quantizable returns False for row-scaled.
   it('row-scaled NVFP4: _amax_columnwise is {K} fp32 and the tensor is not quantizable', () => {
     const spec = tp.tensorSpecBuffers({ shape: [64, 48], dtype: 'bf16', recipe: 'nvfp4', options: { nvfp4RowScaled: true } });
@@ -40,7 +40,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(spec.quantizableReason).toMatch(/row-scaled.*is_quantizable/);
   });
 
-  // Rule 9. quantizer.cpp MXFP8Quantizer::get_scale_shape and
+  // quantizer.cpp MXFP8Quantizer::get_scale_shape and
   // Float8BlockQuantizer::get_scale_shape divide the element count by K.
   it.each(['mxfp8', 'fp8_block_1d', 'fp8_block_2d'] as const)('%s with K = 0 is an error naming shape and rule (get_scale_shape)', (recipe) => {
     const error = errorOf(() => tp.tensorSpecBuffers({ shape: [64, 0], dtype: 'bf16', recipe }));
@@ -48,7 +48,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(error.message).toBe(`${recipe} cannot quantize shape [64, 0]: needs K > 0 (K = last dim; TE's get_scale_shape divides the element count by K), got K = 0`);
   });
 
-  // Rule 9. quantizer.cpp check_per_tensor_fp8_quantize_output (Float8Quantizer::quantize,
+  // quantizer.cpp check_per_tensor_fp8_quantize_output (Float8Quantizer::quantize,
   // Float8CurrentScalingQuantizer::quantize_impl): columnwise-only output is NotImplementedError.
   it.each(['fp8_current', 'fp8_delayed'] as const)('%s columnwise-only on Hopper: flagged on the buffers, refused by quantize', (recipe) => {
     const format = { shape: [16, 16], dtype: 'fp32', recipe, rowwise: false, columnwise: true } as const;
@@ -63,7 +63,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(tp.tensorSpecBuffers({ ...format, rowwise: true }).quantizeRefusal).toBe('');
   });
 
-  // Rule 10. pytorch/tensor/storage/grouped_tensor_storage.py make_grouped_tensor and
+  // pytorch/tensor/storage/grouped_tensor_storage.py make_grouped_tensor and
   // quantizer.cpp Float8CurrentScalingQuantizer::create_grouped_tensor: non-TN FP8 GEMMs
   // (Blackwell) keep one data buffer.
   it('grouped FP8 current scaling on Blackwell has one data buffer (make_grouped_tensor)', () => {
@@ -74,7 +74,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(hopper.buffers.map((b) => b.name)).toContain('columnwise_data');
   });
 
-  // Rule 10. grouped_tensor_storage.py make_grouped_tensor: no quantizer means `data` only.
+  // grouped_tensor_storage.py make_grouped_tensor: no quantizer means `data` only.
   it('unquantized groups allocate data only in the Python path; C++ NoneQuantizer follows usages', () => {
     const layout = tp.groupedLayout([[64, 32], [64, 32]], { dtype: 'bf16', recipe: 'none' });
     const col = layout.buffers.find((b) => b.name === 'columnwise_data')!;
@@ -83,7 +83,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(layout.cppTotalBytes).toBe(16384);
   });
 
-  // Rule 10. quantizer.cpp Float8CurrentScalingQuantizer::create_grouped_tensor NVTE_CHECKs
+  // quantizer.cpp Float8CurrentScalingQuantizer::create_grouped_tensor NVTE_CHECKs
   // against both dims varying; NVFP4Quantizer::create_grouped_tensor's get_scale_shape of [1, total] fails.
   it.each(['fp8_current', 'nvfp4'] as const)('%s with both dims varying: C++ sizing unavailable (create_grouped_tensor)', (recipe) => {
     const layout = tp.groupedLayout([[128, 128], [256, 256]], { dtype: 'bf16', recipe });
@@ -95,7 +95,7 @@ describe.each(BACKENDS)('TE allocation rules on %s', (backend) => {
     expect(tp.groupedLayout([[128, 128], [256, 256]], { dtype: 'bf16', recipe: 'mxfp8' }).cppAvailable).toBe(true);
   });
 
-  // Rule 10. grouped_tensor_storage.py make_grouped_tensor checks no per-member divisibility.
+  // grouped_tensor_storage.py make_grouped_tensor checks no per-member divisibility.
   it('grouped MXFP8 accepts a [33, 32] member as make_grouped_tensor does', () => {
     const layout = tp.groupedLayout([[32, 32], [33, 32]], { dtype: 'bf16', recipe: 'mxfp8' });
     expect(layout.buffers.find((b) => b.name === 'rowwise_data')!.bytes).toBe(65 * 32);

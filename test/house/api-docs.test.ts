@@ -1,4 +1,4 @@
-// #17 item 7: the API reference is one people can use. typedoc runs here into a temporary
+// The API reference is one people can use. typedoc runs here into a temporary
 // directory (HTML and its JSON model, in one run) and the result is checked: every public export
 // sits in one of the five groups the sidebar shows (never in a kind group such as "Interfaces",
 // which is what an export without a @group tag lands in), the getting-started page is there, and

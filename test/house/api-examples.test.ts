@@ -1,4 +1,4 @@
-// #17 item 7: every `@example` in a doc comment under src/, and every js block of the
+// Every `@example` in a doc comment under src/, and every js block of the
 // reference's getting-started page (docs/api-guide/getting-started.md), is correct code, so the
 // API reference cannot rot. Each block is a whole ES module as a user would paste it (it imports
 // from 'tensorplan'); it runs in node in a temporary project whose node_modules/tensorplan is
@@ -103,7 +103,7 @@ function run(dir: string, file: string, code: string): { status: number | null; 
 }
 
 const ALL = examples();
-// The main entry points (issue #17 item 7) each carry an example.
+// The main entry points each carry an example.
 const REQUIRED = ['init', 'Tensorplan.plan', 'Tensorplan.layerGraph', 'Tensorplan.importOnnx', 'importOnnx', 'Tensorplan.tensorSpecBuffers',
   'Tensorplan.validate', 'compareLayerSpecs', 'GraphBuilder', 'LayerSpecBuilder'];
 

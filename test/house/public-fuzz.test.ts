@@ -1,4 +1,4 @@
-// Issue #14, item 6: every public function answers wrong or incomplete input
+// Every public function answers wrong or incomplete input
 // either with a result or with a TensorplanError, never another exception, and
 // the session still works afterwards. Every exported function and class, and
 // every method of Tensorplan, GraphBuilder and LayerSpecBuilder, is a target
@@ -52,7 +52,7 @@ const CONSTANTS = [
 /** Classes whose methods are targets one by one (`GraphBuilder.prototype.op`). */
 const CLASSES_BY_METHOD = { Tensorplan, GraphBuilder, LayerSpecBuilder } as const;
 
-/** Values that have broken the library before: wrong types, BigInts, deep nesting, detached buffers. */
+/** Values that break code which does not check its input: wrong types, BigInts, deep nesting, detached buffers. */
 function deep(depth: number): unknown {
   let v: unknown = [];
   for (let i = 0; i < depth; i++) v = [v];

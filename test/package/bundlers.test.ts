@@ -1,4 +1,4 @@
-// #17 item 3: a user's web app that imports the installed package by name and
+// A user's web app that imports the installed package by name and
 // plans a graph, built by Vite (build and dev server), webpack 5 and esbuild,
 // then run in headless chromium. The package comes from `npm pack` unpacked
 // into the app's node_modules, as `npm install tensorplan-<v>.tgz` lays it out
@@ -129,7 +129,7 @@ describe.skipIf(BROWSER_SKIP_REASON !== '')(`bundled web apps in chromium${BROWS
     async function devServer(optimizeDeps: Record<string, unknown>) {
       const { createServer } = await import('vite');
       // A random port below 5900: Chromium refuses to load from port 6000
-      // (X11) with net::ERR_UNSAFE_PORT, which the range up to 6172 once drew.
+      // (X11) with net::ERR_UNSAFE_PORT.
       const dev = await createServer({
         root: app, configFile: false, logLevel: 'silent', optimizeDeps, cacheDir: join(app, '.vite'),
         server: { host: '127.0.0.1', port: 5173 + Math.floor(Math.random() * 700), strictPort: false, hmr: false, watch: null },

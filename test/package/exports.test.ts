@@ -1,7 +1,6 @@
-// The public surface is a contract: these lists were recorded before the
-// wave-2 folder move (issue #13) so that moving files can never add, drop or
-// rename an export unnoticed. Change a list only together with a deliberate
-// API change.
+// The public surface is a contract: these lists name every export, so that
+// moving files can never add, drop or rename an export unnoticed. Change a
+// list only together with a deliberate API change.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// #17 item 6: README's API snippet runs as written. The first ```js block under
-// "Using it" is saved as a module beside a node_modules/tensorplan that is this
+// README's API snippet runs as written. The first ```js block under
+// "Tour" is saved as a module beside a node_modules/tensorplan that is this
 // package, run from the repository root (its example paths are relative to a
 // clone), and the claims its comments make (`// layout.x === n`) are checked.
 import { spawnSync } from 'node:child_process';
@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest';
 const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
 
-/** The snippet: the first fenced js block after the "## Using it" heading. */
+/** The snippet: the first fenced js block after the "## Tour" heading. */
 function snippet(): string {
-  const section = README.slice(README.indexOf('## Using it'));
+  const section = README.slice(README.indexOf('## Tour'));
   const match = /```js\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error('README.md: no ```js block under "## Using it"');
+  if (!match) throw new Error('README.md: no ```js block under "## Tour"');
   return match[1];
 }
 

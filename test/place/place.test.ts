@@ -96,8 +96,8 @@ describe.each(BACKENDS)('place on %s', (backend) => {
   });
 
   it('starts from XLA\'s spatial best fit too, so it is never above xla-best (a case the property found)', () => {
-    // Once xla-best followed heap_simulator.cc's spatial order, this case put it at
-    // 688 while ours, seeded without that order, stayed at 704.
+    // xla-best, in heap_simulator.cc's spatial order, places this case at 688;
+    // a search not seeded with that order stays at 704.
     const buffers = [
       { lower: 0, upper: 1, size: 144, alignment: 32 },
       { lower: 0, upper: 1, size: 512, alignment: 64 },
@@ -111,8 +111,8 @@ describe.each(BACKENDS)('place on %s', (backend) => {
 
   it('a time limit that runs out before any dive still returns a placement no worse than first fit', () => {
     // 3000 random lifetimes, each alive with ~100 others; 1 microsecond is
-    // gone before the first dive starts (issue #14 item 7: a dive cut short
-    // used to drop everything left on the skyline, far above first fit).
+    // gone before the first dive starts, so the buffers a cut-short dive leaves
+    // on the skyline must still be placed, and no higher than first fit does.
     let seed = 14;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const buffers = Array.from({ length: 3000 }, () => {

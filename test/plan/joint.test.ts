@@ -57,8 +57,8 @@ describe.each(BACKENDS)('joint plan on %s', (backend) => {
     expect(j.chosen).toEqual({ peakBytes: joint.statistics.peakBytes, arenaBytes: joint.arenaBytes });
     expect(j.peakOrder).toEqual({ peakBytes: 17152, arenaBytes: 18432 });
     // Inductor's BFS order peaks higher and places at its peak, 768 B below
-    // the peak order (the candidate kept until stop 31); the compacted copy
-    // keeps the smallest peak and places at it.
+    // the peak order's arena; the compacted copy keeps the smallest peak and
+    // places at it.
     expect(joint.statistics.schedule.baselines['inductor-bfs']).toBe(17664);
     expect(j.order).toBe('ours, compacted (seed 1)');
     expect(joint.statistics.schedule.method).toBe('ours, compacted (seed 1)');

@@ -1,4 +1,4 @@
-// The example reports (#19 item 2) in chromium: a dense layer spec with a
+// The example reports in chromium: a dense layer spec with a
 // budget, an MoE spec with --compare (both through the CLI), an ONNX model, a
 // graph file, and a plan with 10^4 storages. Each opens offline without
 // console errors or network requests, every chart draws, hovering the

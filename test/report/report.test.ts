@@ -53,7 +53,7 @@ describe('planReportData', () => {
 
 const read = (path: string) => JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8'));
 
-describe('planReportData: categories, groupings, baselines, provenance (#19)', () => {
+describe('planReportData: categories, groupings, baselines, provenance', () => {
   it.each(['examples/moe-layer.json', 'examples/transformer-block-training.json', 'examples/two-chains.graph.json'])('%s: every split adds up to the plan\'s live bytes at every step', async (file) => {
     const tp = await init({ backend: 'wasm' });
     const graph = read(file);

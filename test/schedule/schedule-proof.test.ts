@@ -1,4 +1,4 @@
-// Issue #18: schedules proved beyond 64 ops by cutting the order where every
+// Schedules proved beyond 64 ops by cutting the order where every
 // order must pass (core-cpp/src/schedule/schedule_cuts.h), and the gap to the
 // lower bound when not proved, through the public API on every backend.
 import fc from 'fast-check';

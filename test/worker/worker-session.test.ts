@@ -1,4 +1,4 @@
-// #17 item 4: init({ worker: true }) runs a session on a worker thread with the
+// init({ worker: true }) runs a session on a worker thread with the
 // same methods returning promises, and dispose() ends every kind of session.
 // (The Web Worker side runs in chromium in test/package/bundlers.test.ts.)
 import { readFileSync } from 'node:fs';

@@ -56,7 +56,7 @@ extern "C" {
 /* Bumped whenever a function's signature or a result's array order changes.
  * 2: every input array whose length other arguments imply also has its
  *    length passed (source_length, amax_history_count, dims_count,
- *    buffer_dims_count); the core checks one against the other (issue #14). */
+ *    buffer_dims_count); the core checks one against the other. */
 #define TP_ABI_VERSION 2
 
 /* ---- code tables ------------------------------------------------------- *
@@ -811,7 +811,7 @@ TP_API tp_status tp_execute_reference(const int32_t* graph_i32 /*[graph_i32_coun
                                       int32_t input_data_length, tp_result** out);
 
 
-/* ==== rules the front ends ask (issue #13: rules live in the core) ======= *
+/* ==== rules the front ends ask (each rule lives in the core, once) ====== *
  * Front ends (the ONNX importer, the layer-graph builder) state what they
  * know about their own vocabulary and ask the core for the rule. */
 

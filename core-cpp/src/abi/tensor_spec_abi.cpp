@@ -37,7 +37,7 @@ Status decode_spec_abi(const double* dims, int32_t rank, const int32_t* format, 
   }
   spec.arch = static_cast<Arch>(format[3]);
   if (static_cast<int32_t>(spec.arch) < static_cast<int32_t>(recipe_min_arch(spec.recipe))) {
-    // Issue #15 rule 7 for formats: TE d0067d0da6 refuses MXFP8 and NVFP4 below
+    // A recipe needs its architecture: TE d0067d0da6 refuses MXFP8 and NVFP4 below
     // compute capability 10.0 (transformer_engine/pytorch/quantization.py
     // _compute_mxfp8_support, _compute_nvfp4_support; see TP_RECIPE_LIST).
     return Status::invalid(std::string("format[3] (arch) = hopper: recipe ") + recipe_name(spec.recipe) +

@@ -398,10 +398,8 @@ void minimize_by_probes(size_t buffer_count, std::vector<Piece>* pieces, SearchB
     // success lowers `best` and goes on from the same point of the new,
     // shorter bracket: the proved bound was asked in this round already,
     // and the search is deterministic, so asking it again at the same node
-    // limit gave the same answer and only cost time. (On 66 variants of
-    // MiniMalloc's A-K with 4-6% of the buffers dropped, at 5 s: two ended
-    // lower, one of them proved at LB, and one higher; proofs came up to
-    // 2.4 times sooner. docs/placement.md, "Why D and J stay open".)
+    // limit gave the same answer and only cost time (docs/placement.md,
+    // the probes of minimize).
     int step = 0;
     while (step < 4 && proved < best && !budget->timed_out) {
       const int64_t span = best - 1 - proved;

@@ -1,4 +1,4 @@
-// Large-neighbourhood search around the best placement found (issue #18).
+// Large-neighbourhood search around the best placement found.
 //
 // On tight instances (random perfect packings of a few hundred buffers) the
 // complete search gets lost below a wrong early choice and the dives leave

@@ -1,4 +1,4 @@
-// The peak-stack order for best fit (issue #18).
+// The peak-stack order for best fit.
 //
 // Training and inference traces share one shape: values pile up towards one
 // busiest step (the end of the forward pass) and are freed after it. There,

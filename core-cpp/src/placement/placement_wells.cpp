@@ -1,4 +1,4 @@
-// The search for placements that leave no byte free (issue #18: random
+// The search for placements that leave no byte free (for instance random
 // perfect packings of 100-600 buffers, where the canonical search of
 // placement_exact.cpp gets lost).
 //

@@ -1,4 +1,4 @@
-// Compacting an order (issue #18, joint schedule and placement): among orders
+// Compacting an order (joint schedule and placement): among orders
 // with the same peak, look for one whose bytes alive summed over its steps
 // (its memory-time area) is smaller. The peak says how much must fit at the
 // busiest step; the area says how long buffers stay alive, and shorter lives

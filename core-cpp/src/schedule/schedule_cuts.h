@@ -1,4 +1,4 @@
-// Forced cuts of a DAG (issue #18): the steps where the set of ops already
+// Forced cuts of a DAG: the steps where the set of ops already
 // run is the same in every topological order, so that the order can be
 // chosen piece by piece and the peak is the largest of the pieces' peaks.
 //

@@ -313,7 +313,8 @@ int64_t exact_schedule(const PlanningGraph& pg, std::vector<int32_t>* order, Dea
   if (n > kExactMaxOps) return incumbent;
   // The whole graph is one segment (no ops before or after it).
   stats->states = 0;
-  // One work unit per 1024 pops, as before segments (plans depend on it).
+  // One work unit per 1024 pops (pop_mask 1023), where the segment searches charge by
+  // expansions; an untimed plan's order depends on this rate.
   return exact_segment_with<1>(pg, order, 0, n, touched_bytes_per_op(pg), incumbent, deadline, max_states, 1023,
                                proved, stats);
 }

@@ -1,4 +1,4 @@
-// Exact search for one segment of an order (issue #18): the ops between two
+// Exact search for one segment of an order: the ops between two
 // forced cuts (schedule_cuts.h), with the ops before the segment run and the
 // ops after it not yet run. Best-first over down-sets of the segment with
 // memoisation (one entry per set: the bytes alive after a set depend only on

@@ -484,7 +484,7 @@ void try_compound_moves(const PlanningGraph& pg, const std::vector<std::pair<int
 
 // One best-improvement pass around the first peak step. Returns false when no
 // candidate move improves (a local optimum) or the deadline passed.
-// Not inlined into improve_schedule (#18): V8 runs a long WASM call in the
+// Not inlined into improve_schedule: V8 runs a long WASM call in the
 // baseline (Liftoff) code it entered with and swaps in optimised code only at
 // the next call, so the descent's hot body must be a function of its own that
 // each pass calls anew; inlined, the first plan() runs it unoptimised to the end.

@@ -1,4 +1,4 @@
-// Interchangeable branches of a segment (issue #18): the exact search
+// Interchangeable branches of a segment: the exact search
 // (schedule_exact.cpp) memoises one entry per set of ops run, and a layer
 // with k identical parallel branches (the experts of a mixture-of-experts
 // layer) has every set in k! copies that differ only in which branch is

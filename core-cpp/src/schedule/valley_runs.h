@@ -1,4 +1,4 @@
-// Valley runs in the exact schedule search (schedule_exact.h, issue #18): a
+// Valley runs in the exact schedule search (schedule_exact.h): a
 // set from which a run of up to kValleyMaxOps ops climbs no higher than the
 // set's key and then leaves fewer bytes alive than any part of the run an
 // order could run first gets the run's first op as its only child. Why that

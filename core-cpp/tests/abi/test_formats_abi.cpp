@@ -171,7 +171,7 @@ TEST(FormatsAbi, GroupedLayoutMxfp8Example) {
   tp_result_free(result);
 }
 
-// Issue #15 rule 10 through the ABI: FP8 current scaling with both dims
+// Grouped layouts follow TE's C++ sizing through the ABI: FP8 current scaling with both dims
 // varying, which TE's C++ Float8CurrentScalingQuantizer::create_grouped_tensor
 // refuses (TE d0067d0da6, pytorch/csrc/quantizer.cpp).
 TEST(FormatsAbi, GroupedLayoutReportsTheCppRefusal) {
@@ -237,8 +237,8 @@ TEST(FormatsAbi, DelayedScalingUpdate) {
   EXPECT_STREQ(tp_last_error(), "amax_compute_algo = 7: must be 0 (max) or 1 (most_recent)");
 }
 
-// Issue #14: both calls used to read src_rows * src_cols (history_len * count)
-// values from arrays whose length they were never told (heap over-reads).
+// Both calls read src_rows * src_cols (history_len * count) values, so each is
+// told its array's length and checks it: a short array is an error, never a heap over-read.
 TEST(FormatsAbi, InputLengthsAreCheckedAgainstWhatTheShapeImplies) {
   const std::vector<uint8_t> short_source(16);
   tp_result* result = nullptr;
@@ -256,7 +256,7 @@ TEST(FormatsAbi, InputLengthsAreCheckedAgainstWhatTheShapeImplies) {
   EXPECT_STREQ(tp_last_error(), "dims_count = 3: must equal shape_offsets[count] = 4");
 }
 
-// Issue #14: c_api.h marks these doubles finite; the core refuses a
+// c_api.h marks these doubles finite; the core refuses a
 // non-finite one itself too (the generated ABI layers refuse it first).
 TEST(FormatsAbi, NonFiniteDoublesAreRefusedByName) {
   const double inf = std::numeric_limits<double>::infinity();

@@ -97,7 +97,7 @@ TEST(BulkLayout, RandomLayoutsAreAlignedDisjointAndOrdered) {
   }
 }
 
-// Issue #15 rule 11. TE d0067d0da6, pytorch/csrc/extensions/allocate.cpp
+// Bulk layouts round offsets up as TE does. TE d0067d0da6, pytorch/csrc/extensions/allocate.cpp
 // bulk_allocate: offsets[i] = roundup(base_byte_size, alignments[i]) with
 // pytorch/csrc/common.cpp roundup = ceil(value / multiple) * multiple, so an
 // alignment need not be a power of two.
@@ -173,7 +173,7 @@ TEST(BulkLayoutAbi, Fp4PacksTwoElementsPerByte) {
 
 }  // namespace
 
-// Issue #14: the length of dims is passed and checked against what shape_offsets
+// The length of dims is passed and checked against what shape_offsets
 // implies, so a short array is an error naming both values, never a read past it.
 TEST(BulkLayoutAbi, DimsCountMustMatchShapeOffsets) {
   int32_t shape_offsets[] = {0, 2};

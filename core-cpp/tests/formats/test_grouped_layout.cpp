@@ -145,7 +145,8 @@ TEST(GroupedLayout, RejectsBadMembers) {
   EXPECT_NE(status.message().find("dtype = int32"), std::string::npos) << status.message();
 }
 
-// Issue #15 rule 10. TE d0067d0da6, pytorch/tensor/storage/grouped_tensor_storage.py
+// Grouped layouts follow TE's Python and C++ sizing. TE d0067d0da6,
+// pytorch/tensor/storage/grouped_tensor_storage.py
 // GroupedTensorStorage.make_grouped_tensor has no per-member divisibility check
 // (MXFP8 get_scale_shape floors and pads any shape), so a member TE accepts is
 // accepted; the C++ MXFP8Quantizer::create_grouped_tensor sizes from
@@ -161,7 +162,7 @@ TEST(GroupedLayout, TeMakeGroupedTensorAcceptsMembersWithoutBlockDivisibility) {
   EXPECT_TRUE(layout_of({{32, 32}, {64, 32}}, Recipe::kMxfp8).cpp_available);
 }
 
-// Issue #15 rule 10. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// Grouped layouts follow TE. TE d0067d0da6, pytorch/csrc/quantizer.cpp
 // Float8CurrentScalingQuantizer::create_grouped_tensor and the Python
 // make_grouped_tensor: with non-TN FP8 GEMMs (Blackwell) one rowwise data buffer
 // serves both usages, no columnwise data; the shared scale_inv stays.
@@ -181,7 +182,7 @@ TEST(GroupedLayout, TeFp8CurrentScalingOnBlackwellKeepsOneDataBuffer) {
   EXPECT_NE(find(delayed, "columnwise_data"), nullptr);
 }
 
-// Issue #15 rule 10. TE d0067d0da6, grouped_tensor_storage.py make_grouped_tensor:
+// Grouped layouts follow TE. TE d0067d0da6, grouped_tensor_storage.py make_grouped_tensor:
 // quantizer None means rowwise_usage True, columnwise_usage False, so only `data`
 // is allocated; the C++ NoneQuantizer::create_grouped_tensor (quantizer.cpp)
 // follows the usages.
@@ -197,7 +198,7 @@ TEST(GroupedLayout, TeUnquantizedGroupsAllocateDataOnlyInThePythonPath) {
   EXPECT_EQ(find(col, "rowwise_data")->cpp_bytes, 0);
 }
 
-// Issue #15 rule 10. TE d0067d0da6, pytorch/csrc/quantizer.cpp:
+// Grouped layouts follow TE. TE d0067d0da6, pytorch/csrc/quantizer.cpp:
 // Float8CurrentScalingQuantizer::create_grouped_tensor NVTE_CHECKs that first
 // and last dims do not both vary; NVFP4Quantizer::create_grouped_tensor calls
 // get_scale_shape on the logical shape [1, total], whose first dim fails % 16.
@@ -221,7 +222,7 @@ TEST(GroupedLayout, TeCppSizingIsUnavailableWhereCreateGroupedTensorRefuses) {
   EXPECT_TRUE(layout_of({{128, 128}, {256, 128}}, Recipe::kNvfp4).cpp_available);
 }
 
-// Issue #15 rule 10. TE d0067d0da6: Python make_grouped_tensor and C++
+// Grouped layouts follow TE. TE d0067d0da6: Python make_grouped_tensor and C++
 // NVFP4Quantizer::create_grouped_tensor both refuse row-scaled NVFP4 groups with
 // columnwise usage; C++ sizes row-scaled amaxes by logical_first_dim.
 TEST(GroupedLayout, TeNvfp4RowScaledGroupsAreRowwiseOnly) {

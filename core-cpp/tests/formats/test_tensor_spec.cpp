@@ -158,7 +158,7 @@ TEST(TensorSpecNvfp4, RowScaledAmaxPerRowAndNeedsRowwise) {
   EXPECT_EQ(buffers[2].shape, (std::vector<int64_t>{64, 16}));        // C++ [K, M/2]
   EXPECT_EQ(buffers[2].alt_shape, (std::vector<int64_t>{64, 2, 8}));  // Python spec keeps the rank
   EXPECT_EQ(buffers[4].shape, (std::vector<int64_t>{32}));
-  // Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+  // TE d0067d0da6, pytorch/csrc/quantizer.cpp
   // NVFP4Quantizer::create_tensor: amax_columnwise = at::empty({flat_last_dim})
   // when row_scaled_nvfp4, so {K} fp32, 4K bytes; the Python spec's (1,) is the alt shape.
   EXPECT_EQ(buffers[5].shape, (std::vector<int64_t>{64}));
@@ -169,7 +169,7 @@ TEST(TensorSpecNvfp4, RowScaledAmaxPerRowAndNeedsRowwise) {
   EXPECT_NE(status.message().find("row-scaled"), std::string::npos) << status.message();
 }
 
-// Issue #15 rule 8. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// NVFP4 columnwise data follows TE's C++ 2-D view. TE d0067d0da6, pytorch/csrc/quantizer.cpp
 // NVFP4Quantizer::create_tensor allocates the columnwise data as the 2-D
 // transpose [flat_last_dim, flat_first_dim / 2]; pytorch/tensor/nvfp4_tensor.py
 // NVFP4Quantizer.inner_tensor_specs would give (K, d0, ..., d(n-2) / 2).
@@ -190,7 +190,7 @@ TEST(TensorSpecNvfp4, TeCreateTensorColumnwiseDataIsKByHalfMForRank3OddMiddleDim
   }
 }
 
-// Issue #15 rule 9. TE d0067d0da6, pytorch/tensor/nvfp4_tensor.py
+// TE d0067d0da6, pytorch/tensor/nvfp4_tensor.py
 // NVFP4Quantizer.is_quantizable: returns False when row_scaled_nvfp4.
 TEST(TensorSpecNvfp4, TeIsQuantizableIsFalseForRowScaled) {
   TensorSpec spec = make_spec({128, 128}, Recipe::kNvfp4);
@@ -200,7 +200,7 @@ TEST(TensorSpecNvfp4, TeIsQuantizableIsFalseForRowScaled) {
   EXPECT_NE(tp::te_is_quantizable(spec).message().find("is_quantizable"), std::string::npos);
 }
 
-// Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// TE d0067d0da6, pytorch/csrc/quantizer.cpp
 // MXFP8Quantizer::get_scale_shape and Float8BlockQuantizer::get_scale_shape
 // compute M = numel / K: K = 0 divides by zero there, so it is an error here.
 TEST(TensorSpec, TeGetScaleShapeDividesByKSoKZeroIsAnErrorForMxfp8AndBlockFp8) {
@@ -218,7 +218,7 @@ TEST(TensorSpec, TeGetScaleShapeDividesByKSoKZeroIsAnErrorForMxfp8AndBlockFp8) {
   EXPECT_TRUE(tp::validate_tensor_spec(make_spec({64, 0}, Recipe::kNvfp4)).is_ok());
 }
 
-// Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// TE d0067d0da6, pytorch/csrc/quantizer.cpp
 // check_per_tensor_fp8_quantize_output (called by Float8Quantizer::quantize and
 // Float8CurrentScalingQuantizer::quantize_impl after their numel == 0 return):
 // NotImplementedError when the output has columnwise data but no rowwise data.

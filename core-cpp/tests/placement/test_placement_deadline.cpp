@@ -1,4 +1,4 @@
-// Placement deadlines (issue #14 item 7): a skyline dive checks the budget
+// Placement deadlines: a skyline dive checks the budget
 // while it selects, so a time limit holds even where one dive alone is slow
 // (a wide fan-out makes every key stale after each placement). These tests
 // never measure time: they use a deadline already past, or an instance whose

@@ -1,4 +1,4 @@
-// Work-bounded skyline dives (issue #14 item 7): without a time limit the
+// Work-bounded skyline dives: without a time limit the
 // noisy dives share a step budget, so no call runs unbounded. A dive cut by
 // its step limit still returns a valid placement, a dive within its limit
 // returns exactly what it returns without one, and the cut is the same on

@@ -1,4 +1,4 @@
-// The search rules added for hard instances (issue #18): the exact search's
+// The search rules for hard instances: the exact search's
 // candidate filter by the largest unplaced load and its randomised restart
 // orders must keep it complete (every answer agrees with brute force over all
 // canonical placements), and the restarts must still place a perfect packing

@@ -66,8 +66,8 @@ std::vector<PlaceBuffer> padded_instance(std::mt19937_64* rng, int64_t capacity)
 }
 
 // The reference is brute force, not the canonical search, so that the two
-// searches are checked independently (this comparison is how a soundness bug
-// of the canonical search with alignments was found; fixed in stop 27).
+// searches are checked independently (a bug shared by both would otherwise
+// pass unseen).
 TEST(WellSearch, AgreesWithBruteForceOnSmallFullInstances) {
   std::mt19937_64 rng(18);
   int found = 0, refuted = 0;

@@ -1,4 +1,4 @@
-// Schedule deadlines (issue #14 item 7): the baselines check the clock as they
+// Schedule deadlines: the baselines check the clock as they
 // go and a cut one is dropped, `given` always runs, and `ours` under a limit
 // too small for anything but `given` still returns a valid order no worse
 // than it. These tests never measure time: they use a deadline already past,

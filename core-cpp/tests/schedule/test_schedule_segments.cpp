@@ -1,4 +1,4 @@
-// Issue #18: forced cuts and the proof by segments (schedule_cuts.h says why
+// Forced cuts and the proof by segments (schedule_cuts.h says why
 // the decomposition keeps the optimum). Checked against the definitions: the
 // cuts against reachability, the decomposed optimum against brute force over
 // every topological order, and against the exact search of the whole graph

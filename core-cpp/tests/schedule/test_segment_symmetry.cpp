@@ -1,4 +1,4 @@
-// Issue #18: interchangeable branches in the exact search
+// Interchangeable branches in the exact search
 // (schedule/segment_symmetry.h). The branches found must really be
 // interchangeable (an order with two branches swapped is valid and has the
 // same bytes at every step), and the search that keeps one copy of each set

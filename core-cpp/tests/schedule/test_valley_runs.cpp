@@ -1,4 +1,4 @@
-// Issue #18: valley runs in the exact schedule search (schedule_exact.h). A
+// Valley runs in the exact schedule search (schedule_exact.h). A
 // set from which a run of ops climbs no higher than the set's key and ends
 // lower than after any part of it gets the run's first op as its only child.
 // Checked against brute force over every order on small graphs built of

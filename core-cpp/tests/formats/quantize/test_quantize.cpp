@@ -294,10 +294,10 @@ TEST(QuantizeVectors, Nvfp4ColumnwiseIsTheTransposeQuantizedAlongRows) {
   EXPECT_EQ(bytes_of(col, "_columnwise_scale_inv"), bytes_of(row_of_t, "_rowwise_scale_inv"));
 }
 
-// Issue #15 rule 8. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// NVFP4 columnwise data follows TE's C++ 2-D view. TE d0067d0da6, pytorch/csrc/quantizer.cpp
 // NVFP4Quantizer::create_tensor sizes the columnwise data from the 2-D view
-// (M, K), so TE quantizes [32, 1, 32] (M = 32) like [32, 32]; the Python
-// spec's rank-keeping shape (32, 32, 0) used to make quantize refuse it.
+// (M, K), so TE quantizes [32, 1, 32] (M = 32) like [32, 32]; quantizing by the
+// Python spec's rank-keeping shape (32, 32, 0) would refuse it.
 TEST(QuantizeVectors, Nvfp4Rank3WithOddMiddleDimQuantizesLikeIts2dView) {
   std::mt19937_64 rng(15);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -312,7 +312,7 @@ TEST(QuantizeVectors, Nvfp4Rank3WithOddMiddleDimQuantizesLikeIts2dView) {
   EXPECT_EQ(bytes_of(three, "_columnwise_data").size(), 32u * 16u);
 }
 
-// Issue #15 rule 9. TE d0067d0da6, pytorch/csrc/quantizer.cpp
+// TE refuses it, so the core refuses it. TE d0067d0da6, pytorch/csrc/quantizer.cpp
 // check_per_tensor_fp8_quantize_output: a columnwise-only per-tensor FP8 output
 // (on Hopper: `_transpose` without `_data`) is NotImplementedError in TE.
 TEST(QuantizeErrors, Fp8PerTensorColumnwiseOnlyOnHopperIsRefusedAsTeDoes) {
