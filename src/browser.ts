@@ -29,6 +29,8 @@ export { parsePlan } from './plan/parse-plan.js';
 export { baselineCurves, planReportData } from './plan/plan-report.js';
 export type { BaselineScheduler, PlanReportOptions } from './plan/plan-report.js';
 export { formatMinimallocCsv, parseMinimallocCsv } from './place/minimalloc-csv.js';
+export { importTorchExport } from './frontends/torch/torch-import.js';
+export type { CustomOpDeclaration, TorchImportOptions, TorchImportResult, TorchStorageCategory } from './frontends/torch/torch-import.js';
 export { parseLayerSpec } from './frontends/layers/layer-spec.js';
 export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
 export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';

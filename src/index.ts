@@ -31,6 +31,7 @@
  * @document ../docs/formats.md
  * @document ../docs/layer-specs.md
  * @document ../docs/onnx.md
+ * @document ../docs/pytorch.md
  * @document ../docs/op-set.md
  * @document ../docs/execute-cli.md
  * @document ../docs/worker.md
@@ -136,6 +137,8 @@ export type { OnnxImportOptions, OnnxImportResult } from './frontends/onnx/onnx-
 export type { OnnxSubgraph } from './frontends/onnx/control-flow.js';
 export type { InputValue } from './frontends/onnx/input-values.js';
 export { INFERRED_OPS } from './frontends/onnx/onnx-infer.js';
+export { importTorchExport } from './frontends/torch/torch-import.js';
+export type { CustomOpDeclaration, TorchImportOptions, TorchImportResult, TorchStorageCategory } from './frontends/torch/torch-import.js';
 export { parseLayerSpec } from './frontends/layers/layer-spec.js';
 export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
 export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';

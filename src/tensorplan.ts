@@ -12,6 +12,8 @@ import type { LayerSpec } from './frontends/layers/layer-spec.js';
 import { type LayerPlanSummary, layerPlanSummary } from './frontends/layers/layer-summary.js';
 import { type FitOptions, type FitResult, fitLayerSpec } from './frontends/layers/layer-fit.js';
 import type { OnnxImportOptions, OnnxImportResult, importOnnxWith } from './frontends/onnx/onnx-import.js';
+import { importTorchExport } from './frontends/torch/torch-import.js';
+import type { TorchImportOptions, TorchImportResult } from './frontends/torch/torch-import.js';
 import { type ExecuteReferenceOptions, type ExecutionResult, type TensorBytes, executeReference } from './execute/execute.js';
 import {
   DeviceArena, type DeviceExecutionResult, type ExecuteOptions, deviceAllocationCount, executeCuda, planDeviceBytes, executeReferenceOffThread, hasOffThreadReference,
@@ -384,6 +386,16 @@ export class Tensorplan {
   }
 
   /**
+   * Reads a PyTorch program exported with `torch.export` (the bytes of a .pt2 archive) into a
+   * graph document, as the free `importTorchExport` does (it needs no core; this method is there
+   * so a session imports every front end the same way). Node and browser entries alike:
+   * `tp.plan(tp.importTorchExport(readFileSync('model.pt2'), { alignment: 1 }).graph)`.
+   */
+  importTorchExport(bytes: Uint8Array, options?: TorchImportOptions): TorchImportResult {
+    return importTorchExport(bytes, options);
+  }
+
+  /**
    * Runs a plan with the reference kernels of op set v1 (docs/op-set.md) in
    * one arena of `plan.arenaBytes`, every storage at its planned offset, and
    * returns the graph outputs and the lifecycle trace (check it with
@@ -463,9 +475,9 @@ export class Tensorplan {
   }
 }
 
-// Issue #14: input nested deeper than the stack gets a TensorplanError naming
+// Input nested deeper than the stack gets a TensorplanError naming
 // the argument (errors.ts guarded), whatever path inside a method reaches it.
-// Issue #17: a disposed session refuses every call but dispose().
+// A disposed session refuses every call but dispose().
 for (const name of Object.getOwnPropertyNames(Tensorplan.prototype)) {
   const descriptor = Object.getOwnPropertyDescriptor(Tensorplan.prototype, name);
   if (name === 'constructor' || !descriptor || typeof descriptor.value !== 'function') continue;

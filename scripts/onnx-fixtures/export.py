@@ -7,7 +7,7 @@
 # Widths and depths are shrunk so that each file stays under ~1.5 MB; the graphs keep the
 # architecture's operators and shape computations, which is what the importer is tested on.
 # Seeds are fixed, but the bytes depend on the torch / onnx versions (recorded in manifest.json).
-import json, os, sys, warnings
+import json, os, subprocess, sys, warnings
 
 import numpy as np
 import onnx
@@ -108,6 +108,30 @@ export('whisper_encoder', whisper, (torch.randn(1, 16, 64),), ['features'], ['hi
        note='transformers WhisperModel encoder (d_model 32, 2 layers, 16 mel bins, 64 frames): Conv1d stem, Gelu, attention')
 
 
+class WhisperEncoderSdpa(nn.Module):
+    """Whisper's encoder with transformers' default attention (sdpa) in whisper-tiny's proportions: heads * frames /
+    d_model = 2 * 192 / 16 = 24 (whisper-tiny: 6 * 1500 / 384 = 23.4), so the [heads, frames, frames] attention
+    scores are the largest tensors, as in whisper-tiny, and ONNX Runtime's in-place Softmax decides the arena."""
+
+    def __init__(self):
+        super().__init__()
+        cfg = transformers.WhisperConfig(d_model=16, encoder_layers=2, encoder_attention_heads=2, decoder_layers=1,
+                                         decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
+                                         num_mel_bins=8, max_source_positions=192, vocab_size=64, pad_token_id=0, bos_token_id=1,
+                                         eos_token_id=2, decoder_start_token_id=1, attn_implementation='sdpa')
+        self.enc = transformers.models.whisper.modeling_whisper.WhisperEncoder(cfg)
+
+    def forward(self, features):
+        return self.enc(features).last_hidden_state
+
+
+whisper_sdpa = seeded(WhisperEncoderSdpa)
+export('whisper_encoder_sdpa', whisper_sdpa, (torch.randn(1, 8, 384),), ['features'], ['hidden'],
+       note='transformers WhisperEncoder (d_model 16, 2 layers, 2 heads, 8 mel bins, 384 frames), sdpa attention: whisper-tiny\'s attention-to-hidden proportions')
+export('whisper_encoder_sdpa_dynamo', whisper_sdpa, (torch.randn(1, 8, 384),), ['features'], ['hidden'], dynamo=True,
+       note='the same Whisper encoder through the dynamo exporter')
+
+
 # --- PyTorch patterns --------------------------------------------------------------------------
 class PadNet(nn.Module):
     """F.pad with a computed pad list: the Concat -> Reshape -> Slice(-1) -> Transpose -> Cast -> Pad lowering."""
@@ -173,6 +197,15 @@ print(f'mlp_int8_dynamic: {entry["bytes"]} bytes, {entry["nodes"]} nodes')
 sys.path.insert(0, os.path.dirname(__file__))
 import ort_fixtures
 ort_fixtures.build(OUT, manifest)
+
+# ONNX Runtime's memory-pattern block for each model, like-for-like with `tensorplan plan MODEL --external-io
+# --runtime ort-cpu` (test/frontends/onnx/ort-arena.py: initializers fed as user buffers, graph optimisations off,
+# one intra-op thread): the least requested bytes in use at a node's end in the third run.
+ORT_ARENA = os.path.join(os.path.dirname(__file__), '..', '..', 'test', 'frontends', 'onnx', 'ort-arena.py')
+for name, entry in manifest['models'].items():
+    spec = {k: {**v, **({'value': entry['values'][k]} if k in entry.get('values', {}) else {})} for k, v in entry['inputs'].items()}
+    run = subprocess.run([sys.executable, ORT_ARENA, os.path.join(OUT, f'{name}.onnx'), json.dumps(spec)], capture_output=True, text=True, check=True)
+    entry['ortPatternBytes'] = json.loads(run.stdout)['minRequested']
 
 import onnxruntime
 manifest['onnxruntime'] = onnxruntime.__version__

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { init } from '../index.js';
-import type { BackendChoice, GraphDocument, OnnxImportOptions, OnnxImportResult } from '../index.js';
+import type { BackendChoice, GraphDocument, OnnxImportOptions, OnnxImportResult, TorchImportResult } from '../index.js';
 import { RUNTIMES } from '../frontends/onnx/ort-cpu-rules.js';
 import { CliError, EXIT_OK } from './exit-codes.js';
 
@@ -22,6 +22,10 @@ export interface OnnxCliOptions {
   ortThreads?: string;
   /** `--backend`: the core that imports (it decides the in-place writes). */
   backend?: BackendChoice;
+  /** `--alignment N` (.pt2 only): every storage's size rounds up to N bytes (default 512). */
+  alignment?: string;
+  /** `--custom-op TARGET=view|inPlace[:INPUT]` (.pt2 only, repeatable): a custom op's aliasing. */
+  customOp?: string[];
 }
 
 export interface ImportCommandOptions extends OnnxCliOptions {
@@ -44,21 +48,35 @@ export function parseInputSpec(spec: string): [string, number[]] {
   return [name, dims.split('x').map(Number)];
 }
 
+/** The non-finite values `--value` takes, by their lower-case spelling. */
+const SPECIAL_FLOATS = new Map<string, number>([
+  ['nan', Number.NaN], ['inf', Infinity], ['+inf', Infinity], ['-inf', -Infinity],
+  ['infinity', Infinity], ['+infinity', Infinity], ['-infinity', -Infinity],
+]);
+
 /**
- * `sr=16000` -> ['sr', [16000]]; `mask=1,0,1` -> ['mask', [1, 0, 1]]; `flag=true` -> ['flag', [true]].
+ * `sr=16000` -> ['sr', [16000]]; `mask=1,0,1` -> ['mask', [1, 0, 1]]; `flag=true` -> ['flag', [true]];
+ * `bias=0,-inf` -> ['bias', [0, -Infinity]]; `cache=` -> ['cache', []] (an empty tensor).
  * Integers beyond 2^53 stay exact (bigint); the importer checks them against the input's type.
  */
 export function parseValueSpec(spec: string): [string, (number | bigint | boolean)[]] {
   const eq = spec.indexOf('=');
   const name = spec.slice(0, eq), text = spec.slice(eq + 1);
-  const bad = () => new CliError(`--value ${spec}: expected NAME=V[,V...] (e.g. sr=16000, mask=1,0,1, flag=true)`);
-  if (eq <= 0 || text === '') throw bad();
+  const bad = () => new CliError(
+    `--value ${spec}: expected NAME=V[,V...] or NAME= for an empty tensor (e.g. sr=16000, mask=1,0,1, flag=true, bias=0,-inf)`);
+  if (eq <= 0) throw bad();
+  // `NAME=` is an empty tensor, which real masks and caches can be.
+  if (text === '') return [name, []];
   const items = text.split(',').map((v): number | bigint | boolean => {
     if (v === 'true' || v === 'false') return v === 'true';
     if (/^[-+]?\d+$/.test(v)) {
       const b = BigInt(v);
       return Number.isSafeInteger(Number(b)) ? Number(b) : b;
     }
+    // NaN and the infinities as ONNX's Cast spells them ("NaN", "INF", "-INF"), in any case;
+    // attention masks hold -inf. Whether the input's type can hold them is checked by the importer.
+    const special = SPECIAL_FLOATS.get(v.toLowerCase());
+    if (special !== undefined) return special;
     const n = Number(v);
     if (v.trim() === '' || !Number.isFinite(n)) throw bad();
     return n;
@@ -78,6 +96,56 @@ export function parseBranchSpec(spec: string): [string, 'then' | 'else'] {
 
 /** True when the path names an ONNX model rather than a graph file. */
 export const isOnnxPath = (file: string) => /\.onnx$/i.test(file);
+
+/** True when the path names a torch.export archive (.pt2). */
+export const isTorchExportPath = (file: string) => /\.pt2$/i.test(file);
+
+/** `mylib.scale_.default=inPlace:0` -> ['mylib.scale_.default', { kind: 'inPlace', input: 0 }]. */
+export function parseCustomOpSpec(spec: string): [string, { kind: 'view' | 'inPlace'; input?: string | number }] {
+  const m = /^(.+)=(view|inPlace)(?::(.+))?$/.exec(spec);
+  if (!m) throw new CliError(`--custom-op ${spec}: expected TARGET=view or TARGET=inPlace, optionally :INPUT (an argument name or index), e.g. mylib.scale_.default=inPlace:self`);
+  const input = m[3] === undefined ? undefined : /^\d+$/.test(m[3]) ? Number(m[3]) : m[3];
+  return [m[1], { kind: m[2] as 'view' | 'inPlace', ...(input !== undefined ? { input } : {}) }];
+}
+
+/** Reads a .pt2 archive and imports it with the CLI's options (`--input`, `--alignment`, `--custom-op`). */
+export async function importTorchFile(file: string, options: OnnxCliOptions): Promise<TorchImportResult> {
+  if (options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads) {
+    throw new CliError('--value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models only; a .pt2 program takes --input, --alignment and --custom-op');
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const bindings: Record<string, number[]> = {};
+  for (const spec of options.input ?? []) {
+    const [name, dims] = parseInputSpec(spec);
+    bindings[name] = dims;
+  }
+  let alignment: number | undefined;
+  if (options.alignment !== undefined) {
+    alignment = Number(options.alignment);
+    if (!/^\d+$/.test(options.alignment) || alignment < 1 || (alignment & (alignment - 1)) !== 0) {
+      throw new CliError(`--alignment ${options.alignment}: expected a power of two (bytes), e.g. 512 (PyTorch's CUDA caching allocator) or 1 (exact bytes)`);
+    }
+  }
+  const customOps = Object.fromEntries((options.customOp ?? []).map(parseCustomOpSpec));
+  const tp = await init({ backend: options.backend ?? 'auto' });
+  const result = tp.importTorchExport(bytes, { bindings, customOps, source: file, ...(alignment !== undefined ? { alignment } : {}) });
+  for (const warning of result.warnings) console.error(`tensorplan: warning: ${warning}`);
+  return result;
+}
+
+/** A one-line summary of a .pt2 import, with the bytes of each storage category. */
+export function torchImportSummary(file: string, r: TorchImportResult): string {
+  const categories = Object.entries(r.categoryBytes).map(([k, v]) => `${k} ${v} B`).join(', ');
+  return `imported ${file} (torch ${r.torchVersion || 'unknown'}, schema ${r.schemaVersion}, ${r.verifiers.join(', ') || 'no verifier'}${r.joint ? ', joint forward + backward' : ''}): `
+    + `${r.nodes} nodes -> ${r.graph.ops.length} ops, ${r.views} views, ${r.inPlace} storages written in place, alignment ${r.graph.defaultAlignment} B`
+    + `\n  storages: ${categories}`
+    + (Object.keys(r.bound).length ? `\n  bound: ${Object.entries(r.bound).map(([k, v]) => `${k}=${v}`).join(', ')}` : '');
+}
 
 /** Reads an .onnx file and imports it with the CLI's options, on a session (the core decides in-place writes). */
 export async function importOnnxFile(file: string, options: OnnxCliOptions): Promise<OnnxImportResult> {
@@ -128,6 +196,8 @@ export function importSummary(file: string, r: OnnxImportResult, graph: GraphDoc
 
 /** `tensorplan import MODEL.onnx -o GRAPH.json`: writes the graph file. */
 export async function importCommand(file: string, options: ImportCommandOptions): Promise<number> {
+  if (isTorchExportPath(file)) return importTorchCommand(file, options);
+  if (options.alignment !== undefined || options.customOp?.length) throw new CliError('--alignment and --custom-op apply to torch.export programs (MODEL.pt2) only');
   const r = await importOnnxFile(file, options);
   const text = JSON.stringify(r.graph, null, 2) + '\n';
   if (options.output) await writeFile(options.output, text);
@@ -136,6 +206,24 @@ export async function importCommand(file: string, options: ImportCommandOptions)
     console.log(JSON.stringify({ ...facts, ops: graph.ops.length, tensors: graph.tensors.length, ...(options.output ? {} : { graph }) }, null, 2));
   } else if (options.output) {
     console.log(importSummary(file, r));
+    console.log(`graph written to ${options.output}`);
+  } else {
+    process.stdout.write(text);
+  }
+  return EXIT_OK;
+}
+
+/** `tensorplan import MODEL.pt2`: writes the graph file. */
+async function importTorchCommand(file: string, options: ImportCommandOptions): Promise<number> {
+  const r = await importTorchFile(file, options);
+  const text = JSON.stringify(r.graph, null, 2) + '\n';
+  if (options.output) await writeFile(options.output, text);
+  if (options.json) {
+    // The per-tensor categories are left out (categoryBytes sums them); JSON drops undefined fields.
+    const facts = { ...r, graph: undefined, categories: undefined };
+    console.log(JSON.stringify({ ...facts, ops: r.graph.ops.length, tensors: r.graph.tensors.length, ...(options.output ? {} : { graph: r.graph }) }, null, 2));
+  } else if (options.output) {
+    console.log(torchImportSummary(file, r));
     console.log(`graph written to ${options.output}`);
   } else {
     process.stdout.write(text);

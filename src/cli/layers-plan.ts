@@ -28,7 +28,7 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
   const table = new Table({ head: ['layer', 'role', 'bytes', 'storages'], style: tableStyle() });
   for (const e of summary.peakByLayerAndRole.slice(0, 12)) {
     table.push([e.layer, e.role, formatBytes(e.bytes), e.storages]);
-    // The TE behaviours behind the row (issue #15), on a line of their own to keep the table narrow.
+    // The TE behaviours behind the row, on a line of their own to keep the table narrow.
     const why = Object.entries(e.byBehaviour).sort((a, b) => b[1]! - a[1]!).map(([id, bytes]) => `${id} ${formatShortBytes(bytes!)}`);
     table.push([{ colSpan: 4, content: `  ${why.join(', ')}` }]);
   }
@@ -40,18 +40,18 @@ export function printLayerSummary(summary: LayerPlanSummary): void {
 /** Live at the peak by TE behaviour, largest first, each with what it is and its TE source (te-behaviours.ts). */
 function printBehaviours(summary: LayerPlanSummary): void {
   const table = new Table({
-    head: ['live at the peak, by TE behaviour', 'rule', 'bytes', 'storages'], colWidths: [44, 8, 14, 10], wordWrap: true, style: tableStyle(),
+    head: ['live at the peak, by TE behaviour', 'bytes', 'storages'], colWidths: [52, 14, 10], wordWrap: true, style: tableStyle(),
   });
   for (const e of summary.peakByBehaviour) {
-    table.push([e.id, e.rule === null ? '' : `#15.${e.rule}`, formatShortBytes(e.bytes), e.storages]);
-    table.push([{ colSpan: 4, content: `${e.what} TE: ${e.source}` }]);
+    table.push([e.id, formatShortBytes(e.bytes), e.storages]);
+    table.push([{ colSpan: 3, content: `${e.what} TE: ${e.source}` }]);
   }
   console.log(`live at the peak (step ${summary.peakStep}), by TE behaviour (TransformerEngine d0067d0da6):`);
   console.log(table.toString());
 }
 
 /**
- * The `--compare` output (#19 item 4): a table that fits 100 columns, largest
+ * The `--compare` output: a table that fits 100 columns, largest
  * device total (arena + persistent) first, with signed short deltas; then one
  * line per alternative naming the roles behind its peak difference; then, per
  * alternative, the difference by role and by TE behaviour in detail.
@@ -70,17 +70,14 @@ export function printComparison(comparison: LayerComparison): void {
   console.log('alternatives, largest device total (arena + persistent) first; Δ against the base spec:');
   console.log(table.toString());
   for (const row of comparison.rows.slice(1)) console.log(row.explanation);
-  // Rules come with the summaries' behaviour entries (both plans carry the same table).
-  const rules: Record<string, number> = Object.fromEntries(comparison.rows.flatMap((r) => r.summary.peakByBehaviour)
-    .filter((e) => e.rule !== null).map((e) => [e.id, e.rule!]));
-  for (const row of comparison.rows.slice(1)) printPeakDifference(row, rules);
+  for (const row of comparison.rows.slice(1)) printPeakDifference(row);
 }
 
 /** A signed short delta, `0` for none. */
 const signedShort = (bytes: number): string => (bytes === 0 ? '0' : formatSignedBytes(bytes));
 
 /** Where one alternative's peak differs from the base: by role, by TE behaviour, and persistent bytes by kind. */
-function printPeakDifference(row: LayerComparison['rows'][number], rules: Record<string, number>): void {
+function printPeakDifference(row: LayerComparison['rows'][number]): void {
   const s = row.summary;
   const base = s.peakBytes - row.deltaPeakBytes;
   console.log(`${row.label} in detail: peak ${row.deltaPeakBytes === 0 ? 'unchanged' : formatSignedBytes(row.deltaPeakBytes)} `
@@ -89,11 +86,8 @@ function printPeakDifference(row: LayerComparison['rows'][number], rules: Record
     const roles = new Table({ head: ['by role', 'Δ bytes'], colWidths: [44, 14], style: tableStyle() });
     for (const d of row.peakDeltaByRole) roles.push([d.key, formatSignedBytes(d.bytes)]);
     console.log(roles.toString());
-    const behaviours = new Table({ head: ['by TE behaviour', 'rule', 'Δ bytes'], colWidths: [34, 9, 14], style: tableStyle() });
-    for (const d of row.peakDeltaByBehaviour) {
-      const rule = rules[d.key];
-      behaviours.push([d.key, rule === undefined ? '' : `#15.${rule}`, formatSignedBytes(d.bytes)]);
-    }
+    const behaviours = new Table({ head: ['by TE behaviour', 'Δ bytes'], colWidths: [44, 14], style: tableStyle() });
+    for (const d of row.peakDeltaByBehaviour) behaviours.push([d.key, formatSignedBytes(d.bytes)]);
     console.log(behaviours.toString());
   }
   const p = row.deltaPersistent;

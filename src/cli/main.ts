@@ -30,9 +30,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program
     .command('plan')
     .description('plan a graph: op order, offsets in one arena, validation, and what makes the peak')
-    .argument('<graph>', 'graph file (format tensorplan.graph, version 1), layer spec (format tensorplan.layers, version 1) or ONNX model (.onnx)')
+    .argument('<graph>', 'graph file (format tensorplan.graph, version 1), layer spec (format tensorplan.layers, version 1), ONNX model (.onnx) or torch.export program (.pt2)')
     .option('-o, --output <plan.json>', 'write the plan file')
-    .option('--input <name=DxD>', 'ONNX: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); takes several (--input x=1x3x640x640 batch=4)', collectInput)
+    .option('--input <name=DxD>', 'ONNX and .pt2: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4, s77=512); takes several (--input x=1x3x640x640 batch=4)', collectInput)
+    .option('--alignment <n>', '.pt2: every storage\'s size rounds up to N bytes and its offset aligns to N (default 512, PyTorch\'s CUDA caching allocator; 1 counts exact bytes)')
+    .option('--custom-op <target=view|inPlace>', '.pt2: a custom op\'s output 0 is a view of, or written into, an input (TARGET=view[:INPUT], TARGET=inPlace[:INPUT]); repeat it for several', collectInput)
     .option('--value <name=v,...>', 'ONNX: a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--branch <node=then|else>', 'ONNX: the branch of If NODE that runs, planned inline (without it, an If whose condition is unknown has both branches planned as subgraphs); takes several (--branch a=then b=else)', collectInput)
     .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
@@ -69,10 +71,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   program
     .command('import')
-    .description('import an ONNX model as a graph file: shapes inferred, constants folded, views for reshapes')
-    .argument('<model>', 'ONNX model (.onnx)')
+    .description('import an ONNX model or a torch.export program as a graph file: shapes inferred (ONNX), constants folded, views for reshapes')
+    .argument('<model>', 'ONNX model (.onnx) or torch.export program (.pt2)')
     .option('-o, --output <graph.json>', 'write the graph file (default: print it)')
-    .option('--input <name=DxD>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4); takes several (--input x=1x3x640x640 batch=4)', collectInput)
+    .option('--input <name=DxD>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4, s77=512); takes several (--input x=1x3x640x640 batch=4)', collectInput)
+    .option('--alignment <n>', '.pt2: every storage\'s size rounds up to N bytes and its offset aligns to N (default 512, PyTorch\'s CUDA caching allocator; 1 counts exact bytes)')
+    .option('--custom-op <target=view|inPlace>', '.pt2: a custom op\'s output 0 is a view of, or written into, an input (TARGET=view[:INPUT], TARGET=inPlace[:INPUT]); repeat it for several', collectInput)
     .option('--value <name=v,...>', 'a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--branch <node=then|else>', 'the branch of If NODE that runs, inlined (without it, an If whose condition is unknown has both branches planned as subgraphs); takes several (--branch a=then b=else)', collectInput)
     .option('--in-place', 'element-wise ops may overwrite an input that dies there')
@@ -190,7 +194,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`tensorplan: ${error.message}`);
       return error.code === 'INFEASIBLE' ? EXIT_NEGATIVE : EXIT_BAD_INPUT;
     }
-    // Issue #14: bad input is a CliError or a TensorplanError (exit 2, above);
+    // Bad input is a CliError or a TensorplanError (exit 2, above);
     // anything else is a bug in tensorplan: say so in one line and exit 1.
     // TENSORPLAN_DEBUG=1 prints the stack for a bug report.
     console.error(`tensorplan: internal error: ${error instanceof Error ? error.message : String(error)}`);

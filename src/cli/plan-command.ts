@@ -10,9 +10,10 @@ import { formatBytes } from './format.js';
 import { parseBytes, parseSeconds } from './parse-units.js';
 import { planProgressBar } from './progress.js';
 import { readJsonFile } from './read-input.js';
-import { importOnnxFile, importSummary, isOnnxPath } from './import-command.js';
+import { importOnnxFile, importSummary, importTorchFile, isOnnxPath, isTorchExportPath, torchImportSummary } from './import-command.js';
 import type { OnnxCliOptions } from './import-command.js';
 import { checkLayerInput, comparisonJson, isLayerSpec, printComparison, printLayerSummary } from './layers-plan.js';
+import { applyTorchCategories } from '../frontends/torch/report-categories.js';
 import type { LayerGraph, LayerSpec } from '../index.js';
 
 export interface PlanCommandOptions extends OnnxCliOptions {
@@ -97,11 +98,16 @@ function printSummary(file: string, plan: PlanDocument): void {
 
 /** `tensorplan plan GRAPH.json|MODEL.onnx`: schedule, place, validate; summary, plan file and report. */
 export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
-  const onnx = isOnnxPath(file) ? await importOnnxFile(file, options) : undefined;
-  if (!onnx && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads)) {
-    throw new CliError('--input, --value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models (MODEL.onnx) only');
+  const torch = isTorchExportPath(file) ? await importTorchFile(file, options) : undefined;
+  if (!torch && (options.alignment !== undefined || options.customOp?.length)) {
+    throw new CliError('--alignment and --custom-op apply to torch.export programs (MODEL.pt2) only');
   }
-  const input = onnx ? undefined : await readJsonFile(file);
+  const onnx = isOnnxPath(file) ? await importOnnxFile(file, options) : undefined;
+  if (!onnx && !torch && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads)) {
+    throw new CliError('--input, --value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models (MODEL.onnx) only (--input also to MODEL.pt2)');
+  }
+  const imported = onnx ?? torch;
+  const input = imported ? undefined : await readJsonFile(file);
   const alternatives = options.compare ?? [];
   let spec: LayerSpec | undefined;
   if (input !== undefined && isLayerSpec(input)) {
@@ -115,7 +121,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
   const tp = await init({ backend: options.backend ?? 'auto' });
   let layers: LayerGraph | undefined;
   if (spec) layers = tp.layerGraph(spec);
-  const graph = onnx ? onnx.graph : layers ? layers.graph : parseGraph(input, file);
+  const graph = imported ? imported.graph : layers ? layers.graph : parseGraph(input, file);
   const progress = planProgressBar();
   let plan: PlanDocument;
   try {
@@ -125,7 +131,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
       budgetBytes,
       effort: timeLimitSeconds !== undefined ? 'thorough' : 'fast',
       timeLimitSeconds,
-      graphPath: options.referenceGraph && options.output && !onnx ? relative(dirname(resolve(options.output)), resolve(file)) : undefined,
+      graphPath: options.referenceGraph && options.output && !imported ? relative(dirname(resolve(options.output)), resolve(file)) : undefined,
       onProgress: progress.onProgress,
     });
   } finally {
@@ -146,9 +152,10 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
     : undefined;
   if (options.report) {
     // Each baseline's own op order and live bytes, so the report draws real curves (the plan keeps only their peaks).
-    const report = planReportData(plan, {
+    const made = planReportData(plan, {
       title: graph.name ?? file, layers, layerSummary, comparison, baselineSchedules: baselineCurves(tp, graph, plan),
     });
+    const report = torch ? applyTorchCategories(made, plan, torch.categories) : made;
     await writeFile(options.report, renderReport(report, loadEchartsSource()));
   }
   if (options.json) {
@@ -160,6 +167,7 @@ export async function planCommand(file: string, options: PlanCommandOptions): Pr
     }, null, 2));
   } else {
     if (onnx) console.log(importSummary(file, onnx));
+    if (torch) console.log(torchImportSummary(file, torch));
     printSummary(file, plan);
     if (fusion) {
       const why = [fusion.createsCycle && 'it would create a cycle', fusion.raisesPeak && `the peak would rise from ${formatBytes(fusion.peakBeforeBytes)} to ${formatBytes(fusion.peakAfterBytes)}`,

@@ -1,5 +1,5 @@
-// The tree speaks of the product. A tracker number ("issue #15", "(#18)") or a
-// work-stop number means nothing to a user, who cannot look it up; the rule's
+// The tree speaks of the product. A number in our own tracker or of a work
+// stop means nothing to a user, who cannot look it up; the rule's
 // source, the measured fact or nothing stands in its place, and history lives
 // in git. Every tracked text file is read, so a new file cannot slip past.
 // Hand-written TypeScript stays small enough to read: one concept per file.
@@ -59,7 +59,7 @@ describe('the product speaks of the product', () => {
     // Built from parts so that this file itself holds none of them.
     const stop = 'st' + 'op';
     const issue = 'iss' + 'ue';
-    for (const line of [`fixed in ${stop} 27`, `(${issue} #18)`, `${issue} 7 item 6`, 'see (#' + '18)', '#' + '17 item 7',
+    for (const line of [`fixed in ${stop} 27`, `(${issue} #${18})`, `${issue} 7 item 6`, 'see (#' + '18)', '#' + '17 item 7',
       '`#' + '15.${rule}`', `#on-an-h100-${stop}-35`, `before ${stop}s 32 and 33`, `what this ${stop} did`, 'the wave-' + '2 move']) {
       expect(historyIn(line), line).not.toBeNull();
     }

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as api from '../../dist/index.mjs';
 import {
   DeviceArena, GraphBuilder, LayerSpecBuilder, Tensorplan, TensorplanError, applyAlternative, compareLayerSpecs, formatMinimallocCsv,
-  baselineCurves, importOnnx, info, init, loadEchartsSource, parseGraph, parseLayerSpec, parseMinimallocCsv, parsePlan, planReportData, renderReport,
+  baselineCurves, importOnnx, importTorchExport, info, init, loadEchartsSource, parseGraph, parseLayerSpec, parseMinimallocCsv, parsePlan, planReportData, renderReport,
 } from '../../dist/index.mjs';
 import type { GraphDocument } from '../../dist/index.mjs';
 import { BACKENDS, session } from '../support/backends';
@@ -29,6 +29,7 @@ const SMALL_LAYERS = {
 };
 const CSV = read('examples/buffers.minimalloc.csv').toString();
 const ONNX = new Uint8Array(read('test/fixtures/official-writer.onnx'));
+const PT2 = new Uint8Array(read('test/fixtures/torch/mlp_aten.pt2'));
 /** A graph the reference executor runs (op set v1). */
 const EXEC_GRAPH: GraphDocument = {
   format: 'tensorplan.graph', version: 1,
@@ -231,6 +232,9 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
     parseMinimallocCsv: { args: [CSV, 'buffers.csv'], call: (a) => parseMinimallocCsv(...(a as [string])), names: ['buffers.csv', 'input.csv', 'text', 'source'] },
     formatMinimallocCsv: { args: [csv, csv.buffers.map((_, i) => i * 4096)], call: (a) => formatMinimallocCsv(...(a as [never, number[]])) },
     importOnnx: { args: [ONNX, { inputShapes: {}, dims: { N: 2 }, bindings: {}, name: 'm', source: 'm.onnx' }], call: (a) => importOnnx(...(a as [Uint8Array])) },
+    importTorchExport: {
+      args: [PT2, { dims: {}, bindings: {}, alignment: 1, name: 'm', source: 'm.pt2' }], call: (a) => importTorchExport(...(a as [Uint8Array])),
+    },
     init: { args: [{ backend: tp.backend }], call: (a) => init(...(a as [never])) },
     info: { args: [{ backend: tp.backend }], call: (a) => info(...(a as [never])) },
     TensorplanError: { args: ['INVALID_ARGUMENT', 'message', { wasm: 'why' }], call: (a) => new TensorplanError(...(a as [never, string])) },
@@ -293,6 +297,7 @@ function targetsFor(tp: Tensorplan): Record<string, Target> {
     'Tensorplan.prototype.fit': method('fit', [SMALL_LAYERS, { vary: 'model.microBatch', budgetBytes: 2 ** 24, reserveBytes: 2 ** 20, min: 1, max: 8 }],
       { names: ['spec', 'options', 'vary', 'budgetBytes', 'reserveBytes', 'min', 'max', 'plan', 'onProbe'] }),
     'Tensorplan.prototype.importOnnx': method('importOnnx', [ONNX, { inPlace: true, name: 'm', bindings: { N: [2] } }]),
+    'Tensorplan.prototype.importTorchExport': method('importTorchExport', [PT2, { dims: {}, bindings: {}, alignment: 1, name: 'm', source: 'm.pt2' }]),
     'Tensorplan.prototype.executeReference': method('executeReference', [execPlan, EXEC_INPUTS, { memory: 'arena' }, undefined]),
     'Tensorplan.prototype.execute': method('execute', [execPlan, EXEC_INPUTS, { executor: 'reference', memory: 'separate' }]),
     'Tensorplan.prototype.createDeviceArena': method('createDeviceArena', [1024], { seedMayFail: !cuda }),
@@ -381,6 +386,17 @@ describe.each(BACKENDS)('public functions fed mutated input on %s', (backend) =>
       await check('importOnnx', targets.importOnnx, [bytes, { dims: { N: 2 } }], new Set());
       await check('tp.importOnnx', targets['Tensorplan.prototype.importOnnx'], [bytes, { inPlace: true, dims: { N: 2 } }], new Set());
       await check('importOnnx', targets.importOnnx, [bytes.subarray(0, flips[0][0] % bytes.length)], new Set());
+    }), { seed: SEED, numRuns: RUNS });
+    expect(probe(tp)).toBe(healthy);
+  });
+
+  it('importTorchExport and tp.importTorchExport with flipped bytes', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 8 }), async (flips) => {
+      const bytes = PT2.slice();
+      for (const [at, value] of flips) bytes[at % bytes.length] = value;
+      await check('importTorchExport', targets.importTorchExport, [bytes, { alignment: 1 }], new Set());
+      await check('tp.importTorchExport', targets['Tensorplan.prototype.importTorchExport'], [bytes, { alignment: 1 }], new Set());
+      await check('importTorchExport', targets.importTorchExport, [bytes.subarray(0, flips[0][0] % bytes.length)], new Set());
     }), { seed: SEED, numRuns: RUNS });
     expect(probe(tp)).toBe(healthy);
   });

@@ -35,10 +35,10 @@ function writtenFiles(args: string[]): string[] {
 describe("the README's tour", () => {
   const lines = tourLines();
 
-  it('is made of tensorplan commands only, a plan, a report, validate and execute among them', () => {
+  it('is made of tensorplan commands only: PyTorch, ONNX and layer-spec plans, a report, validate and execute among them', () => {
     expect(lines.filter((line) => !line.startsWith('npx tensorplan '))).toEqual([]);
     const joined = lines.join('\n');
-    for (const part of ['plan ', '.onnx', '.layers.json', '--compare', 'fit ', '--report', 'validate ', 'execute ']) {
+    for (const part of ['plan ', '.pt2', '.onnx', '.layers.json', '--compare', 'fit ', '--report', 'validate ', 'execute ']) {
       expect(joined).toContain(part);
     }
   });

@@ -122,7 +122,7 @@ export class LayerSpecBuilder {
 
   /** The checked spec; throws a TensorplanError naming the first problem. */
   build(): LayerSpec {
-    // Checked before it is copied (issue #14): what the schema refuses is named, and the copy cannot fail.
+    // Checked before it is copied: what the schema refuses is named, and the copy cannot fail.
     return structuredClone(parseLayerSpec(this.spec, typeof this.spec.name === 'string' ? this.spec.name : 'layer spec'));
   }
 

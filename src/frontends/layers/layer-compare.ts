@@ -193,7 +193,7 @@ function applyAlternativeChecked(spec: LayerSpec, alternative: string): LayerSpe
 export function compareLayerSpecs(tp: LayerPlanner, spec: LayerSpec, alternatives: readonly string[], options: PlanOptions = {},
   base?: LayerPlanSummary): LayerComparison {
   return guarded('compareLayerSpecs', [spec, alternatives, options, base], () => {
-    // Issue #14: the planner and the lists are checked here, by name; the spec by applyAlternative and tp.layerGraph.
+    // The planner and the lists are checked here, by name; the spec by applyAlternative and tp.layerGraph.
     if (tp === null || typeof tp !== 'object' || typeof tp.layerGraph !== 'function' || typeof tp.plan !== 'function' || typeof tp.layerPlanSummary !== 'function') {
       bad(`tp = ${shown(tp)}: must be a session (await init())`);
     }

@@ -101,7 +101,7 @@ export interface FitResult {
   unmodelled: string[];
 }
 
-/** What device memory holds that a layer-spec plan does not model (issue #19). */
+/** What device memory holds that a layer-spec plan does not model. */
 export const UNMODELLED = [
   'CUDA context and kernel images (about 0.5-1 GiB per process)',
   'NCCL communicator buffers (tensor/data-parallel collectives)',
@@ -218,7 +218,7 @@ function search(tp: LayerPlanner, spec: LayerSpec, options: FitOptions,
       const lg = tp.layerGraph(at);
       summary = tp.layerPlanSummary(lg, tp.plan(lg.graph, planOptions));
     } catch (error) {
-      // A value the spec schema accepts but the builder's limits refuse (issue #14) is invalid too.
+      // A value the spec schema accepts but the builder's limits refuse (layer-limits.ts) is invalid too.
       if (error instanceof TensorplanError) return record({ value, verdict: 'invalid', peakBytes: null, totalBytes: null, reason: error.message });
       throw error;
     }

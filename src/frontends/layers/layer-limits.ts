@@ -1,9 +1,10 @@
-// Resource limits of a layer spec, checked before any tensor is built (issue
-// #14): a 200-byte spec could otherwise ask for 2^30 groups (V8 dies building
-// the split) or 2^20 experts (minutes of building). The counts below are upper
-// bounds of what layer-graph.ts generates per layer copy, measured over every
-// recipe with recomputation on (the largest case: NVFP4, unfused attention),
-// rounded up; the limits are what a plan of this project is sized for.
+// Resource limits of a layer spec, checked before any tensor is built: a
+// 200-byte spec could otherwise ask for 2^30 groups (V8 dies building the
+// split) or 2^20 experts (minutes of building). The counts below are upper
+// bounds of what layer-graph.ts and layer-graph/ generate per layer copy,
+// measured over every recipe with recomputation on (the largest case: NVFP4,
+// unfused attention), rounded up; the limits are what a plan of this project
+// is sized for.
 import { TensorplanError } from '../../errors.js';
 
 // The fields read here, stated locally so layer-spec.ts (which calls this) is not imported back.

@@ -252,7 +252,7 @@ function parseLayerSpecChecked(input: unknown, source: string): LayerSpec {
   const errors = schemaErrors(LAYER_SPEC_SCHEMA_V1, input);
   if (errors.length > 0) fail(source, describeSchemaError(input, errors));
   const spec = input as LayerSpec;
-  // Before anything else is computed from the counts (issue #14: resource limits).
+  // Before anything else is computed from the counts (resource limits, layer-limits.ts).
   checkLayerSpecLimits(spec, source);
   const m = spec.model;
   const tp = spec.parallel?.tp ?? 1;

@@ -76,7 +76,7 @@ export interface LayerPlanSummary {
   /**
    * Live at the peak by the TE behaviour that keeps each storage there, largest first (they add
    * up to `peakBytes`). A saved tensor whose backward readers are all done by the peak step counts
-   * under `heldUntilNodeEnd` (rule 3 of issue #15: TE's autograd ctx keeps it until the node returns).
+   * under `heldUntilNodeEnd` (TE's autograd ctx keeps it until the node returns).
    */
   peakByBehaviour: LayerBehaviourEntry[];
 }
@@ -127,7 +127,7 @@ function roundedSum(core: CoreBinding, lg: LayerGraph, names: string[]): number 
 
 /** Summarises a plan of a layer graph: peak, arena, persistent bytes, and what is live at the peak by layer and role. */
 export function layerPlanSummary(core: CoreBinding, lg: LayerGraph, plan: PlanDocument): LayerPlanSummary {
-  // Issue #14: what is read below is checked first, and named when it is wrong.
+  // What is read below is checked first, and named when it is wrong.
   if (lg === null || typeof lg !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `layers = ${shown(lg)}: must be what tp.layerGraph returned`);
   parseGraph(lg.graph, 'layers.graph');
   if (lg.tensors === null || typeof lg.tensors !== 'object') throw new TensorplanError('INVALID_ARGUMENT', `layers.tensors = ${shown(lg.tensors)}: must be an object by tensor name`);

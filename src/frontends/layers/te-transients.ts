@@ -1,6 +1,7 @@
 /**
  * Which quantizing kernels of TransformerEngine go through a high-precision
- * temporary (issue #15 rule 4). Each answer is a fact about TE
+ * temporary (the normQuantizeTemporary, activationQuantizeTemporary and
+ * dactTemporary behaviours, te-behaviours.ts). Each answer is a fact about TE
  * d0067d0da6cb01811b8072a7d304f0e00344ce2b, read from its source (not copied):
  * the graph builder turns a `true` into a tensor written by the kernel and read
  * by a separate quantize op, so it lives across exactly that op pair.

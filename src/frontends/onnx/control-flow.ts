@@ -31,7 +31,7 @@ import type { GraphDocument } from '../../graph/graph-document.js';
 import { parseGraph } from '../../graph/parse-graph.js';
 import { makePlan } from '../../plan/make-plan.js';
 import type { Value } from './onnx-infer.js';
-import { ONNX_DTYPES } from './onnx-model.js';
+import { ONNX_DTYPES, elemTypeName } from './onnx-model.js';
 
 /**
  * A control-flow node planned with its subgraphs (an If whose condition is unknown, a Loop, a Scan).
@@ -55,11 +55,12 @@ export interface OnnxSubgraph {
   temporaryBytes?: number;
 }
 
-/** The bytes of a value as the planner sizes it (elements times element size, FP4 packed two per byte). */
+/** The bytes of a value as the planner sizes it (elements times element size; FP4, INT4, INT2 ... packed). */
 export function valueBytes(v: Value): number {
   const n = v.shape.reduce((a, b) => a * b, 1);
   const t = ONNX_DTYPES[v.elemType];
   if (t?.dtype === 'fp4_e2m1') return Math.ceil(n / 2);
+  if (t?.bits) return Math.ceil((n * t.bits) / 8);
   const size: Record<string, number> = { fp64: 8, int64: 8, fp32: 4, int32: 4, fp16: 2, bf16: 2, int16: 2 };
   return n * (t?.bytes ?? (t?.dtype ? size[t.dtype] ?? 1 : 1));
 }
@@ -79,7 +80,7 @@ export function ifOutputs(thenOut: Value[], elseOut: Value[], opset: number, nam
   return thenOut.map((a, k) => {
     const b = elseOut[k];
     const what = `output ${k} ("${names[k] ?? ''}")`;
-    if (a.elemType !== b.elemType) fail(`${what}: the then_branch gives element type ${ONNX_DTYPES[a.elemType]?.name ?? a.elemType}, the else_branch ${ONNX_DTYPES[b.elemType]?.name ?? b.elemType}`);
+    if (a.elemType !== b.elemType) fail(`${what}: the then_branch gives element type ${elemTypeName(a.elemType)}, the else_branch ${elemTypeName(b.elemType)}`);
     if (a.shape.length === b.shape.length && a.shape.every((d, i) => d === b.shape[i])) return { shape: [...a.shape], elemType: a.elemType };
     if (opset < 11) fail(`${what}: the then_branch gives shape ${dims(a.shape)}, the else_branch ${dims(b.shape)}; before opset 11 both branches must give the same shape`);
     if (a.shape.length !== b.shape.length) {

@@ -1,4 +1,4 @@
-// What importOnnx takes and returns, and the check of every option field (issue #14: a named
+// What importOnnx takes and returns, and the check of every option field (a named
 // error, not a TypeError deep in the importer).
 import { TensorplanError, shown } from '../../errors.js';
 import type { GraphDocument } from '../../graph/graph-document.js';
@@ -32,10 +32,10 @@ export interface OnnxImportOptions {
   inPlace?: boolean;
   /**
    * Values of graph inputs, by input name (the CLI's `--value NAME=V[,V...]`): a scalar or the
-   * elements row-major, as numbers, bigints (exact int64) or booleans; the element type is the
-   * file's. The input stays a graph input; what depends only on known values folds at import
-   * time, so `If` nodes whose condition depends on the input are inlined (a sample rate, a mode
-   * flag). The shape is the file's (or `inputShapes`); a rank-1 input of unknown length takes the
+   * elements row-major (an empty array is an empty tensor), as numbers (NaN and +-Infinity for
+   * float inputs), bigints (exact int64) or booleans; the element type is the file's. The input
+   * stays a graph input; what depends only on known values folds at import time, so `If` nodes
+   * whose condition depends on the input are inlined (a sample rate, a mode flag). The shape is the file's (or `inputShapes`); a rank-1 input of unknown length takes the
    * number of values.
    */
   values?: Record<string, InputValue>;
@@ -98,7 +98,7 @@ export interface OnnxImportResult {
   subgraphs: OnnxSubgraph[];
 }
 
-/** Checks every field of the import options (issue #14: named, not a TypeError deep in the importer). */
+/** Checks every field of the import options (named, not a TypeError deep in the importer). */
 export function checkImportOptions(options: OnnxImportOptions): OnnxImportOptions {
   const bad = (field: string, value: unknown, rule: string): never => {
     throw new TensorplanError('INVALID_ARGUMENT', `options.${field} = ${shown(value)}: must be ${rule}`);
@@ -135,11 +135,12 @@ export function checkImportOptions(options: OnnxImportOptions): OnnxImportOption
     const values: unknown = options.values;
     if (values === null || typeof values !== 'object' || Array.isArray(values)) bad('values', values, 'an object by input name');
     for (const [name, item] of Object.entries(values as object)) {
+      // An empty array is an empty tensor; NaN and +-Infinity are float values (input-values.ts
+      // checks each value against the input's element type).
       const items: unknown[] = Array.isArray(item) ? item : [item];
-      if (Array.isArray(item) && item.length === 0) bad(`values.${name}`, item, 'a value or a non-empty array of values');
       items.forEach((v, i) => {
-        const ok = typeof v === 'bigint' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-        if (!ok) bad(`values.${name}${Array.isArray(item) ? `[${i}]` : ''}`, v, 'a finite number, a bigint or a boolean');
+        const ok = typeof v === 'bigint' || typeof v === 'boolean' || typeof v === 'number';
+        if (!ok) bad(`values.${name}${Array.isArray(item) ? `[${i}]` : ''}`, v, 'a number, a bigint or a boolean');
       });
     }
   }

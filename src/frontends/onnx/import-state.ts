@@ -6,7 +6,7 @@ import type { DType } from '../../formats/dtype.js';
 import { TensorplanError } from '../../errors.js';
 import type { GraphAlias, GraphOp, GraphTensor } from '../../graph/graph-document.js';
 import type { Value } from './onnx-infer.js';
-import { ONNX_DTYPES } from './onnx-model.js';
+import { ONNX_DTYPES, elemTypeName } from './onnx-model.js';
 import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from './onnx-model.js';
 import type { OnnxSubgraph } from './control-flow.js';
 import type { OnnxImportOptions } from './import-options.js';
@@ -70,20 +70,35 @@ export abstract class ImportState {
     return n;
   }
 
-  dtypeOf(elemType: number, what: string): { dtype?: DType; elementBytes?: number } {
+  /** How the planner sizes elements of `elemType`: a core dtype, bytes per element, or bits per packed element. */
+  dtypeOf(elemType: number, what: string): { dtype?: DType; elementBytes?: number; elementBits?: number } {
     const t = ONNX_DTYPES[elemType];
-    if (!t) this.fail(`${what}: unsupported element type ${elemType}`, 'UNSUPPORTED');
+    if (!t) this.fail(`${what}: ${elemTypeName(elemType)} is not an element type the importer knows`, 'UNSUPPORTED');
     if (t.dtype) return { dtype: t.dtype };
     if (t.bytes) return { elementBytes: t.bytes };
+    if (t.bits) return { elementBits: t.bits };
     return this.fail(`${what}: element type ${t.name} has no fixed size and cannot be planned`, 'UNSUPPORTED');
   }
 
   addTensor(name: string, v: Value, what: string): void {
     if (this.tensors.has(name)) return;
-    const { dtype, elementBytes } = this.dtypeOf(v.elemType, what);
+    const { dtype, elementBytes, elementBits } = this.dtypeOf(v.elemType, what);
+    const count = v.shape.reduce((a, b) => a * b, 1);
     this.tensors.set(name, dtype
       ? { name, shape: [...v.shape], dtype }
-      : { name, bytes: v.shape.reduce((a, b) => a * b, 1) * elementBytes! });
+      : { name, bytes: elementBits ? Math.ceil((count * elementBits) / 8) : count * elementBytes! });
+  }
+
+  private overridden?: boolean;
+
+  /** True when a graph input's shape given in the options differs from a concrete shape the file declares for it. */
+  inputsOverridden(): boolean {
+    this.overridden ??= this.model.graph.inputs.some((info) => {
+      const given = this.options.inputShapes?.[info.name];
+      if (!given || !info.dims) return false;
+      return given.length !== info.dims.length || info.dims.some((d, k) => typeof d === 'number' && d !== given[k]);
+    });
+    return this.overridden;
   }
 
   /** A declared shape with symbols bound; undefined when some dimension stays unknown. */

@@ -15,6 +15,7 @@ import { ImportState, dimsText } from './import-state.js';
 import { checkBranches, ifNode, loopNode, scanNode } from './subgraph-import.js';
 import { addInPlace } from './in-place-writes.js';
 import { persistentAndIO } from './external-io.js';
+import { whyUnknown } from './unknown-values.js';
 
 /**
  * Ops whose output is a view (same bytes, new shape) of input 0.
@@ -22,6 +23,9 @@ import { persistentAndIO } from './external-io.js';
  * @group Files
  */
 export const VIEW_OPS: readonly string[] = ['Reshape', 'Squeeze', 'Unsqueeze', 'Flatten', 'Identity'];
+
+/** Ops whose outputs are random (onnx 1.23.1 Operators.md: the Random* ops, Bernoulli, Multinomial): never folded. */
+const RANDOM_OPS: readonly string[] = ['RandomNormal', 'RandomNormalLike', 'RandomUniform', 'RandomUniformLike', 'Bernoulli', 'Multinomial'];
 
 export class Importer extends ImportState {
   constructor(model: OnnxModel, options: OnnxImportOptions, core?: CoreBinding, parent?: ImportState) {
@@ -55,6 +59,7 @@ export class Importer extends ImportState {
     checkBranches(this, g);
     for (const info of g.inputs) {
       if (this.constants.has(info.name)) continue; // an initializer listed as input (IR < 4): a weight
+      if (info.nonTensor) this.fail(nonTensorInput(info.name, info.nonTensor), 'UNSUPPORTED');
       const given = this.options.inputShapes?.[info.name];
       const valued = Object.prototype.hasOwnProperty.call(values, info.name)
         ? inputValue(info, values[info.name], given ?? this.concreteDims(info, `graph input "${info.name}"`, false), (m) => this.fail(m))
@@ -135,16 +140,24 @@ export class Importer extends ImportState {
         const dims = info && info.elemType ? this.concreteDims(info, `output "${o}"`, false) : undefined;
         if (o === '' || !dims) {
           if (o === '' && k > 0) return { shape: [], elemType: 1 };
+          if (info?.nonTensor) {
+            return this.fail(`${this.label(node)}: output "${o}" is ${info.nonTensor} in the file, not a tensor: the importer plans tensors only (${error.message})`, 'UNSUPPORTED');
+          }
           const outside = live.filter((n) => this.external.has(n));
           const why = outside.length ? ` (${outside.map((n) => `"${n}"`).join(', ')} ${outside.length > 1 ? 'are' : 'is'} stored outside the file, which the importer never opens: it reads external data for shapes only)` : '';
-          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}${why}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
+          const source = error.input !== undefined ? inputs[error.input] : '';
+          const unknown = source ? whyUnknown(this, source, 'so that the shape can be inferred') : '';
+          return this.fail(`${this.label(node)}: cannot infer the shape of output "${o}": ${error.message}${unknown}${why}, and the file gives no shape for it (value_info)`, 'UNSUPPORTED');
         }
         return { shape: dims, elemType: info!.elemType! };
       });
     }
     // Shape-only ops and nodes whose inputs are all constant fold into constants.
+    this.checkDeclared(node, outs);
+    // Random ops and a Dropout in training mode give another value each run: they stay ops.
     const shapeOnly = node.opType === 'Shape' || node.opType === 'Size';
-    const foldable = shapeOnly || (live.length > 0 && live.every((n) => this.known(n)));
+    const varies = RANDOM_OPS.includes(node.opType) || outs.some((v) => v.varies);
+    const foldable = shapeOnly || (!varies && live.length > 0 && live.every((n) => this.known(n)));
     node.outputs.forEach((o, k) => {
       if (o === '') return;
       const v = outs[k] ?? this.fail(`${this.label(node)}: output ${k} ("${o}") is not defined by the operator`);
@@ -162,6 +175,27 @@ export class Importer extends ImportState {
     }
   }
 
+  /**
+   * The shapes inferred for a node's outputs against those the file declares (value_info, graph
+   * outputs): where both are concrete and differ, one of them is wrong, and a plan sized by the
+   * wrong one would not hold the tensor, so the import stops and names both. Shapes given with
+   * --input that differ from the file's own describe another model instance: the file's value_info
+   * then describe the old shapes, and the check is left out.
+   */
+  checkDeclared(node: OnnxNode, outs: Value[]): void {
+    if (this.inputsOverridden()) return;
+    node.outputs.forEach((o, k) => {
+      const info = o ? this.declared.get(o) : undefined;
+      const v = outs[k];
+      // A bounded output (NonZero, Unique ...: an upper bound, not the shape) is not compared here.
+      if (!info?.dims || !v || info.nonTensor || (v as { bound?: string }).bound) return;
+      const declared = this.concreteDims(info, `output "${o}"`, false);
+      if (!declared || declared.join(',') === v.shape.join(',')) return;
+      this.fail(`${this.label(node)}: output "${o}" is declared ${dimsText(info.dims)}${info.dims.some((d) => typeof d !== 'number') ? ` (= ${dimsText(declared)})` : ''} in the file, `
+        + `and the operator's definition gives ${dimsText(v.shape)} from its inputs: the file contradicts itself, and a plan sized by the wrong shape would not hold the tensor`);
+    });
+  }
+
   constantNode(node: OnnxNode): void {
     const a = [...node.attributes.values()][0] ?? this.fail(`${this.label(node)} has no value attribute`);
     let v: Value;
@@ -175,4 +209,15 @@ export class Importer extends ImportState {
     this.constants.add(node.outputs[0]);
     this.stats.folded += 1;
   }
+}
+
+/**
+ * Why a graph input that is not a tensor cannot be imported. `--input` and `--value` describe
+ * tensors (a shape, elements), and the planned graph has tensors only: a sequence, an optional, a
+ * map or a sparse tensor has no shape either could give.
+ */
+function nonTensorInput(name: string, type: string): string {
+  const kind = type.startsWith('seq(') ? 'a sequence' : type.startsWith('optional(') ? 'an optional' : type.startsWith('map(') ? 'a map' : type.startsWith('sparse_tensor(') ? 'a sparse tensor' : 'not a tensor';
+  return `graph input "${name}" is ${type} (${kind}): the importer plans tensors only, so neither --input nor --value can describe it; `
+    + 'export the model with tensor inputs (for an optional input: the tensor itself, or no input)';
 }

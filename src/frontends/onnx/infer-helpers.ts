@@ -16,10 +16,19 @@ export interface Value {
    * whatever the evaluator (fold/) computes from them. bigint for integer and bool types.
    */
   data?: Elements;
+  /** Why the elements are not known although every input's are (Dropout in training, a Cast the spec and ONNX Runtime disagree on). */
+  unknown?: string;
+  /** The value differs from run to run (Dropout in training mode): its node runs, never folds. */
+  varies?: boolean;
 }
 
 /** Raised when a rule cannot infer an output (the importer then falls back to shapes in the file). */
-export class InferenceGap extends Error {}
+export class InferenceGap extends Error {
+  /** `input`: the node input whose elements the rule needed and does not know (messages say why). */
+  constructor(message: string, readonly input?: number) {
+    super(message);
+  }
+}
 
 /** Everything a rule sees. */
 export interface InferContext {
@@ -56,7 +65,7 @@ export function input(c: InferContext, k: number): Value {
 export function constInput(c: InferContext, k: number, what: string, clamped = false): number[] | undefined {
   const v = c.inputs[k];
   if (!v) return undefined;
-  if (!v.data) return gap(`its ${what} (input ${k}, "${c.node.inputs[k]}") is not a constant known at import time`);
+  if (!v.data) throw new InferenceGap(`its ${what} (input ${k}, "${c.node.inputs[k]}") is not a constant known at import time`, k);
   const label = `its ${what} (input ${k}, "${c.node.inputs[k]}")`;
   try {
     // Float elements (Resize scales) are returned as they are; integers checked within 2^53.

@@ -1,9 +1,9 @@
 // Values given for graph inputs (`values` / `--value NAME=V[,V...]`): checked against the input's
 // element type and shape from the file, converted to the evaluator's elements.
-import { BOOL, elementsOf, isIntegerType, numel, wrapInt } from './fold/elements.js';
+import { BOOL, castScalar, elementsOf, isIntegerType, numel, wrapInt } from './fold/elements.js';
 import type { Elements } from './fold/elements.js';
 import type { OnnxValueInfo } from './onnx-model.js';
-import { ONNX_DTYPES } from './onnx-model.js';
+import { elemTypeName } from './onnx-model.js';
 
 /**
  * A graph input's value: a scalar or the elements row-major.
@@ -15,7 +15,9 @@ export type InputValue = number | bigint | boolean | readonly (number | bigint |
 /**
  * The shape and elements of graph input `info` given `value`. `shape` is the input's shape when
  * known (from `inputShapes` or the file); otherwise a rank-0 or rank-1 input takes its shape from
- * the number of values. Every problem is reported through `fail`, naming the input.
+ * the number of values (none: an empty tensor). Float inputs take NaN and +-Infinity; each value
+ * is stored rounded to the input's type (FLOAT: Math.fround), as the runtime holds it. Every
+ * problem is reported through `fail`, naming the input.
  */
 export function inputValue(info: OnnxValueInfo, value: InputValue, shape: number[] | undefined, fail: (message: string) => never): { shape: number[]; data: Elements } {
   const name = info.name;
@@ -23,7 +25,7 @@ export function inputValue(info: OnnxValueInfo, value: InputValue, shape: number
   const shown = items.map(String).join(',');
   const where = `--value ${name}=${shown}`;
   const t = info.elemType ?? fail(`${where}: graph input "${name}" has no element type in the file`);
-  const typeName = ONNX_DTYPES[t]?.name ?? String(t);
+  const typeName = elemTypeName(t);
   if (!(isIntegerType(t) || t === 1 || t === 10 || t === 11 || t === 16)) {
     fail(`${where}: graph input "${name}" is ${typeName}; values can be given for numeric and bool inputs only`);
   }
@@ -40,6 +42,11 @@ export function inputValue(info: OnnxValueInfo, value: InputValue, shape: number
       if (wrapInt(t, b) !== b) fail(`${where}: graph input "${name}" is ${typeName}: ${b}${at} is out of its range`);
     } else if (typeof v === 'boolean') {
       fail(`${where}: graph input "${name}" is ${typeName}: ${v}${at} is not a number`);
+    } else {
+      // NaN and +-Inf are values of every float type (masks hold -Inf); a finite value the type
+      // cannot hold would become +-Inf, which is not what was given.
+      const stored = castScalar(v, t) as number;
+      if (Number.isFinite(Number(v)) && !Number.isFinite(stored)) fail(`${where}: graph input "${name}" is ${typeName}: ${String(v)}${at} is beyond its largest finite value`);
     }
   });
   const dims = info.dims;

@@ -4,8 +4,8 @@
 import { DT } from './onnx-model.js';
 import type { OnnxNode } from './onnx-model.js';
 import { FoldGap } from './fold/elements.js';
-import { evaluateNode } from './fold/evaluate.js';
-import { sliceRanges } from './fold/movement.js';
+import { ValueUnknown, evaluateNode } from './fold/evaluate.js';
+import { sliceRanges, splitSizes } from './fold/movement.js';
 import type { Known } from './fold/evaluate.js';
 import {
   InferenceGap, attr, attrFloats, attrInt, attrInts, attrStr, broadcastShapes, constInput, conv, convLike, gap, input, matmulShape,
@@ -13,9 +13,14 @@ import {
 } from './infer-helpers.js';
 import type { InferContext, Rule, Value } from './infer-helpers.js';
 import { CONTRIB_RULES, ORT_ONNX_DOMAIN_RULES } from './contrib-infer.js';
+import { ONNX_DOMAIN_RULES, operatorFamilyRules } from './infer/rule-table.js';
+import { resizeShape, scaledSize } from './resize-shape.js';
 
 export { InferenceGap, broadcastShapes } from './infer-helpers.js';
 export type { InferContext, Value } from './infer-helpers.js';
+
+/** The rules of infer/ (one file per operator family), SequenceMap's inferring its body with inferNode. */
+const OPERATOR_FAMILY_RULES = operatorFamilyRules(inferNode);
 
 /** Element-wise ops with one input and an output of the same shape and type. */
 export const UNARY_OPS = [
@@ -62,13 +67,18 @@ function rnn(c: InferContext, gates: number, withCell: boolean): Value[] {
   return out;
 }
 
-function sliceShape(x: Value, starts: number[], ends: number[], axes: number[] | undefined, steps: number[] | undefined): Value {
+/** f's result, its FoldGap (the evaluator's helpers) as an InferenceGap. */
+function folded<T>(f: () => T): T {
   try {
-    return { shape: sliceRanges(x.shape, starts, ends, axes, steps).count, elemType: x.elemType };
+    return f();
   } catch (error) {
     if (error instanceof FoldGap) gap(error.message);
     throw error;
   }
+}
+
+function sliceShape(x: Value, starts: number[], ends: number[], axes: number[] | undefined, steps: number[] | undefined): Value {
+  return { shape: folded(() => sliceRanges(x.shape, starts, ends, axes, steps)).count, elemType: x.elemType };
 }
 
 const RULES: Record<string, Rule> = {
@@ -152,16 +162,9 @@ const RULES: Record<string, Rule> = {
   Split: (c) => {
     const x = input(c, 0);
     const axis = normAxis(attrInt(c, 'axis', 0), x.shape.length, c);
-    const count = c.node.outputs.length;
-    let parts = c.opset >= 13 ? constInput(c, 1, 'split') : attrInts(c, 'split');
-    if (!parts) {
-      const d = x.shape[axis];
-      const n = attr(c, 'num_outputs')?.i ?? count;
-      const each = Math.ceil(d / n);
-      parts = Array.from({ length: n }, (_, k) => Math.max(0, Math.min(each, d - k * each)));
-    }
-    if (parts.reduce((a, b) => a + b, 0) !== x.shape[axis]) gap(`split sizes [${parts.join(',')}] do not add up to ${x.shape[axis]}`);
-    return parts.map((p) => { const shape = [...x.shape]; shape[axis] = p; return { shape, elemType: x.elemType }; });
+    const given = c.opset >= 13 || (c.opset < 2 && c.inputs[1]) ? constInput(c, 1, 'split') : attrInts(c, 'split');
+    const sizes = folded(() => splitSizes(x.shape[axis], c.node.outputs.length, c.opset, given?.length ? given : undefined, attr(c, 'num_outputs')?.i));
+    return sizes.map((p) => { const shape = [...x.shape]; shape[axis] = p; return { shape, elemType: x.elemType }; });
   },
   Slice: (c) => {
     const x = input(c, 0);
@@ -170,19 +173,12 @@ const RULES: Record<string, Rule> = {
     }
     return [sliceShape(x, constInput(c, 1, 'starts', true) ?? gap('starts are missing'), constInput(c, 2, 'ends', true) ?? gap('ends are missing'), constInput(c, 3, 'axes'), constInput(c, 4, 'steps'))];
   },
-  Resize: (c) => {
-    const x = input(c, 0);
-    if (attr(c, 'axes')) gap('the axes attribute is not supported');
-    const scales = c.opset >= 11 ? constInput(c, 2, 'scales') : constInput(c, 1, 'scales');
-    const sizes = c.opset >= 11 ? constInput(c, 3, 'sizes') : undefined;
-    if (sizes && sizes.length) return [{ shape: [...sizes], elemType: x.elemType }];
-    if (!scales || !scales.length) return gap('neither scales nor sizes are given');
-    return [{ shape: x.shape.map((d, k) => Math.floor(d * scales[k])), elemType: x.elemType }];
-  },
+  Resize: resizeShape,
   Upsample: (c) => {
     const x = input(c, 0);
     const scales = constInput(c, 1, 'scales') ?? attrFloats(c, 'scales') ?? gap('scales are missing');
-    return [{ shape: x.shape.map((d, k) => Math.floor(d * scales[k])), elemType: x.elemType }];
+    if (scales.length !== x.shape.length) gap(`scales has ${scales.length} values for rank ${x.shape.length}`);
+    return [{ shape: x.shape.map((d, k) => scaledSize(d, scales[k], k)), elemType: x.elemType }];
   },
   LayerNormalization: (c) => {
     const x = input(c, 0);
@@ -369,16 +365,18 @@ for (const op of SAME_SHAPE_OPS) RULES[op] = (c) => [{ shape: input(c, 0).shape,
  *
  * @group Files
  */
-export const INFERRED_OPS: readonly string[] = [...Object.keys(RULES), ...Object.keys(ORT_ONNX_DOMAIN_RULES)].sort();
+export const INFERRED_OPS: readonly string[] = [...new Set([...Object.keys(RULES), ...Object.keys(OPERATOR_FAMILY_RULES), ...Object.keys(ORT_ONNX_DOMAIN_RULES)])].sort();
 
 /**
  * The shape rule of an operator: the default domain's (ONNX's, then those ONNX Runtime registers in
- * the default domain), or com.microsoft's (ORT's contrib schemas, then the default domain's for
+ * the default domain), ONNX's other domains' (ai.onnx.preview, ai.onnx.preview.training:
+ * infer/rule-table.ts), or com.microsoft's (ORT's contrib schemas, then the default domain's for
  * ops both define the same way: Gelu, FastGelu ...).
  */
 function ruleFor(domain: string, opType: string): Rule | undefined {
   const own = (table: Record<string, Rule>) => (Object.prototype.hasOwnProperty.call(table, opType) ? table[opType] : undefined);
-  if (domain === '' || domain === 'ai.onnx') return own(RULES) ?? own(ORT_ONNX_DOMAIN_RULES);
+  if (domain === '' || domain === 'ai.onnx') return own(RULES) ?? own(OPERATOR_FAMILY_RULES) ?? own(ORT_ONNX_DOMAIN_RULES);
+  if (ONNX_DOMAIN_RULES.has(domain)) return own(ONNX_DOMAIN_RULES.get(domain)!);
   if (domain === 'com.microsoft') return own(CONTRIB_RULES) ?? own(RULES);
   return undefined;
 }
@@ -413,7 +411,10 @@ export function inferNode(c: InferContext): Value[] {
       evaluated = evaluateNode(c as { node: OnnxNode; inputs: (Known | undefined)[]; opset: number }, out?.map((v) => v.shape));
     } catch (error) {
       if (error instanceof FoldGap) gap(error.message);
-      throw error;
+      if (!(error instanceof ValueUnknown)) throw error;
+      // The shapes stand (the rule's); the elements are not claimed, and the value says why.
+      if (!out) throw ruleGap!;
+      for (const v of out) { v.unknown = error.message; if (error.varies) v.varies = true; }
     }
     if (evaluated) {
       evaluated.forEach((v, k) => {

@@ -4,8 +4,14 @@ import { modelType } from './onnx-schema.js';
 import { isIntegerType } from './fold/elements.js';
 import type { Elements } from './fold/elements.js';
 
-/** A tensor's element type as ONNX numbers it (TensorProto.DataType). */
-export const ONNX_DTYPES: Record<number, { name: string; dtype?: DType; bytes?: number }> = {
+/**
+ * A tensor's element type as ONNX numbers it (TensorProto.DataType, onnx 1.23.1 onnx/onnx.proto),
+ * with what the planner sizes it by: a core dtype, a fixed byte size, or `bits` for types packed
+ * several to a byte (ONNX docs/docsgen/source/technical/int4.md and int2.md: N elements take
+ * ceil(N * bits / 8) bytes). An entry with none of these (STRING, FLOAT6) cannot be planned.
+ */
+export const ONNX_DTYPES: Record<number, { name: string; dtype?: DType; bytes?: number; bits?: number }> = {
+  0: { name: 'UNDEFINED' },
   1: { name: 'FLOAT', dtype: 'fp32' },
   2: { name: 'UINT8', dtype: 'uint8' },
   3: { name: 'INT8', dtype: 'int8' },
@@ -26,8 +32,20 @@ export const ONNX_DTYPES: Record<number, { name: string; dtype?: DType; bytes?: 
   18: { name: 'FLOAT8E4M3FNUZ', dtype: 'fp8_e4m3' },
   19: { name: 'FLOAT8E5M2', dtype: 'fp8_e5m2' },
   20: { name: 'FLOAT8E5M2FNUZ', dtype: 'fp8_e5m2' },
+  21: { name: 'UINT4', bits: 4 },
+  22: { name: 'INT4', bits: 4 },
   23: { name: 'FLOAT4E2M1', dtype: 'fp4_e2m1' },
+  24: { name: 'FLOAT8E8M0', bytes: 1 },
+  25: { name: 'UINT2', bits: 2 },
+  26: { name: 'INT2', bits: 2 },
+  27: { name: 'FLOAT6E2M3' },
+  28: { name: 'FLOAT6E3M2' },
 };
+
+/** An element type by its ONNX name ("INT2"), or "element type N" for a number ONNX does not define. */
+export function elemTypeName(t: number): string {
+  return ONNX_DTYPES[t]?.name ?? `element type ${t} (not a TensorProto.DataType of onnx 1.23.1)`;
+}
 
 /** ONNX data type numbers used by name in the importer. */
 export const DT = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10, DOUBLE: 11 } as const;
@@ -41,6 +59,11 @@ export interface OnnxValueInfo {
   elemType?: number;
   /** Undefined when the file gives no shape. */
   dims?: OnnxDim[];
+  /**
+   * Set when the value is not a tensor: its type as ONNX writes it ("seq(tensor(float))",
+   * "optional(tensor(int64))", "map(int64,tensor(float))", "sparse_tensor(float)").
+   */
+  nonTensor?: string;
 }
 
 /** A constant tensor (initializer, Constant value, attribute tensor). */
@@ -167,9 +190,25 @@ function decodeTensor(t: any): OnnxTensor {
   return { name: t.name ?? '', dims, dataType, ...(values ? { values } : {}), ...(external ? { external } : {}) };
 }
 
+/** A TypeProto written as ONNX's type strings are (onnx/defs/data_type_utils.cc, ToString): "seq(tensor(float))". */
+function typeText(t: any): string {
+  const elem = (e: number) => (ONNX_DTYPES[e]?.name ?? String(e)).toLowerCase();
+  if (!t) return '?';
+  if (t.tensorType) return `tensor(${elem(t.tensorType.elemType ?? 0)})`;
+  if (t.sequenceType) return `seq(${typeText(t.sequenceType.elemType)})`;
+  if (t.optionalType) return `optional(${typeText(t.optionalType.elemType)})`;
+  if (t.mapType) return `map(${elem(t.mapType.keyType ?? 0)},${typeText(t.mapType.valueType)})`;
+  if (t.sparseTensorType) return `sparse_tensor(${elem(t.sparseTensorType.elemType ?? 0)})`;
+  if (t.opaqueType) return `opaque(${[t.opaqueType.domain, t.opaqueType.name].filter(Boolean).join(',')})`;
+  return '?';
+}
+
 function decodeValueInfo(v: any): OnnxValueInfo {
   const tensor = v.type?.tensorType;
   const info: OnnxValueInfo = { name: v.name ?? '' };
+  if (v.type && !tensor && (v.type.sequenceType || v.type.optionalType || v.type.mapType || v.type.sparseTensorType || v.type.opaqueType)) {
+    info.nonTensor = typeText(v.type);
+  }
   if (tensor?.elemType) info.elemType = tensor.elemType;
   if (tensor?.shape) {
     info.dims = (tensor.shape.dim ?? []).map((d: any) =>

@@ -72,15 +72,32 @@ export const ONNX_SCHEMA_JSON = {
             docString: { type: 'string', id: 3 },
           },
         },
+        // TypeProto's value (onnx 1.23.1 onnx/onnx.proto): the importer plans tensors; the other
+        // kinds are decoded so that a message can name them.
         TypeProto: {
-          oneofs: { value: { oneof: ['tensorType'] } },
+          oneofs: { value: { oneof: ['tensorType', 'sequenceType', 'mapType', 'opaqueType', 'sparseTensorType', 'optionalType'] } },
           fields: {
             tensorType: { type: 'TypeTensor', id: 1 },
+            sequenceType: { type: 'TypeSequence', id: 4 },
+            mapType: { type: 'TypeMap', id: 5 },
+            opaqueType: { type: 'TypeOpaque', id: 7 },
+            sparseTensorType: { type: 'TypeTensor', id: 8 },
+            optionalType: { type: 'TypeSequence', id: 9 },
             denotation: { type: 'string', id: 6 },
           },
         },
         TypeTensor: {
           fields: { elemType: { type: 'int32', id: 1 }, shape: { type: 'TensorShapeProto', id: 2 } },
+        },
+        // TypeProto.Sequence and TypeProto.Optional: one field, elem_type = 1.
+        TypeSequence: {
+          fields: { elemType: { type: 'TypeProto', id: 1 } },
+        },
+        TypeMap: {
+          fields: { keyType: { type: 'int32', id: 1 }, valueType: { type: 'TypeProto', id: 2 } },
+        },
+        TypeOpaque: {
+          fields: { domain: { type: 'string', id: 1 }, name: { type: 'string', id: 2 } },
         },
         TensorShapeProto: {
           fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } },

@@ -2,7 +2,7 @@
 // input. A node that uses the form its model's opset does not have would be read
 // wrongly (an `axes` attribute ignored at opset 13 squeezes every 1-dim; a
 // `split` input ignored at opset 11 splits evenly), so the importer refuses it,
-// naming the node, the operator and the opset (issue #14). The opsets are those
+// naming the node, the operator and the opset. The opsets are those
 // of the ONNX operator changelog (onnx/docs/Changelog.md, Operators.md).
 
 interface SignatureChange {

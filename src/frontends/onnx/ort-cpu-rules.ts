@@ -16,9 +16,20 @@ export type OnnxRuntimeName = (typeof RUNTIMES)[number];
  * those registrations. onnxruntime/core/providers/cpu/activation/activations.cc (commit
  * 0fa60acbf6da): the REGISTER_*UNARY_ELEMENTWISE* macros (Elu, HardSigmoid, LeakyRelu, Selu,
  * Softplus, Softsign, Celu, ThresholdedRelu: float; Relu: float, double, and int8/int32 from
- * opset 14; Sigmoid, Tanh: float, double). The binary element-wise kernels (Add, Sub, Mul, Div in
+ * opset 14; Sigmoid, Tanh: float, double). onnxruntime/core/providers/cpu/math/softmax.cc: Softmax
+ * and LogSoftmax (opsets 1-10, 11-12 and 13) on float, `KernelDefBuilder().MayInplace(0, 0)`; their
+ * double registrations have none. So an attention's Softmax writes its probabilities over its scores
+ * (Whisper's encoder: one [heads, frames, frames] buffer instead of two; measured on onnxruntime
+ * 1.30.0 by test/frontends/onnx/ort-cpu-in-place.test.ts). onnxruntime/core/providers/cpu/math/clip.cc
+ * (commit 033181a87b83): Clip 6-10 (float), 11 (float, double), 12 and 13 (float, double, int8,
+ * uint8, int64, uint64), `.MayInplace(0, 0)`. The binary element-wise kernels (Add, Sub, Mul, Div in
  * onnxruntime/core/providers/cpu/math/element_wise_ops.cc, commit 04b13b22c03c,
  * REG_ELEMENTWISE_TYPED_KERNEL) declare no MayInplace, so ORT never writes them in place.
+ * ORT's planner takes a MayInplace pair only where the input's buffer has no other use left and the
+ * output has the input's element size and shape (onnxruntime/core/framework/allocation_planner.cc,
+ * commit 005c192599b3, PlannerImpl::FindReusableInput, tried by ComputeSingleStreamReusePlan before
+ * any freed buffer); the core's in-place rule (in-place-rule.ts) asks the same of these ops, whose
+ * output has the input's shape and dtype.
  * Contrib kernels (domain com.microsoft): QuickGelu (onnxruntime/contrib_ops/cpu/activations.cc,
  * ONNX_OPERATOR_KERNEL_EX(QuickGelu, kMSDomain, 1, ...)) and FastGelu
  * (contrib_ops/cpu/bert/fast_gelu.cc, commit 577b8d6bf9a8) are registered without MayInplace, so
@@ -29,6 +40,9 @@ export const ORT_CPU_MAY_INPLACE: ReadonlyMap<string, readonly DType[]> = new Ma
   ['Relu', ['fp32', 'fp64', 'int8', 'int32']],
   ['Sigmoid', ['fp32', 'fp64']],
   ['Tanh', ['fp32', 'fp64']],
+  ['Softmax', ['fp32']],
+  ['LogSoftmax', ['fp32']],
+  ['Clip', ['fp32', 'fp64', 'int8', 'uint8', 'int64']],
 ]);
 
 /**

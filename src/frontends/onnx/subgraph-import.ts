@@ -134,7 +134,10 @@ export function controlOp(s: ImportState, node: OnnxNode, live: string[], outs: 
   node.outputs.forEach((o, k) => {
     if (o === '') return;
     if (s.values.has(o)) s.fail(`${s.label(node)}: "${o}" is written twice`);
-    s.values.set(o, outs[k]);
+    // Shape and type only: the op's elements are computed when it runs (a Scan's final state is
+    // not its initial state, even when that one is known).
+    const { data: _elements, ...shapeAndType } = outs[k];
+    s.values.set(o, { ...shapeAndType, shape: [...shapeAndType.shape] });
     s.producedBy.set(o, { label: s.label(node), reads: live });
   });
   const attributes: Record<string, string | number> = { workspaceFrom: entry.workspaceFrom };

@@ -1,4 +1,4 @@
-// #19 item 1: `tensorplan fit` as a user runs it.
+// `tensorplan fit` as a user runs it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// #19 item 1: tp.fit finds the largest value of a layer-spec field whose plan fits a budget.
+// tp.fit finds the largest value of a layer-spec field whose plan fits a budget.
 // Every answer is checked by planning the spec at the answer and at the value above directly.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue #14, item 4: a small schema-valid layer spec must not kill Node or run
+// A small schema-valid layer spec must not kill Node or run
 // for minutes; its size is bounded from its fields before anything is built.
 import { describe, expect, it } from 'vitest';
 import { parseLayerSpec } from '../../../dist/index.mjs';

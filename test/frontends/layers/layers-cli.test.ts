@@ -32,7 +32,7 @@ describe('tensorplan plan with layer specs', () => {
     expect(out.stdout).toMatch(/persistent: weights [\d,]+ B.*master weights.*optimizer state/);
     expect(out.stdout).toContain('live at the peak, by layer and role');
     expect(out.stdout).toMatch(/L[01]\s.*saved activation/);
-    // Rule 5 of issue #15: cached weight workspaces are listed with the persistent bytes.
+    // Cached weight workspaces (TE linear.py Linear.forward cache_name) are listed with the persistent bytes.
     const cachedFile = join(dir, 'cached.layers.json');
     writeFileSync(cachedFile, JSON.stringify({ ...tinySpec, recipe: 'mxfp8', quantizedWeights: 'cached' }));
     const cached = run('plan', cachedFile, '--backend', 'wasm');
@@ -56,7 +56,7 @@ describe('tensorplan plan with layer specs', () => {
     expect(text.stdout).toContain('weightGradients=bulk');
   });
 
-  // Issue #15: which TE behaviour keeps the bytes live at the peak, and where MXFP8 costs more than BF16.
+  // Which TE behaviour keeps the bytes live at the peak, and where MXFP8 costs more than BF16.
   it('prints the bytes live at the peak by TE behaviour and explains a --compare by role and behaviour, narrow', () => {
     const mxFile = join(dir, 'mx.layers.json');
     writeFileSync(mxFile, JSON.stringify({ ...tinySpec, recipe: 'mxfp8', layers: [{ kind: 'transformer', repeat: 2, activation: 'swiglu' }] }));
@@ -69,9 +69,10 @@ describe('tensorplan plan with layer specs', () => {
     expect(from).toBeGreaterThan(0);
     const tableAt = lines.findIndex((l) => l.startsWith('alternatives, largest device total'));
     const behaviours = lines.slice(from, tableAt);
-    expect(behaviours.join('\n')).toMatch(/savedQuantizedWeight\s+│ #15\.1\s+│ [\d.]+ [KMG]iB/);
+    expect(behaviours.join('\n')).toMatch(/│ live at the peak, by TE behaviour\s+│ bytes\s+│ storages\s+│/);
+    expect(behaviours.join('\n')).toMatch(/savedQuantizedWeight\s+│ [\d.]+ [KMG]iB\s+│ \d+\s+│/);
     expect(behaviours.join('\n')).toContain('module/linear.py _linear_forward_impl');
-    // #19 item 4: the table fits 100 columns, largest device total first, signed deltas without
+    // The table fits 100 columns, largest device total first, signed deltas without
     // parentheses; then one line per alternative naming the roles behind the peak difference.
     const table = lines.slice(tableAt + 1, lines.findIndex((l, i) => i > tableAt && l.startsWith('recipe=bf16: peak ')));
     for (const line of table) expect(line.length, line).toBeLessThanOrEqual(100);
@@ -84,13 +85,16 @@ describe('tensorplan plan with layer specs', () => {
     const explained = lines.slice(lines.findIndex((l) => l.startsWith('recipe=bf16 in detail: peak ')));
     expect(explained[0]).toMatch(/^recipe=bf16 in detail: peak -[\d.]+ [KM]iB \([\d.]+ [KM]iB -> [\d.]+ [KM]iB\), live at each peak:$/);
     expect(explained.join('\n')).toMatch(/saved quantizedWeight\s+│ -[\d.]+ [KM]iB/);
-    expect(explained.join('\n')).toMatch(/savedLinearInput\s+│\s+│ \+[\d.]+ [KM]iB/);
+    expect(explained.join('\n')).toMatch(/│ by TE behaviour\s+│ Δ bytes\s+│/);
+    expect(explained.join('\n')).toMatch(/savedLinearInput\s+│ \+[\d.]+ [KM]iB/);
     expect(explained.join('\n')).toContain('persistent 0 B: weights 0 B');
     for (const line of [...behaviours, ...explained]) expect(line.length, line).toBeLessThanOrEqual(100);
     const json = JSON.parse(run('plan', mxFile, '--json', '--compare', 'recipe=bf16', '--backend', 'wasm').stdout);
     const sum = (xs: { bytes: number }[]) => xs.reduce((a, x) => a + x.bytes, 0);
     expect(sum(json.layers.peakByBehaviour)).toBe(json.peakBytes);
     expect(json.layers.peakByBehaviour[0]).toHaveProperty('source');
+    expect(json.layers.peakByBehaviour[0]).toHaveProperty('what');
+    expect(json.layers.peakByBehaviour[0]).not.toHaveProperty('rule');
     expect(json.layers.peakByLayerAndRole[0]).toHaveProperty('byBehaviour');
     const row = json.comparison[1];
     expect(sum(row.peakDeltaByRole)).toBe(row.deltaPeakBytes);
@@ -117,7 +121,7 @@ describe('tensorplan plan with layer specs', () => {
     const alt = run('plan', file, '--compare', 'recipe=fp9');
     expect(alt.code).toBe(2);
     expect(alt.stderr).toContain('recipe=fp9');
-    // TE refuses MXFP8 below Blackwell (rule 7 of issue #15): the bf16 example says arch hopper.
+    // TE refuses MXFP8 below Blackwell (quantization.py _compute_mxfp8_support): the bf16 example says arch hopper.
     const hopper = run('plan', example('llama3-8b-bf16.layers.json'), '--compare', 'recipe=mxfp8');
     expect(hopper.code).toBe(2);
     expect(hopper.stderr).toContain('with recipe=mxfp8: arch = hopper: recipe = mxfp8 needs compute capability 10.0');

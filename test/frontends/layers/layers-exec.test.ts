@@ -1,10 +1,10 @@
-// Layer graphs executed (issue 8, item 5 "Correctness"): tiny layer specs are
-// turned into training-step graphs, planned, and run on the reference executor
-// in the planned arena. The forward output must equal a direct float64
-// computation written here (no executor, no planner), every gradient the graph
-// outputs must agree with central finite differences of that computation, the
-// arena and one-allocation-per-storage runs must give identical bytes, and the
-// lifecycle trace must verify.
+// Layer graphs executed: tiny layer specs are turned into training-step
+// graphs, planned, and run on the reference executor in the planned arena. The
+// forward output must equal a direct float64 computation written here (no
+// executor, no planner), every gradient the graph outputs must agree with
+// central finite differences of that computation, the arena and
+// one-allocation-per-storage runs must give identical bytes, and the lifecycle
+// trace must verify.
 //
 // The loss of a layer graph is L = ½·Σ y² (its `loss` op copies y into dL/dy).
 import fc from 'fast-check';

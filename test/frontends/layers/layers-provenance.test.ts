@@ -1,5 +1,5 @@
-// Issue #15, "a user can see, per layer and role, which TE behaviour put each
-// byte there": every tensor of a layer graph names the TransformerEngine
+// A user can see, per layer and role, which TE behaviour put each byte
+// there: every tensor of a layer graph names the TransformerEngine
 // behaviour that keeps it (te-behaviours.ts, TE main at
 // d0067d0da6cb01811b8072a7d304f0e00344ce2b; each test cites the TE file and
 // function), the summary splits the bytes live at the peak by behaviour, and
@@ -45,25 +45,25 @@ function expectExact(summary: LayerPlanSummary, contributors: number): void {
 const byId = (lg: LayerGraph, because: string) => Object.entries(lg.tensors).filter(([, info]) => info.because === because).map(([name]) => name);
 
 describe('the TE behaviour table', () => {
-  it('cites a TE source for every behaviour and a #15 rule where one applies', () => {
+  it('cites a TE source for every behaviour, a TE file and function for each that TE itself decides', () => {
     for (const [id, b] of Object.entries(TE_BEHAVIOURS)) {
       expect(b.id).toBe(id);
       expect(b.what).toMatch(/\.$/);
       expect(b.source.length).toBeGreaterThan(3);
-      if (b.rule !== null) {
-        expect(b.rule).toBeGreaterThanOrEqual(1);
-        expect(b.rule).toBeLessThanOrEqual(11);
-        expect(b.source).toMatch(/\.(py|cpp)\b/);
-      }
+      expect(Object.keys(b).sort()).toEqual(['id', 'source', 'what']);
     }
-    expect(Object.values(TE_BEHAVIOURS).filter((b) => b.rule !== null).map((b) => b.rule).sort())
-      .toEqual([1, 2, 2, 2, 3, 4, 4, 4, 4, 5, 6]);
+    // The behaviours TE's own code decides (saved sets, lifetimes, transients, caches, gathers)
+    // each cite a TE Python or C++ file.
+    const teDecides = ['savedQuantizedWeight', 'lnOutBothUsages', 'actOutBothUsages', 'actOutColumnwiseInBackward',
+      'heldUntilNodeEnd', 'fc1OutUntilDactQuantized', 'normQuantizeTemporary', 'activationQuantizeTemporary', 'dactTemporary',
+      'cachedWeightWorkspace', 'highPrecisionGather'] as const;
+    for (const id of teDecides) expect(TE_BEHAVIOURS[id].source, id).toMatch(/\.(py|cpp)\b/);
   });
 
-  it('docs/layer-specs.md lists every behaviour with its rule and TE source', () => {
+  it('docs/layer-specs.md lists every behaviour with what it keeps and its TE source', () => {
     const docs = readFileSync(new URL('../../../docs/layer-specs.md', import.meta.url), 'utf8');
     for (const b of Object.values(TE_BEHAVIOURS)) {
-      expect(docs).toContain(`| \`${b.id}\` | ${b.rule ?? ''} | ${b.what} | ${b.source} |`);
+      expect(docs).toContain(`| \`${b.id}\` | ${b.what} | ${b.source} |`);
     }
   });
 });
@@ -80,9 +80,9 @@ describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => 
     }
   });
 
-  // Rule 1. TE d0067d0da6, module/linear.py _linear_forward_impl: update_usage(rowwise_usage=True)
+  // TE d0067d0da6, module/linear.py _linear_forward_impl: update_usage(rowwise_usage=True)
   // drops nothing and wt_save = weightmat is saved whole; _Linear.backward releases it on return.
-  it('rule 1 and 3: the per-step weight is saved whole and held from dgrad until wgrad (module/linear.py _linear_forward_impl, _Linear.backward)', () => {
+  it('savedQuantizedWeight and heldUntilNodeEnd: the per-step weight is saved whole and held from dgrad until wgrad (module/linear.py _linear_forward_impl, _Linear.backward)', () => {
     const lg = tp.layerGraph(tiny([{ kind: 'linear', outFeatures: 128 }], { recipe: 'mxfp8' }));
     const weight = Object.entries(lg.tensors).filter(([n]) => n.startsWith('L0.linear.weight_q.'));
     expect(weight.length).toBe(4);
@@ -95,10 +95,10 @@ describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => 
     }
   });
 
-  // Rule 2. TE d0067d0da6, module/layernorm_mlp.py _LayerNormMLP._forward (fc1_input_quantizer.set_usage(rowwise=True,
+  // TE d0067d0da6, module/layernorm_mlp.py _LayerNormMLP._forward (fc1_input_quantizer.set_usage(rowwise=True,
   // columnwise=backwards_needs_fc1_input), no update_usage(rowwise_usage=False)) and _LayerNormMLP.backward
   // (act_out.update_usage(columnwise_usage=True) for FP8 per-tensor).
-  it('rule 2: LayerNormMLP keeps ln_out and act_out whole; FP8 per-tensor builds act_out columnwise in backward (module/layernorm_mlp.py)', () => {
+  it('lnOutBothUsages, actOutBothUsages: LayerNormMLP keeps ln_out and act_out whole; FP8 per-tensor builds act_out columnwise in backward (module/layernorm_mlp.py)', () => {
     const mx = tp.layerGraph(tiny([{ kind: 'layernormMLP', activation: 'swiglu' }], { recipe: 'mxfp8' }));
     expect(byId(mx, 'lnOutBothUsages').sort()).toEqual(Object.keys(mx.tensors).filter((n) => n.startsWith('L0.ln2.out.')).sort());
     expect(byId(mx, 'actOutBothUsages').sort()).toEqual(Object.keys(mx.tensors).filter((n) => n.startsWith('L0.act.out.')).sort());
@@ -112,9 +112,9 @@ describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => 
     expect(byId(lnl, 'lnOutBothUsages')).toEqual([]);
   });
 
-  // Rule 4. TE d0067d0da6: csrc/extensions/normalization.cpp, csrc/extensions/activation.cpp,
+  // TE d0067d0da6: csrc/extensions/normalization.cpp, csrc/extensions/activation.cpp,
   // module/layernorm_mlp.py _LayerNormMLP.backward (dact in high precision, then quantized; fc1_out cleared after).
-  it('rule 4: the temporaries and fc1_out until the dact is quantized (normalization.cpp, activation.cpp, layernorm_mlp.py)', () => {
+  it('high-precision transients: the temporaries and fc1_out until the dact is quantized (normalization.cpp, activation.cpp, layernorm_mlp.py)', () => {
     const nv = tp.layerGraph(tiny([{ kind: 'layernormMLP', activation: 'swiglu' }], { recipe: 'nvfp4' }));
     expect(byId(nv, 'normQuantizeTemporary')).toEqual(['L0.ln2.out_hp']);
     expect(byId(nv, 'activationQuantizeTemporary')).toEqual(['L0.act.out_hp']);
@@ -124,8 +124,8 @@ describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => 
     expect(['normQuantizeTemporary', 'activationQuantizeTemporary', 'dactTemporary', 'fc1OutUntilDactQuantized'].flatMap((id) => byId(bf, id))).toEqual([]);
   });
 
-  // Rule 5. TE d0067d0da6, module/linear.py Linear.forward (cache_name, self._fp8_workspaces), module/base.py quantize_weight.
-  it('rule 5: cached weight workspaces and primary quantized weights are named as such (module/linear.py Linear.forward)', () => {
+  // TE d0067d0da6, module/linear.py Linear.forward (cache_name, self._fp8_workspaces), module/base.py quantize_weight.
+  it('cachedWeightWorkspace, primaryQuantizedWeight: cached weight workspaces and primary quantized weights are named as such (module/linear.py Linear.forward)', () => {
     const cached = tp.layerGraph(tiny([{ kind: 'linear', outFeatures: 128 }], { recipe: 'mxfp8', quantizedWeights: 'cached' }));
     expect(byId(cached, 'cachedWeightWorkspace').length).toBe(4);
     expect(byId(cached, 'cachedWeightWorkspace').every((n) => cached.graph.persistent!.includes(n))).toBe(true);
@@ -185,7 +185,7 @@ describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => 
       expect(row.explanation.startsWith(`${row.label}: peak `)).toBe(true);
       expect(row.explanation).not.toMatch(/\(-|\(\d[^)]*\)\s*$/);
     }
-    // Caching the weights moves them out of the arena into persistent memory (rule 5).
+    // Caching the weights moves them out of the arena into persistent memory (cachedWeightWorkspace).
     const cached = cmp.rows[2];
     expect(cached.deltaPersistent.quantizedWeightCache).toBeGreaterThan(0);
     expect(cached.peakDeltaByBehaviour.find((d) => d.key === 'savedQuantizedWeight')!.bytes).toBeLessThan(0);
@@ -198,8 +198,8 @@ describe.each(BACKENDS)('TE provenance of layer-graph bytes (%s)', (backend) => 
     const peakOp = plan.schedule[summary.peakStep];
     expect(peakOp).toMatch(/^L31\.act\.grad_quantize$/);
     // At the peak, L31's FC2 dgrad is done: its weight's columnwise buffers are alive only because
-    // LayerNormMLP's ctx holds them until the node ends (rule 3); the rowwise ones were never read in
-    // backward and count as saved whole (rule 1).
+    // LayerNormMLP's ctx holds them until the node ends (heldUntilNodeEnd); the rowwise ones were never
+    // read in backward and count as saved whole (savedQuantizedWeight).
     const held = summary.peakByBehaviour.find((e) => e.id === 'heldUntilNodeEnd')!;
     const columnwise = ['L31.fc2.weight_q.columnwise_data', 'L31.fc2.weight_q.columnwise_scale_inv'];
     for (const name of columnwise) expect(lg.tensors[name].held).toEqual({ lastReader: 'L31.fc2.dgrad', until: 'L31.ln2.bwd', because: 'heldUntilNodeEnd' });

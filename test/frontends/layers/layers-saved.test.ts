@@ -43,12 +43,12 @@ function diesAfter(lg: LayerGraph, tensor: string): string | undefined {
 // transpose on Hopper, _data on Blackwell, scale_inv 4 B shared; NVFP4
 // columnwise data [K, M/2], scale (roundup(K,128), roundup(M/16,4)), amax 4 B;
 // block FP8 1D columnwise scale (M/128, roundup(K,4)) f32, 2D (K/128, roundup(M/128,4)) f32.
-// The weight W [256, 128] is saved whole, both usages (rule 1 of issue #15):
+// The weight W [256, 128] is saved whole, both usages (savedQuantizedWeight):
 // MXFP8 rowwise scale (roundup(256,128), roundup(4,4)) u8 = 1024 B; NVFP4 rowwise
 // data [256, 64], scale (roundup(256,128), roundup(8,4)) = 2048 B, amax 4 B;
 // block FP8 2D rowwise scale (256/128, roundup(1,4)) f32 = 32 B.
 const MX_W = { _rowwise_data: 32768, _rowwise_scale_inv: 1024, _columnwise_data: 32768, _columnwise_scale_inv: 8 * 128 };
-// `undefined` arch: the default follows the recipe (Blackwell for MXFP8, rule 7 of issue #15).
+// `undefined` arch: the default follows the recipe (Blackwell for MXFP8: TE quantization.py _compute_mxfp8_support).
 const CASES: [LayerSpec['recipe'], 'hopper' | 'blackwell' | undefined, Record<string, number>, Record<string, number>][] = [
   ['mxfp8', undefined, { _columnwise_data: 16384, _columnwise_scale_inv: 4 * 128 }, MX_W],
   ['mxfp8', 'blackwell', { _columnwise_data: 16384, _columnwise_scale_inv: 512 }, MX_W],
@@ -82,7 +82,7 @@ describe.each(BACKENDS)('saved tensors of Linear per recipe (%s)', (backend) => 
   // weight is quantized with set_usage(rowwise=True, columnwise=is_grad_enabled ...),
   // update_usage(rowwise_usage=True) drops nothing, and wt_save = weightmat is saved
   // whole by prepare_for_saving. _Linear.backward releases it when the node returns,
-  // after the wgrad GEMM (rules 1 and 3 of issue #15).
+  // after the wgrad GEMM (savedQuantizedWeight, heldUntilNodeEnd).
   it.each(CASES)('%s on %s keeps the columnwise input and the whole weight copy until wgrad', (recipe, arch, input, weight) => {
     const lg = tp.layerGraph(linearSpec(recipe, arch));
     expect(savedBuffers(lg, 'input')).toEqual(input);
@@ -128,7 +128,7 @@ describe.each(BACKENDS)('saved tensors of Linear per recipe (%s)', (backend) => 
     expect(grads.every((t) => !lg.tensors[t.name].saved)).toBe(true);
   });
 
-  // Rule 6 of issue #15: TE's modules quantize unconditionally; is_quantizable only
+  // TE's modules quantize unconditionally; is_quantizable only
   // picks a high-precision all-gather (TE d0067d0da6, transformer_engine/pytorch/
   // distributed.py _all_gather_fp8_blockwise; module/linear.py _linear_forward_impl).
   it('block FP8 off multiples of 128 is still quantized (is_quantizable is about all-gather only)', () => {
@@ -227,7 +227,7 @@ describe.each(BACKENDS)('saved tensors of LayerNormMLP, LayerNormLinear and Grou
   // and never update_usage(rowwise_usage=False); prepare_for_saving(..., ln_out,
   // fc1_wt_save, ..., act_out, fc2_wt_save, ...). _LayerNormMLP.backward clears act_out
   // after FC2 wgrad and ln_out_total after FC1 wgrad; the weight copies stay in ctx
-  // until the node returns, after rmsnorm_bwd (rules 1, 2 and 3 of issue #15).
+  // until the node returns, after rmsnorm_bwd (savedQuantizedWeight, lnOutBothUsages, heldUntilNodeEnd).
   it.each(QUANTIZED)('LayerNormMLP %s on %s: ln_out and both weight copies saved whole; each dies when TE frees it', (recipe, arch) => {
     const lg = tp.layerGraph(lnSpec('layernormMLP', recipe, arch));
     // ln_out [128, 128]: every buffer, both usages, saved; freed after FC1 wgrad.
@@ -285,7 +285,7 @@ describe.each(BACKENDS)('saved tensors of LayerNormMLP, LayerNormLinear and Grou
 
   // TE d0067d0da6 module/layernorm_linear.py _LayerNormLinear.forward: ln_out.update_usage(
   // rowwise_usage=False) before saving; wt_save = weightmat (both usages) is released when
-  // _LayerNormLinear.backward returns, after rmsnorm_bwd (rules 1 and 3 of issue #15).
+  // _LayerNormLinear.backward returns, after rmsnorm_bwd (savedQuantizedWeight, heldUntilNodeEnd).
   it.each(QUANTIZED)('LayerNormLinear %s on %s: columnwise ln_out until wgrad, the whole weight copy until the norm backward', (recipe, arch) => {
     const lg = tp.layerGraph(lnSpec('layernormLinear', recipe, arch));
     for (const [buffer, [, saved]] of Object.entries(buffersOf(lg, 'ln.out'))) {

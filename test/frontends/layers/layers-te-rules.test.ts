@@ -1,4 +1,4 @@
-// Rules of issue #15 where TransformerEngine refuses or changes a configuration,
+// Where TransformerEngine refuses or changes a configuration,
 // each checked against TE main at d0067d0da6cb01811b8072a7d304f0e00344ce2b
 // (the file and function are cited per test).
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ const buffersOf = (lg: LayerGraph, prefix: string) =>
 // _compute_mxfp8_support and _compute_nvfp4_support return false below compute
 // capability 10.0, and FP8GlobalStateManager.autocast_enter asserts them for
 // MXFP8BlockScaling and NVFP4BlockScaling. Hopper is SM 9.0.
-describe('rule 7: MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mxfp8_support, _compute_nvfp4_support)', () => {
+describe('MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mxfp8_support, _compute_nvfp4_support)', () => {
   const refused: [LayerSpec['recipe'], string, string][] = [
     ['mxfp8', 'recipe = mxfp8', '_compute_mxfp8_support'],
     ['nvfp4', 'recipe = nvfp4', '_compute_nvfp4_support'],
@@ -30,7 +30,7 @@ describe('rule 7: MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mx
     [{ gradients: 'mxfp8' }, 'recipe.gradients = mxfp8', '_compute_mxfp8_support'],
   ];
 
-  it.each(refused)('%j on hopper is an error naming the rule and its TE source', (recipe, field, rule) => {
+  it.each(refused)('%j on hopper is an error naming the TE check and its source', (recipe, field, rule) => {
     const error = errorOf(() => parseLayerSpec(linear({ recipe, arch: 'hopper' }), 'spec.json'));
     expect(error).toBeInstanceOf(TensorplanError);
     expect(error.code).toBe('INVALID_ARGUMENT');
@@ -80,10 +80,10 @@ describe('rule 7: MXFP8 and NVFP4 need Blackwell (TE quantization.py _compute_mx
 // weight), module/layernorm_linear.py _LayerNormLinear.forward and
 // module/layernorm_mlp.py _LayerNormMLP._forward (inputmat, fc1_weight, fc2_weight):
 // prod(shape[:-1]) % 8 and shape[-1] % 16 must be 0.
-describe.each(BACKENDS)('rule 6: TE assert_dim_for_fp8_exec (utils.py) and unconditional quantization (%s)', (backend) => {
+describe.each(BACKENDS)('TE assert_dim_for_fp8_exec (utils.py) and unconditional quantization (%s)', (backend) => {
   const tp = session(backend);
 
-  it.each(['fp8_current', 'fp8_block', 'nvfp4'] as const)('%s: a GEMM input with rows % 8 != 0 is an error naming the tensor and the rule', (recipe) => {
+  it.each(['fp8_current', 'fp8_block', 'nvfp4'] as const)('%s: a GEMM input with rows % 8 != 0 is an error naming the tensor and the TE check', (recipe) => {
     const spec = linear({ recipe, model: { hidden: 128, ffn: 256, heads: 2, sequence: 60, microBatch: 1 } });
     const error = errorOf(() => tp.layerGraph(spec));
     expect(error.code).toBe('INVALID_ARGUMENT');
@@ -129,7 +129,7 @@ describe.each(BACKENDS)('rule 6: TE assert_dim_for_fp8_exec (utils.py) and uncon
 // module/base.py quantize_weight(cache=True) returns it as a tensor that outlives the
 // step; the quantizer has both usages in training (linear.py _linear_forward_impl,
 // columnwise = is_grad_enabled). So the workspace is persistent, rowwise + columnwise.
-describe.each(BACKENDS)('rule 5: weight workspaces cached across micro-batches (TE linear.py cache_name, base.py quantize_weight) (%s)', (backend) => {
+describe.each(BACKENDS)('weight workspaces cached across micro-batches (TE linear.py cache_name, base.py quantize_weight) (%s)', (backend) => {
   const tp = session(backend);
   const cacheOf = (lg: LayerGraph) => (lg.graph.persistent ?? []).filter((n) => lg.tensors[n].role === 'quantizedWeight');
   const bytesOf = (lg: LayerGraph, n: string) => lg.graph.tensors.find((t) => t.name === n)!.bytes!;
@@ -199,7 +199,7 @@ describe.each(BACKENDS)('rule 5: weight workspaces cached across micro-batches (
 // - dact: module/layernorm_mlp.py _LayerNormMLP.backward and _get_act_func_supported_list
 //   (a fused dbias_dact+quantize only for gelu/relu under FP8 delayed and MXFP8; gated
 //   activations always get dact in high precision, then quantized).
-describe.each(BACKENDS)('rule 4: TE high-precision transients of norm, activation and dact (normalization.cpp, activation.cpp, layernorm_mlp.py) (%s)', (backend) => {
+describe.each(BACKENDS)('TE high-precision transients of norm, activation and dact (normalization.cpp, activation.cpp, layernorm_mlp.py) (%s)', (backend) => {
   const tp = session(backend);
   type Recipe = 'bf16' | 'fp8_delayed' | 'fp8_current' | 'mxfp8' | 'nvfp4' | 'fp8_block';
   const mlp = (recipe: Recipe, activation: 'swiglu' | 'gelu', extra: Partial<LayerSpec> = {}) =>

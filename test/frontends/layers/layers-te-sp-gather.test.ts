@@ -1,4 +1,4 @@
-// Issue #15, sequence parallelism: what TransformerEngine quantizes before the
+// Sequence parallelism: what TransformerEngine quantizes before the
 // input all-gather and what it saves of the rank-local input, per recipe.
 // TE main at d0067d0da6cb01811b8072a7d304f0e00344ce2b:
 // - tensor/float8_tensor.py Float8Quantizer / Float8CurrentScalingQuantizer
@@ -109,7 +109,7 @@ describe.each(BACKENDS)('SP input all-gather as TE does it (%s)', (backend) => {
 describe.each(BACKENDS)('formats: MXFP8 and NVFP4 need Blackwell (%s)', (backend) => {
   const tp = session(backend);
 
-  it.each(['mxfp8', 'nvfp4'] as const)('%s with arch hopper is refused by every format call, naming the TE rule', (recipe) => {
+  it.each(['mxfp8', 'nvfp4'] as const)('%s with arch hopper is refused by every format call, naming the TE check', (recipe) => {
     const format = { dtype: 'bf16' as const, recipe, arch: 'hopper' as const };
     const calls: [string, () => unknown][] = [
       ['tensorSpecBuffers', () => tp.tensorSpecBuffers({ ...format, shape: [128, 128] })],

@@ -217,7 +217,7 @@ describe.each(BACKENDS)('layer graphs (%s)', (backend) => {
       fc.constantFrom('perStep' as const, 'cached' as const, 'primary' as const),
       (layers, recipe, tpSize, sp, weightGradients, arch, quantizedWeights) => {
         const spec = tiny(layers, { recipe, parallel: { tp: tpSize, sequenceParallel: sp }, weightGradients, ...(arch ? { arch } : {}), quantizedWeights });
-        // TE refuses MXFP8 and NVFP4 below Blackwell (rule 7 of issue #15, layers-te-rules.test.ts).
+        // TE refuses MXFP8 and NVFP4 below Blackwell (quantization.py _compute_mxfp8_support, _compute_nvfp4_support; layers-te-rules.test.ts).
         if (arch === 'hopper' && /mxfp8|nvfp4/.test(JSON.stringify(recipe))) {
           expect(() => tp.layerGraph(spec)).toThrow(/compute capability 10\.0/);
           return;

@@ -61,7 +61,7 @@ describe('tensorplan import / plan MODEL.onnx', () => {
     expect(run('import', block, '--input', 'x=1x2y')).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected NAME=DxDx/) });
     expect(run('import', block, '--input', 'nope=2x2')).toMatchObject({ code: 2, stderr: expect.stringMatching(/no graph input "nope"/) });
     expect(run('import', join(dir, 'missing.onnx'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot read/) });
-    const unknown = file('nz.onnx', oneNode('NonZero', { x: [4] }));
+    const unknown = file('nz.onnx', oneNode('NonZero', { x: [4] }, { opset: 8 }));
     expect(run('plan', unknown)).toMatchObject({ code: 2, stderr: expect.stringMatching(/\(NonZero\): cannot infer/) });
     const dynIf = file('if.onnx', onnxModel({
       nodes: [{ op: 'If', inputs: ['c'], outputs: ['y'], name: 'branch', attrs: {
@@ -72,7 +72,7 @@ describe('tensorplan import / plan MODEL.onnx', () => {
       initializers: [weight('unused', [1])],
       outputs: [{ name: 'y' }],
     }));
-    // A data-dependent If plans (#16 item 4: both branches as subgraphs); naming an If it lacks is an error that lists its Ifs.
+    // A data-dependent If plans (both branches as subgraphs); naming an If it lacks is an error that lists its Ifs.
     expect(run('plan', dynIf)).toMatchObject({ code: 0, stdout: expect.stringMatching(/If "branch": workspace 0 B from its then_branch/) });
     expect(run('plan', dynIf, '--branch', 'brnch=then')).toMatchObject({ code: 2, stderr: expect.stringMatching(/no If node "brnch" \(If nodes: "branch"\)/) });
     expect(run('plan', join(dir, 'block.json'), '--input', 'x=1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/ONNX models/) });

@@ -1,4 +1,4 @@
-// Control-flow models for issue #16 item 4: a data-dependent If whose branches need different
+// Control-flow models: a data-dependent If whose branches need different
 // memory, a Loop with a trip count (from the file or from an input value), a Scan, and an If
 // nested in a Loop body. Tensors are [4, 16] fp32 (256 bytes, one alignment unit) or [64, 64]
 // fp32 (16 KiB), so the hand computations in the tests are sums of whole tensors.

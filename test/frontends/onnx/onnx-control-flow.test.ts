@@ -1,4 +1,4 @@
-// Issue #16 item 4: control flow planned as ONNX Runtime runs it. A data-dependent If has both
+// Control flow planned as ONNX Runtime runs it. A data-dependent If has both
 // branches planned as subgraphs, its op's workspace the larger branch's arena (ORT's IfImpl feeds the
 // branch the enclosing graph's values and fetches its outputs into the If's outputs:
 // onnxruntime/core/providers/cpu/controlflow/if.cc, IfImpl::Execute); --branch inlines one branch;

@@ -17,7 +17,8 @@ message AttributeProto { optional string name = 1; optional int32 type = 20; opt
   optional bytes s = 4; optional TensorProto t = 5; optional GraphProto g = 6; repeated float floats = 7; repeated int64 ints = 8; }
 message ValueInfoProto { optional string name = 1; optional TypeProto type = 2; }
 message TypeProto { message Tensor { optional int32 elem_type = 1; optional TensorShapeProto shape = 2; }
-  oneof value { Tensor tensor_type = 1; } }
+  message Sequence { optional TypeProto elem_type = 1; } message Optional { optional TypeProto elem_type = 1; }
+  oneof value { Tensor tensor_type = 1; Sequence sequence_type = 4; Optional optional_type = 9; } }
 message TensorShapeProto { message Dimension { oneof value { int64 dim_value = 1; string dim_param = 2; } }
   repeated Dimension dim = 1; }
 message TensorProto { repeated int64 dims = 1; optional int32 data_type = 2; repeated float float_data = 4 [packed = true];
@@ -28,7 +29,7 @@ message StringStringEntryProto { optional string key = 1; optional string value 
 const Model = protobuf.parse(PROTO, { keepCase: true }).root.lookupType('onnx.ModelProto');
 
 /** ONNX element types by name. */
-export const T = { FLOAT: 1, UINT8: 2, INT8: 3, UINT16: 4, INT16: 5, INT32: 6, INT64: 7, STRING: 8, BOOL: 9, FLOAT16: 10, DOUBLE: 11, BFLOAT16: 16, FLOAT8E4M3FN: 17, FLOAT8E5M2: 19, COMPLEX64: 14 };
+export const T = { FLOAT: 1, UINT8: 2, INT8: 3, UINT16: 4, INT16: 5, INT32: 6, INT64: 7, STRING: 8, BOOL: 9, FLOAT16: 10, DOUBLE: 11, BFLOAT16: 16, FLOAT8E4M3FN: 17, FLOAT8E5M2: 19, COMPLEX64: 14, INT4: 22, INT2: 26, FLOAT6E2M3: 27 };
 
 
 function tensor(t) {
@@ -45,9 +46,12 @@ function tensor(t) {
   return out;
 }
 
+/** A value's type: a tensor, or with `kind: 'sequence' | 'optional'` a sequence or optional of that tensor. */
 function valueInfo(v) {
   const tensorType = { elem_type: v.type ?? T.FLOAT };
   if (v.shape) tensorType.shape = { dim: v.shape.map((d) => (typeof d === 'number' ? { dim_value: d } : typeof d === 'string' ? { dim_param: d } : {})) };
+  if (v.kind === 'sequence') return { name: v.name, type: { sequence_type: { elem_type: { tensor_type: tensorType } } } };
+  if (v.kind === 'optional') return { name: v.name, type: { optional_type: { elem_type: { tensor_type: tensorType } } } };
   return { name: v.name, type: { tensor_type: tensorType } };
 }
 

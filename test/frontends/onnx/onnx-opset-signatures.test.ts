@@ -1,4 +1,4 @@
-// Issue #14: ONNX operators whose signature changed between opsets (an attribute
+// ONNX operators whose signature changed between opsets (an attribute
 // that became an input) import correctly in the form their opset has, and a node
 // in the form its opset does not have is a TensorplanError naming the node, the
 // operator and the opset, never a raw exception or a silently different shape.

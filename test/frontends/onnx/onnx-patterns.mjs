@@ -1,4 +1,4 @@
-// Models reproducing what real exporters write (issue #16): PyTorch's F.pad lowering, nested Ifs
+// Models reproducing what real exporters write: PyTorch's F.pad lowering, nested Ifs
 // on an input value (a sample rate), an fp16 converter's unsorted node list, weights stored
 // outside the file. Built with the test's own protobuf writer (onnx-models.mjs).
 import { T, int64Raw, ints, onnxModel, weight } from './onnx-models.mjs';

@@ -1,4 +1,4 @@
-// Issue #16: what real exporters write imports and plans. Input values (`values`, `--value`) pick
+// What real exporters write imports and plans. Input values (`values`, `--value`) pick
 // If branches; constant folding by evaluation carries PyTorch's F.pad lowering; unsorted files
 // (fp16 converters) are sorted, cycles named; external data is read for shapes only.
 import { spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { importOnnx } from '../../../dist/index.mjs';
 import type { GraphDocument } from '../../../dist/index.mjs';
 import { BACKENDS, session } from '../../support/backends';
-import { T, int64Raw, ints, onnxModel } from './onnx-models.mjs';
+import { T, int64Raw, ints, oneNode, onnxModel } from './onnx-models.mjs';
 import { externalDataModel, fp16ConverterModel, sampleRateModel, torchPadModel } from './onnx-patterns.mjs';
 
 const shape = (g: GraphDocument, name: string) => g.tensors.find((t) => t.name === name)?.shape;
@@ -104,7 +104,7 @@ describe('ONNX input values (values, --value)', () => {
     expect(() => importOnnx(model, { values: { sr: 2 ** 60 } })).toThrow(/is not exact \(beyond 2\^53: give it as a bigint\)/);
     expect(() => importOnnx(model, { values: { sr: 2n ** 63n } })).toThrow(/9223372036854775808 is out of its range/);
     expect(() => importOnnx(model, { values: { sr: true } })).toThrow(/true is not an integer/);
-    expect(() => importOnnx(model, { values: { sr: 'x' as unknown as number } })).toThrow(/options.values.sr = .*a finite number, a bigint or a boolean/);
+    expect(() => importOnnx(model, { values: { sr: 'x' as unknown as number } })).toThrow(/options.values.sr = .*a number, a bigint or a boolean/);
     expect(() => importOnnx(model, { values: { x: [1] } })).toThrow(/graph input "x" has shape \[2,16\] \(32 elements\), but 1 value is given/);
     expect(() => importOnnx(model, { inputShapes: { sr: [16000] } })).toThrow(/"sr" is a scalar \(shape \[\]\) in the file.*use --value sr=16000/);
   });
@@ -212,17 +212,23 @@ describe('tensorplan plan/import --value', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ inlinedIfs: 2, ops: 2 });
     expect(run('plan', sr, '--value', 'sr=8000').code).toBe(0);
-    // Without a value the Ifs are data-dependent: planned with their branches as subgraphs (#16 item 4),
+    // Without a value the Ifs are data-dependent: planned with their branches as subgraphs,
     // the nested one inside the outer one's then_branch (whose Greater output, 256 B, is its arena).
     expect(run('plan', sr)).toMatchObject({ code: 0, stdout: expect.stringMatching(/If "outer_if\/inner_if": workspace 0 B[^\n]*\n\s*If "outer_if": workspace 256 B from its then_branch/) });
     expect(run('plan', sr, '--input', 'sr=16000')).toMatchObject({ code: 2, stderr: expect.stringMatching(/use --value sr=16000/) });
     expect(run('plan', sr, '--value', 'sr=16k')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--value sr=16k: expected NAME=V/) });
     expect(run('plan', sr, '--value', 'sr=1,2')).toMatchObject({ code: 2, stderr: expect.stringMatching(/"sr" has shape \[\] \(1 element\), but 2 values/) });
     expect(run('plan', sr, '--value', 'sr=9223372036854775808')).toMatchObject({ code: 2, stderr: expect.stringMatching(/out of its range/) });
+    // An empty tensor and the non-finite values are values, checked against the input's type and shape.
+    expect(run('plan', sr, '--value', 'sr=')).toMatchObject({ code: 2, stderr: expect.stringMatching(/"sr" has shape \[\] \(1 element\), but 0 values/) });
+    expect(run('plan', sr, '--value', 'sr=-inf')).toMatchObject({ code: 2, stderr: expect.stringMatching(/"sr" is INT64: -Infinity is not an integer/) });
+    expect(run('plan', sr, '--value', 'sr=1e400')).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected NAME=V/) });
+    const mask = file('mask.onnx', oneNode('Relu', { x: [3] }));
+    expect(run('plan', mask, '--value', 'x=0,-INF,NaN')).toMatchObject({ code: 0, stderr: '' });
   });
 });
 
-describe.each(BACKENDS)('issue #16 patterns plan on %s', (backend) => {
+describe.each(BACKENDS)('exporter patterns plan on %s', (backend) => {
   it('F.pad lowering, nested Ifs on a value, an unsorted fp16 file and external data all plan', () => {
     const tp = session(backend);
     const graphs = [

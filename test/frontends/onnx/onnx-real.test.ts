@@ -1,4 +1,4 @@
-// Issue #16: models exported by real exporters (torch.onnx TorchScript and dynamo, onnxruntime's
+// Models exported by real exporters (torch.onnx TorchScript and dynamo, onnxruntime's
 // quantizer) from public architectures at random initialisation, committed under
 // test/fixtures/onnx-real/ (made by scripts/onnx-fixtures/export.py, listed in its README).
 // Every fixture imports and plans on every backend; where python3 with onnx and onnxruntime is

@@ -4,9 +4,12 @@
 # one intra-op thread (ortThreads 1). Run 3 times (the first run records the memory pattern, later
 # runs allocate the pattern's block at run start) with profiling; from the last run's node events
 # (onnxruntime/core/framework/sequential_executor.cc adds the CPU arena's stats to each node's
-# kernel_time event) print, as JSON: the least `mem_bytes_in_use` at a node's end (the pattern
-# block, plus graph outputs ORT allocated so far; kernel scratch is freed before a node ends), the
-# arena's all-time `mem_in_use_peak` (scratch included), and per node its name, op and in-use.
+# kernel_time event) print, as JSON: the least `mem_bytes_requested_in_use` at a node's end
+# (`minRequested`: the pattern block as ORT asked for it, plus graph outputs ORT allocated so far;
+# kernel scratch is freed before a node ends), the least `mem_bytes_in_use` (`minInUse`: the same in
+# the arena's chunks, which BFCArena may leave unsplit and larger than asked: whisper-tiny's encoder
+# block of 100,080,128 B held a 134,217,728 B chunk), the arena's all-time `mem_in_use_peak`
+# (scratch included), and per node its name, op and in-use.
 # Usage: python ort-arena.py MODEL.onnx '{"input": {"shape": [...], "dtype": "float32"}, ...}'
 import json, os, sys, tempfile
 import numpy as np, onnx, onnxruntime as ort
@@ -44,6 +47,7 @@ t0, t1 = last['ts'], last['ts'] + last['dur']
 nodes = [e for e in events if e.get('cat') == 'Node' and t0 <= e['ts'] <= t1 and e['name'].endswith('_kernel_time') and 'mem_bytes_in_use' in e.get('args', {})]
 nodes.sort(key=lambda e: e['ts'])
 print(json.dumps({
+    'minRequested': min(int(e['args']['mem_bytes_requested_in_use']) for e in nodes),
     'minInUse': min(int(e['args']['mem_bytes_in_use']) for e in nodes),
     'peak': max(int(e['args']['mem_in_use_peak']) for e in nodes),
     'nodes': [{'name': e['name'][:-len('_kernel_time')], 'op': e['args'].get('op_name'), 'inUse': int(e['args']['mem_bytes_in_use'])} for e in nodes],

@@ -1,4 +1,4 @@
-// Issue #16: `runtime: 'ort-cpu'` gives a Conv the scratch ONNX Runtime's CPU kernel allocates.
+// `runtime: 'ort-cpu'` gives a Conv the scratch ONNX Runtime's CPU kernel allocates.
 // Every figure is derived by hand from microsoft/onnxruntime (read, not copied):
 // - float Conv rank 1-3: onnxruntime/core/providers/cpu/nn/conv.cc (commit 009855cfa44f,
 //   Conv<float>::Compute) allocates MlasConvPrepare's WorkingBufferSize floats;

@@ -5,6 +5,7 @@
 import { BOOL, FLOAT, FoldGap, broadcastIndex, castScalar, isIntegerType, numel, roundFloat, saturateInt, stridesOf, toSafeInt, wrapInt } from './elements.js';
 import type { Elements, Scalar } from './elements.js';
 import { broadcast } from './movement.js';
+import { elemTypeName } from '../onnx-model.js';
 import { attribute, attrInt, attrInts, axisOf, intsOf, required } from './tensor.js';
 import type { FoldContext, Known } from './tensor.js';
 
@@ -68,7 +69,7 @@ function binary(c: FoldContext, a: Known, b: Known, op: string): Known {
     return { shape, elemType: BOOL, data };
   }
   const t = a.elemType;
-  if (b.elemType !== t && op !== 'Pow') throw new FoldGap(`operands have element types ${t} and ${b.elemType}`);
+  if (b.elemType !== t && op !== 'Pow') throw new FoldGap(`operands have element types ${elemTypeName(t)} and ${elemTypeName(b.elemType)}`);
   const [intFn, floatFn] = ARITHMETIC[op](c);
   if (isIntegerType(t)) {
     for (let i = 0; i < n; ++i) data[i] = wrapInt(t, intFn(BigInt(a.data[ai[i]]), BigInt(b.data[bi[i]])));
@@ -87,8 +88,9 @@ function unary(x: Known, op: string): Known {
   return { shape: x.shape, elemType: x.elemType, data: x.data.map((v) => roundFloat(x.elemType, floatFn(v as number))) };
 }
 
-export function cast(x: Known, to: number): Known {
-  return { shape: x.shape, elemType: to, data: x.data.map((v) => castScalar(v, to)) };
+/** Cast / CastLike: `saturate` (Cast-19 and later, default 1) applies to the FLOAT8 targets only. */
+export function cast(x: Known, to: number, saturate = true): Known {
+  return { shape: x.shape, elemType: to, data: x.data.map((v) => castScalar(v, to, saturate)) };
 }
 
 /**
@@ -212,8 +214,8 @@ for (const op of Object.keys(ARITHMETIC)) {
 }
 for (const op of Object.keys(COMPARISON)) ARITHMETIC_OPS[op] = (c) => [binary(c, required(c, 0), required(c, 1), op)];
 for (const op of Object.keys(UNARY)) ARITHMETIC_OPS[op] = (c) => [unary(required(c, 0), op)];
-ARITHMETIC_OPS.Cast = (c) => [cast(required(c, 0), attribute(c, 'to')?.i ?? (() => { throw new FoldGap('the "to" attribute is missing'); })())];
-ARITHMETIC_OPS.CastLike = (c) => [cast(required(c, 0), required(c, 1).elemType)];
+ARITHMETIC_OPS.Cast = (c) => [cast(required(c, 0), attribute(c, 'to')?.i ?? (() => { throw new FoldGap('the "to" attribute is missing'); })(), attrInt(c, 'saturate', 1) !== 0)];
+ARITHMETIC_OPS.CastLike = (c) => [cast(required(c, 0), required(c, 1).elemType, attrInt(c, 'saturate', 1) !== 0)];
 // `axes` is an attribute up to ReduceSum-11 and the other reductions' version 13, an optional
 // input from ReduceSum-13 and ReduceMean/Min/Max/Prod/L1/L2/SumSquare-18, which also added
 // `noop_with_empty_axes` (ONNX Operators.md, the versions of each Reduce* op). A file that sets

@@ -3,6 +3,8 @@
 // 2^62 in a mask): only where a value becomes a dimension or an index is it converted to a number,
 // and a value beyond 2^53 is then an error, never silently rounded.
 import { roundBfloat16, roundHalf } from './half-precision.js';
+import { castToSmallFloat, isSmallFloat } from './small-floats.js';
+import { ValueUnknown } from './value-unknown.js';
 
 /** One element: bigint for integer and bool types, number for floating-point types. */
 export type Scalar = number | bigint;
@@ -74,13 +76,21 @@ export function roundFloat(t: number, v: number): number {
   return v;
 }
 
-/** One element converted to type `to` (ONNX Cast: floats truncate toward zero; bool is x != 0). */
-export function castScalar(v: Scalar, to: number): Scalar {
+/**
+ * One element converted to type `to` (ONNX Cast: floats truncate toward zero; bool is x != 0; the
+ * FLOAT8 types and FLOAT4E2M1 as small-floats.ts says, `saturate` being Cast's attribute). Throws
+ * ValueUnknown for a type whose values the evaluator does not compute (INT4, FLOAT8E8M0, STRING ...).
+ */
+export function castScalar(v: Scalar, to: number, saturate = true): Scalar {
+  if (isSmallFloat(to)) return castToSmallFloat(Number(v), to, saturate);
+  if (!isIntegerType(to) && !FLOAT_TYPES.has(to)) throw new ValueUnknown(`the evaluator does not compute values of element type ${to}`);
   if (isIntegerType(to)) {
     if (typeof v === 'bigint') return wrapInt(to, v);
     if (to === BOOL) return v !== 0 ? 1n : 0n;
-    if (!Number.isFinite(v)) throw new FoldGap(`casting ${v} to an integer type has no defined value`);
-    return wrapInt(to, BigInt(Math.trunc(v)));
+    // Float to integer: "fixed point: undefined if OOR" (Operators.md "Cast"), NaN and +-Inf included.
+    const t = Number.isFinite(v) ? BigInt(Math.trunc(v)) : undefined;
+    if (t === undefined || saturateInt(to, t) !== t) throw new ValueUnknown(`Cast of ${v} to ${INT_TYPES[to][1] ? '' : 'U'}INT${INT_TYPES[to][0]}: out of its range, which the spec leaves undefined`);
+    return t;
   }
   // To a 16-bit float, ONNX Runtime's Cast goes through FLOAT (two roundings): checked with
   // onnxruntime 1.30 on DOUBLE -> FLOAT16 (values a tie of FLOAT16 away after rounding to FLOAT

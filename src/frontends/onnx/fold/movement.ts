@@ -1,5 +1,5 @@
 // Ops that move elements without computing on them: Transpose, Slice, Gather, GatherElements,
-// Concat, Tile, Expand, Where, NonZero, and the reshapes (whose shape the shape rule gives).
+// Concat, Tile, Expand, Where, NonZero, Split, and the reshapes (whose shape the shape rule gives).
 import { FoldGap, INT64, broadcastIndex, numel, stridesOf, toClampedInt } from './elements.js';
 import type { Elements } from './elements.js';
 import { attrInt, attrInts, axisOf, intsOf, required } from './tensor.js';
@@ -182,11 +182,62 @@ export function where(cond: Known, x: Known, y: Known): Known {
 
 export function nonZero(x: Known): Known {
   const hits: number[][] = [];
-  forEachCoord(x.shape, (coord, i) => { if (x.data[i]) hits.push([...coord]); });
+  // NaN is not zero: ONNX's NonZero follows numpy.nonzero, and ORT's kernel
+  // (onnxruntime/core/providers/cpu/tensor/nonzero_op.cc) tests `!= 0`.
+  const isNonZero = (v: unknown): boolean => (typeof v === 'number' ? v !== 0 : Boolean(v));
+  forEachCoord(x.shape, (coord, i) => { if (isNonZero(x.data[i])) hits.push([...coord]); });
   const rank = x.shape.length;
   const data: Elements = [];
   for (let k = 0; k < rank; ++k) for (const h of hits) data.push(BigInt(h[k]));
   return { shape: [rank, hits.length], elemType: INT64, data };
+}
+
+/**
+ * The sizes of Split's outputs along an axis of size `d`. `split` (the input from Split-13, the
+ * attribute before) gives them; else `num_outputs` (Split-18) cuts ceil(d / n) each, the last
+ * part smaller; else (before opset 18) the parts are equal and must divide d. Sources: onnx
+ * 1.23.1 Split-18 / Split-13 doc and shape inference (onnx/defs/tensor/defs.cc: "The input is not
+ * evenly splittable", "Neither 'split' input nor 'num_outputs' attribute has been given"), and
+ * ONNX Runtime 1.30 (core/providers/cpu/tensor/split.cc, PrepareForCompute), which fails where a
+ * part would be negative (d = 5 in 4 parts: "Split size 2 exceeds the remaining size").
+ */
+export function splitSizes(d: number, outputs: number, opset: number, split?: number[], numOutputs?: number): number[] {
+  if (split) {
+    if (split.length !== outputs) throw new FoldGap(`split has ${split.length} sizes [${split.join(',')}] for ${outputs} outputs`);
+    if (split.some((p) => p < 0) || split.reduce((a, b) => a + b, 0) !== d) throw new FoldGap(`split sizes [${split.join(',')}] do not add up to ${d}`);
+    return split;
+  }
+  if (numOutputs !== undefined && opset >= 18) {
+    if (numOutputs !== outputs) throw new FoldGap(`num_outputs is ${numOutputs}, the node has ${outputs} outputs`);
+    const each = Math.ceil(d / numOutputs);
+    const last = d - each * (numOutputs - 1);
+    if (last < 0) throw new FoldGap(`an axis of size ${d} cannot be cut into ${numOutputs} parts of ${each} with a smaller last part`);
+    return Array.from({ length: numOutputs }, (_, k) => (k === numOutputs - 1 ? last : each));
+  }
+  if (opset >= 18) throw new FoldGap("neither the split input nor the num_outputs attribute is given (Split-18 needs one)");
+  if (d % outputs !== 0) throw new FoldGap(`an axis of size ${d} does not split evenly into ${outputs} outputs`);
+  return new Array<number>(outputs).fill(d / outputs);
+}
+
+/** Split along `axis` into parts of `sizes`. */
+export function split(x: Known, axis0: number, sizes: number[]): Known[] {
+  const axis = axisOf(axis0, x.shape.length);
+  let start = 0;
+  return sizes.map((size) => {
+    const begin = x.shape.map(() => 0);
+    begin[axis] = start;
+    start += size;
+    const shape = [...x.shape];
+    shape[axis] = size;
+    const strides = stridesOf(x.shape);
+    const data: Elements = new Array(numel(shape));
+    forEachCoord(shape, (coord, i) => {
+      let src = 0;
+      for (let k = 0; k < coord.length; ++k) src += (begin[k] + coord[k]) * strides[k];
+      data[i] = x.data[src];
+    });
+    return { shape, elemType: x.elemType, data };
+  });
 }
 
 /** Movement ops by name (the reshapes are in evaluate.ts: their shape is the shape rule's). */
@@ -211,4 +262,12 @@ export const MOVEMENT: Record<string, (c: FoldContext) => Known[]> = {
   Expand: (c) => [expand(required(c, 0), intsOf(c, 1, 'shape')!)],
   Where: (c) => [where(required(c, 0), required(c, 1), required(c, 2))],
   NonZero: (c) => [nonZero(required(c, 0))],
+  Split: (c) => {
+    const x = required(c, 0);
+    const axis = axisOf(attrInt(c, 'axis', 0), x.shape.length);
+    const given = c.opset >= 13 || (c.opset < 2 && c.inputs[1]) ? intsOf(c, 1, 'split') : attrInts(c, 'split');
+    const sizes = given?.length ? given : undefined;
+    const numOutputs = c.node.attributes.get('num_outputs')?.i;
+    return split(x, axis, splitSizes(x.shape[axis], c.node.outputs.length, c.opset, sizes, numOutputs));
+  },
 };
