@@ -45,7 +45,7 @@ export async function run({ sessions }) {
       const lb = result.lowerBound;
       rows.push([
         `${folder}/${file}`, buffers.length, lb, fmt(greedy.height / lb, 4), fmt(xla.height / lb, 4), fmt(result.height / lb, 4),
-        result.provedOptimal ? 'optimal' : result.provedInfeasible ? 'infeasible' : `>= ${fmt(result.provedLowerBound / lb, 4)}`,
+        result.provedOptimal ? 'optimal' : result.provedInfeasible ? 'infeasible' : `not proved (bound ${fmt(result.provedLowerBound / lb, 4)} x LB)`,
         ms.native !== undefined ? fmt(ms.native, 1) : 'n/a', ms.wasm !== undefined ? fmt(ms.wasm, 1) : 'n/a',
         ours.native && ours.wasm ? (ours.native.height === ours.wasm.height ? 'same' : 'DIFFERS') : 'n/a',
       ]);

@@ -1,7 +1,11 @@
 // Benchmarks placement on every CSV under a directory (MiniMalloc format):
 //   place_bench DIR [--time-limit S] [--fast] [--capacity-from-name]
 // One row per file: n, LB, each method's height / LB, whether tensorplan's
-// solver proved its answer optimal, and the milliseconds of each method.
+// solver proved its answer optimal ("not proved" otherwise, with the proved
+// bound and the best height in the line below), the milliseconds of each
+// method, when ours first reached its height ("best ms"), and why it
+// stopped: "proved", "limit" (the time limit) or "stalled" (minimize's stall
+// rule: nothing moved for its share of the limit).
 // By default tensorplan's solver minimises (proving when it can); --fast runs
 // it without minimize, as plan() would by default.
 #include <algorithm>
@@ -65,8 +69,9 @@ int main(int argc, char** argv) {
     if (it->is_regular_file() && it->path().extension() == ".csv") files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
-  std::printf("%-40s %7s %14s %9s %9s %9s %9s %7s %9s %9s %9s %10s %10s %s\n", "file", "n", "LB", "greedy", "xla-best",
-              "first-fit", "ours", "proved", "greedy ms", "xla ms", "ff ms", "ours ms", "ours cpu", "method/nodes");
+  std::printf("%-40s %7s %14s %9s %9s %9s %9s %10s %9s %9s %9s %10s %10s %10s %8s %s\n", "file", "n", "LB", "greedy",
+              "xla-best", "first-fit", "ours", "proved", "greedy ms", "xla ms", "ff ms", "ours ms", "ours cpu", "best ms",
+              "stop", "method/nodes");
   double total_ours_ms = 0, total_ours_cpu_ms = 0;
   for (const std::string& path : files) {
     std::vector<tp::PlaceBuffer> buffers;
@@ -92,15 +97,20 @@ int main(int argc, char** argv) {
     const double lb = static_cast<double>(std::max<int64_t>(1, ours.placement.lower_bound));
     std::string name = std::filesystem::path(path).parent_path().filename().string() + "/" +
                        std::filesystem::path(path).filename().string();
-    std::printf("%-40s %7zu %14lld %9.4f %9.4f %9.4f %9.5f %7s %9.1f %9.1f %9.1f %10.1f %10.1f %s/%lld%s\n", name.c_str(),
-                buffers.size(), static_cast<long long>(ours.placement.lower_bound),
+    const tp::Placement& p = ours.placement;
+    const char* stop = p.proved_optimal || p.proved_infeasible ? "proved"
+                       : p.stats.stalled                       ? "stalled"
+                       : p.stats.timed_out                     ? "limit"
+                                                               : "done";
+    std::printf("%-40s %7zu %14lld %9.4f %9.4f %9.4f %9.5f %10s %9.1f %9.1f %9.1f %10.1f %10.1f %10.1f %8s %s/%lld\n",
+                name.c_str(), buffers.size(), static_cast<long long>(p.lower_bound),
                 static_cast<double>(greedy.placement.height) / lb, static_cast<double>(xla.placement.height) / lb,
-                static_cast<double>(first_fit.placement.height) / lb, static_cast<double>(ours.placement.height) / lb,
-                ours.placement.proved_optimal ? "yes" : "no", greedy.ms, xla.ms, first_fit.ms, ours.ms, ours.cpu_ms,
-                tp::place_method_name(ours.placement.stats.method), static_cast<long long>(ours.placement.stats.nodes),
-                ours.placement.stats.timed_out ? " (time limit)" : "");
-    std::printf("%-40s height %lld, proved bound %lld, best baseline %lld\n", "", static_cast<long long>(ours.placement.height),
-                static_cast<long long>(ours.placement.proved_lower_bound),
+                static_cast<double>(first_fit.placement.height) / lb, static_cast<double>(p.height) / lb,
+                p.proved_optimal ? "yes" : "not proved", greedy.ms, xla.ms, first_fit.ms, ours.ms, ours.cpu_ms,
+                p.stats.seconds_to_best * 1000.0, stop, tp::place_method_name(p.stats.method),
+                static_cast<long long>(p.stats.nodes));
+    std::printf("%-40s bound %lld, best %lld, %s; best baseline %lld\n", "", static_cast<long long>(p.proved_lower_bound),
+                static_cast<long long>(p.height), p.proved_optimal ? "proved optimal" : "not proved",
                 static_cast<long long>(std::min({greedy.placement.height, xla.placement.height, first_fit.placement.height})));
     std::fflush(stdout);
   }

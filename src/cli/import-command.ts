@@ -108,22 +108,27 @@ export function parseCustomOpSpec(spec: string): [string, { kind: 'view' | 'inPl
   return [m[1], { kind: m[2] as 'view' | 'inPlace', ...(input !== undefined ? { input } : {}) }];
 }
 
+/** The model file's bytes; a file that cannot be read is a CliError naming it. */
+async function readModelFile(file: string): Promise<Uint8Array> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** `--input` specs by name: a whole input's shape or one symbolic size. */
+function inputBindings(options: OnnxCliOptions): Record<string, number[]> {
+  return Object.fromEntries((options.input ?? []).map(parseInputSpec));
+}
+
 /** Reads a .pt2 archive and imports it with the CLI's options (`--input`, `--alignment`, `--custom-op`). */
 export async function importTorchFile(file: string, options: OnnxCliOptions): Promise<TorchImportResult> {
   if (options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads) {
     throw new CliError('--value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models only; a .pt2 program takes --input, --alignment and --custom-op');
   }
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const bindings: Record<string, number[]> = {};
-  for (const spec of options.input ?? []) {
-    const [name, dims] = parseInputSpec(spec);
-    bindings[name] = dims;
-  }
+  const bytes = await readModelFile(file);
+  const bindings = inputBindings(options);
   let alignment: number | undefined;
   if (options.alignment !== undefined) {
     alignment = Number(options.alignment);
@@ -149,17 +154,8 @@ export function torchImportSummary(file: string, r: TorchImportResult): string {
 
 /** Reads an .onnx file and imports it with the CLI's options, on a session (the core decides in-place writes). */
 export async function importOnnxFile(file: string, options: OnnxCliOptions): Promise<OnnxImportResult> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const bindings: Record<string, number[]> = {};
-  for (const spec of options.input ?? []) {
-    const [name, dims] = parseInputSpec(spec);
-    bindings[name] = dims;
-  }
+  const bytes = await readModelFile(file);
+  const bindings = inputBindings(options);
   const values: Record<string, (number | bigint | boolean)[]> = {};
   for (const spec of options.value ?? []) {
     const [name, items] = parseValueSpec(spec);

@@ -35,16 +35,19 @@ export async function placeCommand(file: string, options: PlaceCommandOptions): 
   const timeMs = performance.now() - start;
   if (options.output) await writeFile(options.output, formatMinimallocCsv(csv, result.offsets));
   const proved = result.feasible ? result.provedOptimal : result.provedInfeasible;
+  // Said plainly: the height is optimal, proved, or it is not proved, and the
+  // optimum lies between the proved bound and the height found.
+  const optimality = result.provedOptimal ? 'proved optimal' : 'not proved';
   if (options.json) {
     console.log(JSON.stringify({
       height: result.height, lowerBound: result.lowerBound, proved, feasible: result.feasible, timeMs,
-      algorithm: result.algorithm, method: result.method, provedOptimal: result.provedOptimal,
+      algorithm: result.algorithm, method: result.method, optimality, provedOptimal: result.provedOptimal,
       provedInfeasible: result.provedInfeasible, provedLowerBound: result.provedLowerBound, ...(capacity !== undefined ? { capacity } : {}),
     }, null, 2));
   } else {
     console.log(`${file}: ${csv.buffers.length} buffers, lower bound ${formatBytes(result.lowerBound)}`);
     console.log(`height ${formatBytes(result.height)} (${(result.height / Math.max(1, result.lowerBound)).toFixed(4)} x LB), ` +
-      `${result.provedOptimal ? 'proved optimal' : `optimum >= ${formatBytes(result.provedLowerBound)}`}, ` +
+      `${result.provedOptimal ? 'proved optimal' : `not proved: bound ${formatBytes(result.provedLowerBound)}, best ${formatBytes(result.height)}`}, ` +
       `${result.algorithm} (${result.method}), ${timeMs.toFixed(1)} ms`);
     if (capacity !== undefined) {
       console.log(result.feasible ? `fits the capacity ${formatBytes(capacity)}`

@@ -11,21 +11,21 @@ const NODE_EXPORTS = [
   'DTYPES', 'DeviceArena', 'GRAPH_SCHEMA_V1', 'GraphBuilder', 'INFERRED_OPS', 'LAYER_SPEC_SCHEMA_V1',
   'LayerSpecBuilder', 'MAX_DRAWN_STORAGES', 'OP_SET_V1', 'PLAN_SCHEMA_V1', 'RECIPES', 'SCHEDULE_METHODS',
   'SCHEMAS', 'TE_BEHAVIOURS', 'Tensorplan', 'TensorplanError', 'VERSION', 'VIEW_OPS', 'applyAlternative',
-  'baselineCurves', 'compareLayerSpecs', 'formatMinimallocCsv', 'importOnnx', 'info', 'init', 'loadEchartsSource',
+  'baselineCurves', 'compareLayerSpecs', 'formatMinimallocCsv', 'importOnnx', 'importTorchExport', 'info', 'init', 'loadEchartsSource',
   'parseGraph', 'parseLayerSpec', 'parseMinimallocCsv', 'parsePlan', 'planReportData', 'renderReport',
 ];
 
 const BROWSER_EXPORTS = [
   'DTYPES', 'DeviceArena', 'GraphBuilder', 'LAYER_SPEC_SCHEMA_V1', 'LayerSpecBuilder', 'OP_SET_V1',
   'RECIPES', 'SCHEDULE_METHODS', 'TE_BEHAVIOURS', 'Tensorplan', 'TensorplanError', 'VERSION', 'applyAlternative',
-  'baselineCurves', 'compareLayerSpecs', 'formatMinimallocCsv', 'info', 'init', 'parseGraph', 'parseLayerSpec',
+  'baselineCurves', 'compareLayerSpecs', 'formatMinimallocCsv', 'importTorchExport', 'info', 'init', 'parseGraph', 'parseLayerSpec',
   'parseMinimallocCsv', 'parsePlan', 'planReportData',
 ];
 
 const TYPE_EXPORTS = [
   'Activation', 'Arch', 'AttentionLayer', 'AttentionSettings', 'BackendChoice', 'BackendName',
   'BackendStatus', 'BaselineFigure', 'BaselineMethod', 'BaselineScheduler', 'BulkEntry', 'BulkLayout', 'BulkTensor',
-  'CudaDevice', 'DType', 'DelayedScalingUpdate', 'DeviceExecutionResult', 'DiagnosticCode', 'ExecuteOptions',
+  'CudaDevice', 'CustomOpDeclaration', 'DType', 'DelayedScalingUpdate', 'DeviceExecutionResult', 'DiagnosticCode', 'ExecuteOptions',
   'ExecuteReferenceOptions', 'ExecutionResult', 'FitNext', 'FitOptions', 'FitProbe', 'FitResult', 'FormatOptions', 'FusionOptions', 'FusionVerdict', 'GivenBuffer',
   'GraphAlias', 'GraphDocument', 'GraphOp', 'GraphTensor', 'GroupAlias', 'GroupedBuffer',
   'GroupedLayout', 'GroupedLinearLayer', 'InPlaceAlias', 'InitOptions', 'InnerBuffer', 'InnerTensor', 'InputValue',
@@ -39,7 +39,8 @@ const TYPE_EXPORTS = [
   'QuantizedTensor', 'Recipe', 'RecipeSpec', 'RecipeWord', 'ReportAlternative', 'ReportAmount', 'ReportBudget', 'ReportContributor',
   'ReportData', 'ReportGrouping', 'ReportSeries', 'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
   'SplitQuantizeLayout', 'StorageLifetime', 'TeBehaviour', 'TeBehaviourId', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
-  'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TensorplanWorker', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
+  'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TensorplanWorker', 'TorchImportOptions', 'TorchImportResult',
+  'TorchStorageCategory', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
   'WasmOptions',
 ];
 

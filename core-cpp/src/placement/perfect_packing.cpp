@@ -2,7 +2,9 @@
 #include "placement/perfect_packing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace tp {
@@ -105,10 +107,15 @@ std::vector<Rect> rects_of(const std::vector<PlaceBuffer>& buffers, const std::v
 
 namespace {
 
-std::vector<Rect> partition(int32_t count, int64_t span, int64_t height, Draw* draw_ptr) {
+std::vector<Rect> partition(int32_t count, int64_t span, int64_t height, const PerfectPackingShape& shape,
+                            Draw* draw_ptr) {
   Draw& draw = *draw_ptr;
   std::vector<Rect> rects;
-  pinwheel({0, span, 0, height}, &draw, &rects);
+  if (shape.pinwheel_one_in > 0) {
+    pinwheel({0, span, 0, height}, &draw, &rects);
+  } else {
+    rects.push_back({0, span, 0, height});
+  }
   while (static_cast<int32_t>(rects.size()) < count) {
     // A rectangle by area (time and space normalised to the whole), found by
     // a linear scan: O(count^2) in all, trivial at the sizes used.
@@ -117,26 +124,32 @@ std::vector<Rect> partition(int32_t count, int64_t span, int64_t height, Draw* d
     for (size_t i = 0; i < rects.size(); ++i) {
       const Rect& r = rects[i];
       const bool splittable = r.width() >= 2 || r.depth() >= 2;
-      weight[i] = splittable ? static_cast<double>(r.width()) / static_cast<double>(span) *
-                                   (static_cast<double>(r.depth()) / static_cast<double>(height))
-                             : 0.0;
+      double area = static_cast<double>(r.width()) / static_cast<double>(span) *
+                    (static_cast<double>(r.depth()) / static_cast<double>(height));
+      if (shape.area_exponent != 1.0) area = std::pow(area, shape.area_exponent);
+      weight[i] = splittable ? area : 0.0;
       total += weight[i];
     }
+    if (total <= 0) break;  // every rectangle is one step by one unit
     double pick = draw.unit() * total;
     size_t chosen = 0;
     while (chosen + 1 < rects.size() && (pick >= weight[chosen] || weight[chosen] == 0)) pick -= weight[chosen++];
     const Rect r = rects[chosen];
     rects.erase(rects.begin() + static_cast<std::ptrdiff_t>(chosen));
     const bool room_for_pinwheel = count - static_cast<int32_t>(rects.size()) >= 5;
-    if (room_for_pinwheel && r.width() >= 3 && r.depth() >= 3 && draw.below(4) == 0) {
+    if (shape.pinwheel_one_in > 0 && room_for_pinwheel && r.width() >= 3 && r.depth() >= 3 &&
+        draw.below(shape.pinwheel_one_in) == 0) {
       pinwheel(r, &draw, &rects);
       continue;
     }
     // A straight cut across the relatively longer side (as a share of the
-    // whole), so pieces stay roughly square in normalised units.
-    const double wide = static_cast<double>(r.width()) / static_cast<double>(span);
+    // whole, time weighted by time_bias), so that with no bias pieces stay
+    // roughly square in normalised units.
+    const double wide = shape.time_bias * static_cast<double>(r.width()) / static_cast<double>(span);
     const double deep = static_cast<double>(r.depth()) / static_cast<double>(height);
-    const bool cut_time = r.depth() < 2 || (r.width() >= 2 && draw.unit() * (wide + deep) < wide);
+    const bool cut_time = r.depth() < 2 || (r.width() >= 2 && (shape.time_cut_share > 0
+                                                                    ? draw.unit() < shape.time_cut_share
+                                                                    : draw.unit() * (wide + deep) < wide));
     if (cut_time) {
       const int64_t c = draw.inside(r.x0, r.x1);
       rects.push_back({r.x0, c, r.y0, r.y1});
@@ -153,29 +166,97 @@ std::vector<Rect> partition(int32_t count, int64_t span, int64_t height, Draw* d
 }  // namespace
 
 PerfectPacking random_perfect_packing(int32_t count, uint64_t seed) {
+  return random_perfect_packing(count, seed, PerfectPackingShape());
+}
+
+PerfectPacking random_perfect_packing(int32_t count, uint64_t seed, const PerfectPackingShape& shape) {
   PerfectPacking result;
   count = std::max<int32_t>(5, count);
   result.height = int64_t{1} << 20;
-  result.span = 2 * static_cast<int64_t>(count);
+  result.span = std::max<int64_t>(1, shape.steps_per_buffer) * static_cast<int64_t>(count);
+  const int64_t unit = std::max<int64_t>(1, std::min<int64_t>(shape.alignment, result.height));
+  const double density = std::min(1.0, std::max(0.05, shape.density));
+  const int32_t drawn = density < 1.0 ? static_cast<int32_t>(std::ceil(count / density)) : count;
   Draw draw(seed);
+  // Space is cut in units of `unit` bytes, scaled up at the end.
+  const int64_t units = result.height / unit;
   // Refining the root pinwheel's arms can, rarely, line cuts up into a
   // straight line across the whole rectangle; such a partition is drawn again
-  // (from the same stream, so the result stays a function of the seed).
-  std::vector<Rect> rects = partition(count, result.span, result.height, &draw);
-  while (straight_cut(rects, true) >= 0 || straight_cut(rects, false) >= 0) {
-    rects = partition(count, result.span, result.height, &draw);
+  // (from the same stream, so the result stays a function of the seed). A
+  // guillotine partition has such lines by design.
+  std::vector<Rect> rects = partition(drawn, result.span, units, shape, &draw);
+  while (shape.pinwheel_one_in > 0 && (straight_cut(rects, true) >= 0 || straight_cut(rects, false) >= 0)) {
+    rects = partition(drawn, result.span, units, shape, &draw);
+  }
+  if (density < 1.0) {
+    // Keep every rectangle alive at one step (so that step stays full) and
+    // each other one with probability `density`.
+    const int64_t full = draw.below(result.span);
+    std::vector<Rect> kept;
+    for (const Rect& r : rects) {
+      if ((r.x0 <= full && full < r.x1) || draw.unit() < density) kept.push_back(r);
+    }
+    rects = std::move(kept);
   }
   // Shuffle (Fisher-Yates on raw draws) so the input order carries no hint.
   for (size_t i = rects.size(); i > 1; --i) std::swap(rects[i - 1], rects[static_cast<size_t>(draw.below(static_cast<int64_t>(i)))]);
+  int32_t alignment_powers = 0;  // powers of two 1, 2, ..., unit: log2(unit) + 1 of them
+  while ((int64_t{1} << alignment_powers) < unit) ++alignment_powers;
   for (const Rect& r : rects) {
     PlaceBuffer b;
     b.lower = r.x0;
     b.upper = r.x1;
-    b.size = r.depth();
+    b.size = r.depth() * unit;
+    if (unit > 1) b.alignment = unit >> draw.below(alignment_powers + 1);
     result.buffers.push_back(b);
-    result.offsets.push_back(r.y0);
+    result.offsets.push_back(r.y0 * unit);
   }
   return result;
+}
+
+const std::vector<const char*>& perfect_packing_family_names() {
+  static const std::vector<const char*> names = {"mixed",  "time-cuts", "space-cuts", "guillotine",      "pinwheels",
+                                                 "sparse", "skewed",    "aligned",    "time-cuts-skewed"};
+  return names;
+}
+
+bool perfect_packing_family(const char* name, PerfectPackingShape* shape) {
+  const std::string family = name;
+  PerfectPackingShape s;
+  if (family == "mixed") {
+    // The defaults: cuts across the longer side, a quarter of them pinwheels.
+  } else if (family == "time-cuts") {
+    // Six time cuts to one space cut: short lifetimes of tall buffers.
+    s.time_cut_share = 0.85;
+  } else if (family == "space-cuts") {
+    // Six space cuts to one time cut: long lifetimes of thin buffers.
+    s.time_cut_share = 0.15;
+  } else if (family == "guillotine") {
+    // Straight cuts only.
+    s.pinwheel_one_in = 0;
+  } else if (family == "pinwheels") {
+    // Half the cuts are pinwheels.
+    s.pinwheel_one_in = 2;
+  } else if (family == "sparse") {
+    // A fifth of the rectangles removed outside one full step: free space.
+    s.density = 0.8;
+  } else if (family == "skewed") {
+    // The rectangle to cut drawn uniformly, not by area: a few large
+    // buffers stay among many small ones.
+    s.area_exponent = 0;
+  } else if (family == "aligned") {
+    // Space cut at multiples of 4 KiB, alignments from 1 byte to 4 KiB.
+    s.alignment = 4096;
+  } else if (family == "time-cuts-skewed") {
+    // Both of the above: many short lifetimes, sizes from slivers to most of
+    // the height.
+    s.time_cut_share = 0.85;
+    s.area_exponent = 0;
+  } else {
+    return false;
+  }
+  *shape = s;
+  return true;
 }
 
 int32_t guillotine_free_buffers(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& offsets) {

@@ -415,9 +415,11 @@ void minimize_by_probes(size_t buffer_count, std::vector<Piece>* pieces, SearchB
         break;
       }
       const bool improved = height < best;
+      if (improved) budget->note_improvement();
       best = height;
       if (outcome == SearchOutcome::kInfeasible) {
         proved = target + 1;
+        budget->note_progress();
         step = 0;
       } else if (outcome == SearchOutcome::kFound || improved) {
         step = std::max(step, 1);
@@ -465,6 +467,7 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
       piece.offsets = std::move(offsets);
       piece.height = placement_height(piece.buffers, piece.offsets);
       piece.method = PlaceMethod::kSearch;
+      budget->note_improvement();
     } else if (!fallback.empty()) {
       // The deepest partial tiling, completed: a lower start for the
       // neighbourhood search than the dives' placement, when it is lower.
@@ -473,10 +476,20 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
         piece.offsets = std::move(fallback);
         piece.height = height;
         piece.method = PlaceMethod::kSearch;
+        budget->note_improvement();
       }
     }
   }
   return SearchOutcome::kGaveUp;
+}
+
+// Takes back what a phase's copy of the budget recorded: its nodes, its
+// progress, and a stall (which ends every later phase too).
+void absorb_phase(SearchBudget* budget, const SearchBudget& phase) {
+  budget->nodes = phase.nodes;
+  budget->progress_seconds = phase.progress_seconds;
+  budget->improved_seconds = phase.improved_seconds;
+  if (phase.stalled) budget->stalled = budget->timed_out = true;
 }
 
 HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
@@ -492,6 +505,7 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
 
   if (capacity > 0 && bracket.best > capacity) {
     const SearchOutcome outcome = decide(pieces, capacity, node_limit, budget);
+    if (pieces_height(*pieces) < bracket.best) budget->note_improvement();
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) {
       out->proved_infeasible = true;
@@ -502,6 +516,7 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     // The default: one short attempt at the lower bound (perfect packings
     // are common and then cheap to find), then whatever was found.
     const SearchOutcome outcome = decide(pieces, bracket.proved, node_limit, budget);
+    if (pieces_height(*pieces) < bracket.best) budget->note_improvement();
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
   }
@@ -518,8 +533,17 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
         tiling.deadline_seconds = std::min(budget->deadline_seconds, start + 0.6 * options.time_limit_seconds);
       }
       if (tile_full_pieces(pieces, bracket.proved, &tiling) == SearchOutcome::kInfeasible) bracket.proved += 1;
-      budget->nodes = tiling.nodes;
+      absorb_phase(budget, tiling);
       bracket.best = pieces_height(*pieces);
+    }
+    if (options.time_limit_seconds > 0 && options.stall_share > 0) {
+      // The stall rule (docs/placement.md, "When minimize stops"): from
+      // here on, the search ends once neither the height went down nor the
+      // proved bound up for stall_share of the limit. The well search before
+      // is exempt: it either tiles the piece at the bound or leaves a
+      // fallback, with nothing in between to count as progress.
+      budget->stall_seconds = options.stall_share * options.time_limit_seconds;
+      budget->progress_seconds = placement_detail::now_seconds();
     }
     if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
       // Under a time limit: a first share for the probes (they find and
@@ -531,12 +555,12 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       SearchBudget early = *budget;
       early.deadline_seconds = std::min(budget->deadline_seconds, start + 0.2 * limit);
       minimize_by_probes(buffer_count, pieces, &early, &bracket);
-      budget->nodes = early.nodes;
+      absorb_phase(budget, early);
       if (bracket.proved < bracket.best && !budget->expired()) {
         SearchBudget windows = *budget;
         windows.deadline_seconds = std::min(budget->deadline_seconds, start + 0.8 * limit);
         improve_pieces_by_neighbourhoods(pieces, bracket.proved, 0, &windows);
-        budget->nodes = windows.nodes;
+        absorb_phase(budget, windows);
         bracket.best = pieces_height(*pieces);
       }
     }
@@ -560,7 +584,8 @@ void write_placement(const std::vector<Piece>& pieces, size_t buffer_count, cons
   }
   out->stats.method = method;
   out->stats.nodes = budget.nodes;
-  out->stats.timed_out = budget.timed_out;
+  out->stats.timed_out = budget.timed_out && !budget.stalled;
+  out->stats.stalled = budget.stalled;
   out->proved_lower_bound = std::min(bracket.proved, bracket.best);
   if (out->proved_infeasible) out->proved_lower_bound = bracket.proved;
 }
@@ -588,8 +613,10 @@ TP_NOINLINE Status solve_ours(const std::vector<PlaceBuffer>& buffers, const Pla
   out->stats.components = static_cast<int32_t>(pieces.size());
   construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
   if (!budget.dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
+  budget.improved_seconds = placement_detail::now_seconds();
   const HeightBracket bracket = search_pieces(buffers.size(), options, start, lower_bound, &pieces, &budget, out);
   write_placement(pieces, buffers.size(), budget, bracket, out);
+  out->stats.seconds_to_best = budget.improved_seconds - start;
   return Status::ok();
 }
 

@@ -72,6 +72,13 @@ struct PlaceOptions {
   // stops at the first placement within it (or the proof that none exists);
   // without one, it makes one short attempt (20k nodes) at the lower bound.
   bool minimize = false;
+  // Under minimize with a time limit: once the search phase has begun
+  // (after the well search's share), stop when neither the height went down
+  // nor the proved bound up for this share of the limit: a search that has
+  // not moved for half its time is past what it can reach in the rest, and
+  // a proof is out of reach (docs/placement.md, "When minimize stops").
+  // <= 0 runs to the limit.
+  double stall_share = 0.5;
 };
 
 struct PlaceStats {
@@ -81,6 +88,13 @@ struct PlaceStats {
   int64_t best_baseline_height = 0;  // lowest height among the baselines run (0 if none ran)
   int32_t components = 0;     // independent pieces after cutting at times no buffer crosses
   bool timed_out = false;
+  // Seconds from the start of place() until the returned height was first
+  // reached (native tools only; the ABI does not carry it).
+  double seconds_to_best = 0;
+  // minimize under a time limit stopped before the limit because neither
+  // the height nor the proved bound moved for a share of it
+  // (PlaceOptions::stall_share; docs/placement.md, "When minimize stops").
+  bool stalled = false;
 };
 
 struct Placement {

@@ -25,6 +25,7 @@
 // finishes within its limit without a placement is a proof of infeasibility.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <numeric>
 #include <vector>
 
@@ -42,9 +43,16 @@ bool SearchBudget::expired() { return expires_within(0); }
 
 bool SearchBudget::expires_within(double seconds) {
   if (timed_out) return true;
-  if (deadline_seconds > 0 && now_seconds() + seconds > deadline_seconds) timed_out = true;
+  if (deadline_seconds <= 0 && stall_seconds <= 0) return false;
+  const double now = now_seconds();
+  if (deadline_seconds > 0 && now + seconds > deadline_seconds) timed_out = true;
+  if (stall_seconds > 0 && now > progress_seconds + stall_seconds) timed_out = stalled = true;
   return timed_out;
 }
+
+void SearchBudget::note_progress() { progress_seconds = now_seconds(); }
+
+void SearchBudget::note_improvement() { progress_seconds = improved_seconds = now_seconds(); }
 
 namespace {
 
@@ -61,7 +69,7 @@ constexpr int kStaticOrders = 3;
 class CanonicalSearch {
  public:
   CanonicalSearch(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
-                  const PlacedFloor* floor = nullptr)
+                  const PlacedFloor* floor = nullptr, SearchScratch* scratch = nullptr)
       : buffers_(buffers), capacity_(capacity), budget_(budget), n_(static_cast<int32_t>(buffers.size())) {
     // On thousands of long-lived buffers the tables take tens of
     // milliseconds to build: a deadline that passes meanwhile stops it.
@@ -75,8 +83,23 @@ class CanonicalSearch {
     // heuristic is part of the key), so a restart skips what it proved before.
     size_t slots = 1;
     while (slots < static_cast<size_t>(n_) * 512 && slots < (size_t{1} << 18)) slots <<= 1;
-    memo_.assign(slots, MemoEntry());
     memo_mask_ = slots - 1;
+    if (scratch == nullptr) {
+      own_memo_.assign(slots, MemoEntry());
+      memo_ = own_memo_.data();
+      return;
+    }
+    // A table from the caller's scratch: its first `slots` entries, those of
+    // earlier searches made stale by a new generation instead of cleared, so
+    // it answers exactly as a cleared table of that size. A small search
+    // runs a few hundred nodes, and clearing its table would cost more.
+    if (scratch->memo.size() < slots) scratch->memo.resize(slots, MemoEntry());
+    if (scratch->generation == INT32_MAX) {
+      std::fill(scratch->memo.begin(), scratch->memo.end(), MemoEntry());
+      scratch->generation = 0;
+    }
+    generation_ = ++scratch->generation;
+    memo_ = scratch->memo.data();
   }
 
   // True when the deadline passed while the tables were built: the search
@@ -117,12 +140,7 @@ class CanonicalSearch {
   }
 
  private:
-  struct MemoEntry {
-    uint64_t key = 0;
-    int64_t level = 0;
-    int32_t last_pos = 0;
-    int32_t used = 0;
-  };
+  using MemoEntry = SearchMemoEntry;
 
   struct Change {
     int32_t kind;  // 0 minoff, 1 top, 2 floor
@@ -463,7 +481,7 @@ class CanonicalSearch {
     // are a subset of that node's, so it fails too.
     const uint64_t key = state_key(part, part_key, section_lo, section_hi);
     MemoEntry& memo = memo_[static_cast<size_t>(key & memo_mask_)];
-    if (memo.key == key && memo.used &&
+    if (memo.key == key && memo.used == generation_ &&
         (level > memo.level || (level == memo.level && last_pos >= memo.last_pos))) {
       return Step::kNotFound;
     }
@@ -523,11 +541,12 @@ class CanonicalSearch {
       if (!has_hat) break;
     }
     MemoEntry& slot = memo_[static_cast<size_t>(key & memo_mask_)];
-    if (!(slot.used && slot.key == key && (slot.level < level || (slot.level == level && slot.last_pos <= last_pos)))) {
+    if (!(slot.used == generation_ && slot.key == key &&
+          (slot.level < level || (slot.level == level && slot.last_pos <= last_pos)))) {
       slot.key = key;
       slot.level = level;
       slot.last_pos = last_pos;
-      slot.used = 1;
+      slot.used = generation_;
     }
     return Step::kNotFound;
   }
@@ -645,7 +664,9 @@ class CanonicalSearch {
   int32_t depth_ = 0;
   int heuristic_ = 0;
   std::vector<uint64_t> zobrist_;
-  std::vector<MemoEntry> memo_;
+  std::vector<MemoEntry> own_memo_;  // the table, unless the caller lends one
+  MemoEntry* memo_ = nullptr;
+  int32_t generation_ = 1;  // an entry holds a failed subproblem when its `used` equals this
   uint64_t memo_mask_ = 0;
   std::vector<int64_t> heaviest_now_;
   int64_t node_limit_ = 0, run_nodes_ = 0;
@@ -661,13 +682,13 @@ class CanonicalSearch {
 
 SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
                                  SearchBudget* budget, std::vector<int64_t>* offsets, const PlacedFloor* floor,
-                                 std::vector<int64_t>* fallback) {
+                                 std::vector<int64_t>* fallback, SearchScratch* scratch) {
   if (buffers.empty()) {
     offsets->clear();
     return SearchOutcome::kFound;
   }
   const double built_at = now_seconds();
-  CanonicalSearch search(buffers, capacity, budget, floor);
+  CanonicalSearch search(buffers, capacity, budget, floor, scratch);
   if (search.aborted()) return SearchOutcome::kGaveUp;
   // A floor's fixed buffers are not among `buffers`: a completion could not
   // see them, so there is no fallback above one. A completion that happens

@@ -101,6 +101,15 @@ struct SearchBudget {
   int64_t dive_step_limit = 0;
   bool dive_cut = false;
   int64_t dive_steps = 0;  // steps of the dives that ran with this budget
+  // > 0: expired() also holds once this many seconds pass after
+  // progress_seconds (the last lower height or higher proved bound); it then
+  // sets `stalled` as well as timed_out, so every phase ends as at the deadline.
+  double stall_seconds = 0;
+  double progress_seconds = 0;
+  double improved_seconds = 0;  // when the height last went down
+  bool stalled = false;
+  void note_progress();     // the proved bound went up
+  void note_improvement();  // the height went down
   bool expired();               // checks the clock (sparingly) and records timeouts
   // Whether the deadline passes within `seconds` from now (a step that
   // long would overrun it); records a timeout when it does.
@@ -122,13 +131,26 @@ double now_seconds();
 // receives a valid placement of all of them (above `capacity`): the branch
 // that held the most buffers below it, completed by
 // complete_partial_placement; otherwise it is left empty.
+// With a `scratch`, the search borrows its table of failed subproblems from
+// it (same answers, no clearing): for callers that run many small searches.
 struct PlacedFloor {
   std::vector<PlaceBuffer> buffers;
   std::vector<int64_t> offsets;
 };
+struct SearchMemoEntry {
+  uint64_t key = 0;
+  int64_t level = 0;
+  int32_t last_pos = 0;
+  int32_t used = 0;  // the generation of the search that wrote it (0: never written)
+};
+struct SearchScratch {
+  std::vector<SearchMemoEntry> memo;
+  int32_t generation = 0;
+};
 SearchOutcome search_at_capacity(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
                                  SearchBudget* budget, std::vector<int64_t>* offsets,
-                                 const PlacedFloor* floor = nullptr, std::vector<int64_t>* fallback = nullptr);
+                                 const PlacedFloor* floor = nullptr, std::vector<int64_t>* fallback = nullptr,
+                                 SearchScratch* scratch = nullptr);
 
 // Whether the live bytes equal `capacity` at every step from the first
 // lifetime start to the last end (and no buffer is empty): a placement at

@@ -63,6 +63,7 @@ bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t 
   std::vector<PlaceBuffer> sub;
   std::vector<int64_t> sub_offsets;
   PlacedFloor floor;
+  SearchScratch scratch;  // one table for the thousands of window searches
   while (height > lower_bound) {
     if (budget->expired()) break;
     if (node_work > 0 && budget->nodes - nodes_at_start >= node_work) break;
@@ -148,7 +149,7 @@ bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t 
       if (probe == 0 && fixed_top < window_top - 1) capacity = fixed_top;
       else if (probe >= 2) capacity = fixed_top + (window_top - fixed_top) / 2;
       if (budget->expired()) break;
-      const SearchOutcome outcome = search_at_capacity(sub, capacity, node_limit, budget, &sub_offsets, &floor);
+      const SearchOutcome outcome = search_at_capacity(sub, capacity, node_limit, budget, &sub_offsets, &floor, nullptr, &scratch);
       if (outcome != SearchOutcome::kFound) {
         if (probe >= 1) break;  // probe 0 failing still leaves "one byte less"
         continue;
@@ -160,7 +161,9 @@ bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t 
       probe = std::max(probe, 1);
     }
     if (improved) {
+      const int64_t before = height;
       height = placement_height(buffers, *offsets);
+      if (height < before) budget->note_improvement();
       want = std::max(8.0, want * 0.9);
     } else {
       want = std::min(most, want * 1.05 + 0.5);

@@ -15,8 +15,9 @@ export type { CustomOpDeclaration } from './op-effects.js';
 
 /**
  * Reads a PyTorch program exported with `torch.export` (the bytes of a .pt2 archive from
- * `torch.export.save`) into a graph document. Weights are not needed: a weightless archive plans
- * the same. Core ATen programs (`run_decompositions()`), the training IR (`export()` as is) and
+ * `torch.export.save`) into a graph document. The weights' bytes are not read: a weightless archive
+ * plans the same, except that only an archive with weights shows which parameters share a storage
+ * (tied weights: one storage). Core ATen programs (`run_decompositions()`), the training IR (`export()` as is) and
  * joint forward + backward graphs are read; storages shared by views and in-place ops are one
  * storage, sized and aligned as PyTorch's CUDA caching allocator rounds blocks (`alignment`).
  * Runs in Node, browsers and workers (no core needed). Usage, recipes and what is not modelled:
@@ -34,7 +35,7 @@ function importChecked(bytes: Uint8Array, options: TorchImportOptions): TorchImp
   if (!(bytes instanceof Uint8Array) || isDetached(bytes)) {
     throw new TensorplanError('INVALID_ARGUMENT', `${source}: bytes = ${shown(bytes)}: must be the bytes of a .pt2 archive (a Uint8Array${bytes instanceof Uint8Array ? ' whose buffer is not detached' : ''})`);
   }
-  const { text, entry } = readModelJson(bytes, source);
+  const { text, entry, payloads } = readModelJson(bytes, source);
   let program: ExportedProgramJson;
   try {
     program = JSON.parse(text) as ExportedProgramJson;
@@ -52,5 +53,5 @@ function importChecked(bytes: Uint8Array, options: TorchImportOptions): TorchImp
     throw new TensorplanError('UNSUPPORTED', `${source}: schema_version.major = ${version.major} (torch ${program.torch_version ?? 'unknown'}): this importer reads torch.export schema major ${SCHEMA_MAJOR} (torch 2.11 writes 8.17, torch 2.13 8.20); re-export with a torch whose torch/_export/serde/schema.py has SCHEMA_VERSION = (${SCHEMA_MAJOR}, N)`);
   }
   checkProgram(program, source);
-  return new TorchImporter(program, { ...options, source }).run();
+  return new TorchImporter(program, { ...options, source }, payloads).run();
 }

@@ -9,7 +9,8 @@ import type { GraphAlias, GraphDocument, GraphOp, GraphTensor } from '../../grap
 import { parseGraph } from '../../graph/parse-graph.js';
 import { computeStride } from './compute-stride.js';
 import type { Argument, ExportNode, ExportedProgramJson, TensorMeta } from './export-schema.js';
-import { hiddenTemporaryBytes } from './hidden-temporaries.js';
+import { hiddenTemporaryBytes, uncountedHiddenTemporaries } from './hidden-temporaries.js';
+import type { PayloadStorage } from './pt2-archive.js';
 import type { TorchImportOptions, TorchImportResult, TorchStorageCategory } from './import-options.js';
 import { argTensors, opEffects } from './op-effects.js';
 import type { CustomOpDeclaration } from './op-effects.js';
@@ -55,7 +56,12 @@ export class TorchImporter {
   private skipped = 0;
   private viewCount = 0;
 
-  constructor(private readonly program: ExportedProgramJson, private readonly options: TorchImportOptions) {
+  /**
+   * @param payloads per state-dict name, the archive record of its storage (pt2-archive.ts): tensors
+   *   naming the same record are one storage, as large as the record.
+   */
+  constructor(private readonly program: ExportedProgramJson, private readonly options: TorchImportOptions,
+    private readonly payloads: Map<string, PayloadStorage> = new Map()) {
     this.source = options.source ?? 'model.pt2';
     this.symbols = new SymbolValues(program, this.source);
   }
@@ -159,6 +165,7 @@ export class TorchImporter {
     // Placeholders: parameters, buffers, constants and user inputs, held for the whole run.
     const placeholderKind = new Map<string, TorchStorageCategory>();
     const userInputs: string[] = [];
+    const recordOf = new Map<string, PayloadStorage>();
     specs.forEach((spec, i) => {
       const kind = Object.keys(spec ?? {})[0];
       const body = kind ? spec[kind] : undefined;
@@ -173,12 +180,22 @@ export class TorchImporter {
       if (name === undefined) return; // a SymInt user input: not a tensor
       placeholderKind.set(name, category);
       if (category === 'graph inputs') userInputs.push(name);
+      const fqn = body?.parameter_name ?? body?.buffer_name ?? body?.tensor_constant_name;
+      const payload = typeof fqn === 'string' ? this.payloads.get(fqn) : undefined;
+      if (payload) recordOf.set(name, payload);
     });
     this.bindInputs(userInputs);
 
+    // Tied weights (one tensor under two names) and weights that are views of one tensor are one
+    // storage: the archive writes each storage once and every name of it points at that record.
+    const storageOfRecord = new Map<string, Storage>();
     for (const [name, category] of placeholderKind) {
-      const s = this.newStorage(name, extentBytes(this.layout(name)));
+      const payload = recordOf.get(name);
+      const shared = payload && storageOfRecord.get(payload.record);
+      if (shared) { this.share(name, shared); continue; }
+      const s = this.newStorage(name, Math.max(extentBytes(this.layout(name)), payload?.bytes ?? 0));
       s.category = category;
+      if (payload) storageOfRecord.set(payload.record, s);
     }
 
     const nodes = graph.nodes;
@@ -354,8 +371,11 @@ export class TorchImporter {
         this.producerOfTensor.set(t, name);
       }
     }
-    const workspace = hiddenTemporaryBytes(node, (t) => { const l = this.layout(t); return { sizes: l.sizes, itemBytes: l.type.itemBytes, device: l.device }; }, this.alignment);
+    const resolved = (t: string) => { const l = this.layout(t); return { sizes: l.sizes, itemBytes: l.type.itemBytes, device: l.device }; };
+    const workspace = hiddenTemporaryBytes(node, resolved, this.alignment);
     if (workspace > 0) op.workspaceBytes = workspace;
+    const uncounted = uncountedHiddenTemporaries(node, resolved);
+    if (uncounted) this.warnings.push(uncounted);
     const written = new Set(effects.writes.map((t) => this.storage(t, where)));
     for (const t of inputs) { const s = this.storage(t, where); if (!written.has(s)) this.order(op, s, false); }
     for (const s of written) this.order(op, s, true);

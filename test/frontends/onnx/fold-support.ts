@@ -22,7 +22,7 @@ export const numel = (s: number[]): number => s.reduce((a, b) => a * b, 1);
 
 /**
  * python3 (or TP_PYTHON) when it can import `modules`; else the reason the tests that need it
- * skip (CI has no python packages: these tests run on development machines with the venv).
+ * skip (CI installs test/python-requirements.txt, so there they run).
  */
 export function findPython(modules: string[]): { python?: string; why: string } {
   const python = process.env.TP_PYTHON ?? 'python3';

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { importOnnx } from '../../../dist/index.mjs';
 import type { GraphDocument } from '../../../dist/index.mjs';
 import { BACKENDS, session } from '../../support/backends';
+import { findPython } from './fold-support';
 
 const dir = new URL('../../fixtures/onnx-real/', import.meta.url).pathname;
 interface Fixture { exporter: string; inputs: Record<string, { shape: number[]; dtype: string }>; values?: Record<string, number>; nodes: number }
@@ -47,15 +48,7 @@ describe('committed real exported ONNX models', () => {
   });
 });
 
-/** python3 (or TP_PYTHON) when it can import onnx and onnxruntime; else why not. */
-function findPython(): { python?: string; why: string } {
-  const python = process.env.TP_PYTHON ?? 'python3';
-  const probe = spawnSync(python, ['-c', 'import onnx, onnxruntime, numpy; print(onnx.__version__, onnxruntime.__version__)'], { encoding: 'utf8' });
-  if (probe.status === 0) return { python, why: `onnx ${probe.stdout.trim().replace(' ', ', onnxruntime ')}` };
-  const reason = probe.error ? probe.error.message : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`);
-  return { why: `skipped: ${python} cannot import onnx and onnxruntime (${reason}); set TP_PYTHON to an interpreter that can` };
-}
-const py = findPython();
+const py = findPython(['onnx', 'onnxruntime', 'numpy']);
 const script = new URL('../../../scripts/onnx-fixtures/shapes.py', import.meta.url).pathname;
 interface Reference { onnx: Record<string, number[] | null>; ort: Record<string, { shape: number[]; dtype: string }>; subgraph: string[] }
 

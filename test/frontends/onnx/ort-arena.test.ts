@@ -21,6 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, session } from '../../support/backends';
+import { findPython } from './fold-support';
 
 const dir = new URL('../../fixtures/onnx-real/', import.meta.url).pathname;
 const script = new URL('./ort-arena.py', import.meta.url).pathname;
@@ -28,14 +29,7 @@ interface Fixture { inputs: Record<string, { shape: number[]; dtype: string }>; 
 const FIXTURES = Object.entries((JSON.parse(readFileSync(`${dir}manifest.json`, 'utf8')) as { models: Record<string, Fixture> }).models);
 const SCRATCH_OPS = new Set(['Conv', 'ConvInteger', 'ConvTranspose']);
 
-function findPython(): { python?: string; why: string } {
-  const python = process.env.TP_PYTHON ?? 'python3';
-  const probe = spawnSync(python, ['-c', 'import onnx, onnxruntime, numpy'], { encoding: 'utf8' });
-  if (probe.status === 0) return { python, why: '' };
-  const reason = probe.error ? probe.error.message : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`);
-  return { why: `skipped: ${python} cannot import onnx and onnxruntime (${reason}); set TP_PYTHON to an interpreter that can` };
-}
-const py = findPython();
+const py = findPython(['onnx', 'onnxruntime', 'numpy']);
 interface OrtArena { minRequested: number; minInUse: number; peak: number; nodes: { name: string; op: string; inUse: number }[] }
 
 describe.skipIf(!py.python)(`ONNX Runtime's CPU arena vs our plan with externalIO and runtime 'ort-cpu' ${py.why}`, () => {

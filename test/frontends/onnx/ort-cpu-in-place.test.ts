@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import type { Tensorplan } from '../../../dist/index.mjs';
 import { BACKENDS, session } from '../../support/backends';
 import { T, onnxModel } from './onnx-models.mjs';
+import { findPython } from './fold-support';
 
 const dir = new URL('../../fixtures/onnx-real/', import.meta.url).pathname;
 const script = new URL('./ort-arena.py', import.meta.url).pathname;
@@ -91,14 +92,7 @@ describe.each(BACKENDS)("runtime 'ort-cpu' in-place kernels on %s", (backend) =>
   });
 });
 
-function findPython(): { python?: string; why: string } {
-  const python = process.env.TP_PYTHON ?? 'python3';
-  const probe = spawnSync(python, ['-c', 'import onnx, onnxruntime, numpy'], { encoding: 'utf8' });
-  if (probe.status === 0) return { python, why: '' };
-  const reason = probe.error ? probe.error.message : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`);
-  return { why: `skipped: ${python} cannot import onnx and onnxruntime (${reason}); set TP_PYTHON to an interpreter that can` };
-}
-const py = findPython();
+const py = findPython(['onnx', 'onnxruntime', 'numpy']);
 
 describe.skipIf(!py.python)(`ONNX Runtime's pattern block for one in-place kernel equals our arena ${py.why}`, () => {
   const tp = session(BACKENDS[0]);
