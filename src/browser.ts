@@ -31,6 +31,7 @@ export type { BaselineScheduler, PlanReportOptions } from './plan/plan-report.js
 export { formatMinimallocCsv, parseMinimallocCsv } from './place/minimalloc-csv.js';
 export { importTorchExport } from './frontends/torch/torch-import.js';
 export type { CustomOpDeclaration, TorchImportOptions, TorchImportResult, TorchStorageCategory } from './frontends/torch/torch-import.js';
+export type { TorchOptimizer } from './frontends/torch/optimizer-state.js';
 export { parseLayerSpec } from './frontends/layers/layer-spec.js';
 export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
 export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';

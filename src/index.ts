@@ -24,6 +24,8 @@
  * `TensorplanError`, thrown by every function, and the diagnostics `validate()` returns.
  *
  * @document ../docs/api-guide/getting-started.md
+ * @document ../docs/install.md
+ * @document ../docs/cli.md
  * @document ../docs/graph-format.md
  * @document ../docs/plans.md
  * @document ../docs/scheduling.md
@@ -35,6 +37,7 @@
  * @document ../docs/op-set.md
  * @document ../docs/execute-cli.md
  * @document ../docs/worker.md
+ * @document ../docs/benchmarks.md
  * @document ../README.md
  * @document ../docs/architecture.md
  * @document ../docs/DEVELOPING.md
@@ -139,6 +142,7 @@ export type { InputValue } from './frontends/onnx/input-values.js';
 export { INFERRED_OPS } from './frontends/onnx/onnx-infer.js';
 export { importTorchExport } from './frontends/torch/torch-import.js';
 export type { CustomOpDeclaration, TorchImportOptions, TorchImportResult, TorchStorageCategory } from './frontends/torch/torch-import.js';
+export type { TorchOptimizer } from './frontends/torch/optimizer-state.js';
 export { parseLayerSpec } from './frontends/layers/layer-spec.js';
 export { LAYER_SPEC_SCHEMA_V1 } from './frontends/layers/layer-schema.js';
 export { LayerSpecBuilder } from './frontends/layers/layer-builder.js';

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { init } from '../index.js';
-import type { BackendChoice, GraphDocument, OnnxImportOptions, OnnxImportResult, TorchImportResult } from '../index.js';
+import type { BackendChoice, GraphDocument, OnnxImportOptions, OnnxImportResult, TorchImportResult, TorchOptimizer } from '../index.js';
 import { RUNTIMES } from '../frontends/onnx/ort-cpu-rules.js';
 import { CliError, EXIT_OK } from './exit-codes.js';
 
@@ -26,6 +26,10 @@ export interface OnnxCliOptions {
   alignment?: string;
   /** `--custom-op TARGET=view|inPlace[:INPUT]` (.pt2 only, repeatable): a custom op's aliasing. */
   customOp?: string[];
+  /** `--optimizer NAME` (.pt2 only): the optimizer states kept per parameter. */
+  optimizer?: TorchOptimizer;
+  /** `--no-master-weights` (.pt2 only) sets this to false. */
+  masterWeights?: boolean;
 }
 
 export interface ImportCommandOptions extends OnnxCliOptions {
@@ -122,10 +126,10 @@ function inputBindings(options: OnnxCliOptions): Record<string, number[]> {
   return Object.fromEntries((options.input ?? []).map(parseInputSpec));
 }
 
-/** Reads a .pt2 archive and imports it with the CLI's options (`--input`, `--alignment`, `--custom-op`). */
+/** Reads a .pt2 archive and imports it with the CLI's options (`--input`, `--alignment`, `--custom-op`, `--optimizer`). */
 export async function importTorchFile(file: string, options: OnnxCliOptions): Promise<TorchImportResult> {
   if (options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads) {
-    throw new CliError('--value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models only; a .pt2 program takes --input, --alignment and --custom-op');
+    throw new CliError('--value, --branch, --in-place, --external-io, --runtime and --ort-threads apply to ONNX models only; a .pt2 program takes --input, --alignment, --custom-op and --optimizer');
   }
   const bytes = await readModelFile(file);
   const bindings = inputBindings(options);
@@ -138,7 +142,10 @@ export async function importTorchFile(file: string, options: OnnxCliOptions): Pr
   }
   const customOps = Object.fromEntries((options.customOp ?? []).map(parseCustomOpSpec));
   const tp = await init({ backend: options.backend ?? 'auto' });
-  const result = tp.importTorchExport(bytes, { bindings, customOps, source: file, ...(alignment !== undefined ? { alignment } : {}) });
+  const result = tp.importTorchExport(bytes, {
+    bindings, customOps, source: file, ...(alignment !== undefined ? { alignment } : {}),
+    ...(options.optimizer !== undefined ? { optimizer: options.optimizer, masterWeights: options.masterWeights ?? true } : {}),
+  });
   for (const warning of result.warnings) console.error(`tensorplan: warning: ${warning}`);
   return result;
 }
@@ -193,7 +200,9 @@ export function importSummary(file: string, r: OnnxImportResult, graph: GraphDoc
 /** `tensorplan import MODEL.onnx -o GRAPH.json`: writes the graph file. */
 export async function importCommand(file: string, options: ImportCommandOptions): Promise<number> {
   if (isTorchExportPath(file)) return importTorchCommand(file, options);
-  if (options.alignment !== undefined || options.customOp?.length) throw new CliError('--alignment and --custom-op apply to torch.export programs (MODEL.pt2) only');
+  if (options.alignment !== undefined || options.customOp?.length || options.optimizer !== undefined) {
+    throw new CliError('--alignment, --custom-op and --optimizer apply to torch.export programs (MODEL.pt2) only');
+  }
   const r = await importOnnxFile(file, options);
   const text = JSON.stringify(r.graph, null, 2) + '\n';
   if (options.output) await writeFile(options.output, text);

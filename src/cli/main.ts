@@ -14,6 +14,10 @@ import { validateCommand } from './validate-command.js';
 import { scheduleCommand } from './schedule-command.js';
 import { expandListOptions } from './list-options.js';
 
+/** `--optimizer` (.pt2): the optimizer whose states per parameter are persistent memory. */
+const optimizerOption = () =>
+  new Option('--optimizer <name>', '.pt2: add the states this optimizer keeps per parameter as persistent memory (momentum: 1, adam/adamw: 2; fp32 with master weights)')
+    .choices(['sgd', 'momentum', 'adam', 'adamw']);
 const backendOption = () =>
   new Option('--backend <name>', 'backend to use').choices(['auto', 'cuda', 'native', 'wasm']).default('auto');
 
@@ -35,6 +39,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--input <name=DxD>', 'ONNX and .pt2: a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4, s77=512); takes several (--input x=1x3x640x640 batch=4)', collectInput)
     .option('--alignment <n>', '.pt2: every storage\'s size rounds up to N bytes and its offset aligns to N (default 512, PyTorch\'s CUDA caching allocator; 1 counts exact bytes)')
     .option('--custom-op <target=view|inPlace>', '.pt2: a custom op\'s output 0 is a view of, or written into, an input (TARGET=view[:INPUT], TARGET=inPlace[:INPUT]); repeat it for several', collectInput)
+    .addOption(optimizerOption())
+    .option('--no-master-weights', '.pt2 with --optimizer: no fp32 master copy of 16-bit and 8-bit float parameters')
     .option('--value <name=v,...>', 'ONNX: a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--branch <node=then|else>', 'ONNX: the branch of If NODE that runs, planned inline (without it, an If whose condition is unknown has both branches planned as subgraphs); takes several (--branch a=then b=else)', collectInput)
     .option('--in-place', 'ONNX: element-wise ops may overwrite an input that dies there')
@@ -77,6 +83,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--input <name=DxD>', 'a graph input\'s shape (x=1x3x640x640) or a symbolic dimension (batch=4, s77=512); takes several (--input x=1x3x640x640 batch=4)', collectInput)
     .option('--alignment <n>', '.pt2: every storage\'s size rounds up to N bytes and its offset aligns to N (default 512, PyTorch\'s CUDA caching allocator; 1 counts exact bytes)')
     .option('--custom-op <target=view|inPlace>', '.pt2: a custom op\'s output 0 is a view of, or written into, an input (TARGET=view[:INPUT], TARGET=inPlace[:INPUT]); repeat it for several', collectInput)
+    .addOption(optimizerOption())
+    .option('--no-master-weights', '.pt2 with --optimizer: no fp32 master copy of 16-bit and 8-bit float parameters')
     .option('--value <name=v,...>', 'a graph input\'s value (sr=16000, mask=1,0,1), dtype from the file; If nodes that depend on it are inlined; takes several (--value sr=16000 mode=1)', collectInput)
     .option('--branch <node=then|else>', 'the branch of If NODE that runs, inlined (without it, an If whose condition is unknown has both branches planned as subgraphs); takes several (--branch a=then b=else)', collectInput)
     .option('--in-place', 'element-wise ops may overwrite an input that dies there')

@@ -99,8 +99,8 @@ function printSummary(file: string, plan: PlanDocument): void {
 /** `tensorplan plan GRAPH.json|MODEL.onnx`: schedule, place, validate; summary, plan file and report. */
 export async function planCommand(file: string, options: PlanCommandOptions): Promise<number> {
   const torch = isTorchExportPath(file) ? await importTorchFile(file, options) : undefined;
-  if (!torch && (options.alignment !== undefined || options.customOp?.length)) {
-    throw new CliError('--alignment and --custom-op apply to torch.export programs (MODEL.pt2) only');
+  if (!torch && (options.alignment !== undefined || options.customOp?.length || options.optimizer !== undefined)) {
+    throw new CliError('--alignment, --custom-op and --optimizer apply to torch.export programs (MODEL.pt2) only');
   }
   const onnx = isOnnxPath(file) ? await importOnnxFile(file, options) : undefined;
   if (!onnx && !torch && (options.input?.length || options.value?.length || options.branch?.length || options.inPlace || options.externalIo || options.runtime || options.ortThreads)) {

@@ -40,7 +40,7 @@ const TYPE_EXPORTS = [
   'ReportData', 'ReportGrouping', 'ReportSeries', 'ReportStorage', 'RoleRecipe', 'ScheduleMethod', 'ScheduleOptions', 'ScheduleResult', 'SplitQuantizeEntry',
   'SplitQuantizeLayout', 'StorageLifetime', 'TeBehaviour', 'TeBehaviourId', 'TensorBytes', 'TensorFormat', 'TensorSize', 'TensorSpecBuffers',
   'TensorSpecJson', 'TensorplanErrorCode', 'TensorplanInfo', 'TensorplanWorker', 'TorchImportOptions', 'TorchImportResult',
-  'TorchStorageCategory', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
+  'TorchOptimizer', 'TorchStorageCategory', 'TraceEvent', 'TransformerLayerSpec', 'ViewAlias',
   'WasmOptions',
 ];
 

@@ -2,6 +2,8 @@
 import { TensorplanError, shown } from '../../errors.js';
 import type { GraphDocument } from '../../graph/graph-document.js';
 import type { CustomOpDeclaration } from './op-effects.js';
+import { TORCH_OPTIMIZERS } from './optimizer-state.js';
+import type { TorchOptimizer } from './optimizer-state.js';
 
 /**
  * Options of {@link importTorchExport}.
@@ -34,6 +36,13 @@ export interface TorchImportOptions {
    * take their outputs as new tensors and are named in `warnings`.
    */
   customOps?: Record<string, CustomOpDeclaration>;
+  /**
+   * The optimizer of a training step (the CLI's `--optimizer`): its states per parameter are
+   * added as persistent memory (optimizer-state.ts says which, from torch/optim). Default: none.
+   */
+  optimizer?: TorchOptimizer;
+  /** With `optimizer`: an fp32 master copy of every 16-bit or 8-bit float parameter (default true). */
+  masterWeights?: boolean;
   /** Label for error messages (a file name); default "model.pt2". */
   source?: string;
 }
@@ -44,7 +53,8 @@ export interface TorchImportOptions {
  * @group Files
  */
 export type TorchStorageCategory =
-  | 'parameters' | 'buffers' | 'constants' | 'graph inputs' | 'gradients' | 'outputs' | 'saved for backward' | 'activations';
+  | 'parameters' | 'master weights' | 'optimizer state' | 'buffers' | 'constants' | 'graph inputs' | 'gradients' | 'outputs'
+  | 'saved for backward' | 'activations';
 
 /**
  * What {@link importTorchExport} returns: the graph plus facts about the import.
@@ -107,6 +117,10 @@ export function checkTorchImportOptions(options: TorchImportOptions): TorchImpor
   };
   record('dims', options.dims, false);
   record('bindings', options.bindings, true);
+  if (options.optimizer !== undefined && !TORCH_OPTIMIZERS.includes(options.optimizer)) {
+    bad('optimizer', options.optimizer, `one of ${TORCH_OPTIMIZERS.join(', ')}`);
+  }
+  if (options.masterWeights !== undefined && typeof options.masterWeights !== 'boolean') bad('masterWeights', options.masterWeights, 'true or false');
   if (options.customOps !== undefined) {
     const ops: unknown = options.customOps;
     if (ops === null || typeof ops !== 'object' || Array.isArray(ops)) bad('customOps', ops, 'an object by node target');

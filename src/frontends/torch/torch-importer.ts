@@ -17,6 +17,8 @@ import type { CustomOpDeclaration } from './op-effects.js';
 import { SCALAR_TYPES } from './scalar-types.js';
 import type { TorchElementType } from './scalar-types.js';
 import { SymbolValues } from './symbol-values.js';
+import { optimizerTensors } from './optimizer-state.js';
+import type { OptimizerTensor, ParameterShape } from './optimizer-state.js';
 import { savedForBackward } from './saved-for-backward.js';
 
 /** A tensor's layout with every size resolved. */
@@ -45,6 +47,8 @@ export class TorchImporter {
   private readonly source: string;
   private readonly symbols: SymbolValues;
   private readonly layouts = new Map<string, Layout>();
+  /** The optimizer's persistent tensors (`options.optimizer`), made once the placeholders are known. */
+  private optimizer: OptimizerTensor[] = [];
   private readonly storageOf = new Map<string, Storage>();
   private readonly storages: Storage[] = [];
   private readonly ops: GraphOp[] = [];
@@ -251,11 +255,19 @@ export class TorchImporter {
     for (const s of this.storages) if (s.category === undefined) s.category = 'activations';
     this.symbols.checkRanges();
 
+    this.optimizer = this.optimizerTensors(placeholderKind);
     const document = this.document(placeholderKind, outputs);
     const categories: Record<string, TorchStorageCategory> = {};
     for (const [tensor, s] of this.storageOf) categories[tensor] = s.category!;
     const categoryBytes: Partial<Record<TorchStorageCategory, number>> = {};
-    for (const s of this.storages) categoryBytes[s.category!] = (categoryBytes[s.category!] ?? 0) + Math.ceil(s.bytes / this.alignment) * this.alignment;
+    const add = (category: TorchStorageCategory, bytes: number) => {
+      categoryBytes[category] = (categoryBytes[category] ?? 0) + Math.ceil(bytes / this.alignment) * this.alignment;
+    };
+    for (const s of this.storages) add(s.category!, s.bytes);
+    for (const t of this.optimizer) {
+      categories[t.name] = t.category;
+      add(t.category, t.bytes);
+    }
     const defaulted: Record<string, number | null> = {};
     for (const [k, v] of this.symbols.defaulted) defaulted[k] = Number.isNaN(v) ? null : v;
     if (this.symbols.defaulted.size > 0) {
@@ -278,6 +290,22 @@ export class TorchImporter {
       unknownOps: [...this.unknownOps],
       warnings: this.warnings,
     };
+  }
+
+  /** The optimizer's states of every parameter storage (none without `options.optimizer`). */
+  private optimizerTensors(placeholderKind: Map<string, TorchStorageCategory>): OptimizerTensor[] {
+    if (this.options.optimizer === undefined) return [];
+    const parameters: ParameterShape[] = [];
+    for (const [name, category] of placeholderKind) {
+      // One entry per storage: a tied weight's second name shares the first one's storage.
+      if (category !== 'parameters' || this.storageOf.get(name)?.root !== name) continue;
+      // A frozen parameter gets no gradient, so torch/optim never makes state for it.
+      if (this.program.graph_module.graph.tensor_values[name]?.requires_grad === false) continue;
+      const l = this.layout(name);
+      if (l.type.dtype === undefined) this.fail(`parameter "${name}" has element type ${l.type.name}, which no optimizer state is modelled for`, 'UNSUPPORTED');
+      parameters.push({ name, sizes: l.sizes, dtype: l.type.dtype!, itemBytes: l.type.itemBytes });
+    }
+    return optimizerTensors(parameters, this.options.optimizer, this.options.masterWeights ?? true);
   }
 
   /** `--input x=8x64` binds the symbols of user input x's sizes; `--input s77=512` binds s77. */
@@ -412,6 +440,10 @@ export class TorchImporter {
       }
     }
     const persistent = [...placeholderKind.keys()];
+    for (const t of this.optimizer) {
+      tensors.push({ name: t.name, shape: t.shape, dtype: t.dtype });
+      persistent.push(t.name);
+    }
     const document: GraphDocument = {
       format: 'tensorplan.graph',
       version: 1,

@@ -56,6 +56,6 @@ describe('tensorplan plan / import MODEL.pt2', () => {
     expect(run('import', mlp, '--value', 'x=1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--value.*apply to ONNX models only/) });
     const graph = join(dir, 'g.json');
     run('import', mlp, '-o', graph);
-    expect(run('plan', graph, '--alignment', '1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--alignment and --custom-op apply to torch\.export programs/) });
+    expect(run('plan', graph, '--alignment', '1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--alignment, --custom-op and --optimizer apply to torch\.export programs/) });
   });
 });
