@@ -38,19 +38,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tensorplan_export as tpe  # noqa: E402
 from measure_eager import measure_program  # noqa: E402
 
-# transformers imports torchvision when it is installed (timm installs it). The index's
-# torchvision wheel is built for CUDA torch; with the CPU torch its C++ ops library does not load
-# and only its fake-tensor registrations (detection ops, unused here) fail, so torchvision is
-# imported first with those registrations skipped, as in scripts/onnx-fixtures/export.py.
-_register_fake = torch.library.register_fake
-torch.library.register_fake = lambda *a, **k: (lambda f: f)
-try:
-    import torchvision  # noqa: F401
-except ImportError:
-    pass
-finally:
-    torch.library.register_fake = _register_fake
-import transformers  # noqa: E402
+from transformers_cpu import import_transformers  # noqa: E402
+
+transformers = import_transformers()
 
 MAX_BYTES = 300_000
 # The smallest T5 (one encoder and one decoder layer) cannot fit MAX_BYTES: its joint graph has

@@ -30,17 +30,9 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch  # noqa: E402
 import tensorplan_export as tpe  # noqa: E402
 
-# transformers imports torchvision when it is installed; with the CPU torch its C++ ops library
-# does not load, so its fake-tensor registrations are skipped (as in export_fixtures.py).
-_register_fake = torch.library.register_fake
-torch.library.register_fake = lambda *a, **k: (lambda f: f)
-try:
-    import torchvision  # noqa: F401
-except ImportError:
-    pass
-finally:
-    torch.library.register_fake = _register_fake
-import transformers  # noqa: E402
+from transformers_cpu import import_transformers  # noqa: E402
+
+transformers = import_transformers()
 
 # meta-llama/Meta-Llama-3-8B config.json (hidden_size, heads, intermediate_size, vocab_size, rope_theta).
 LLAMA3_8B = dict(hidden_size=4096, num_attention_heads=32, num_key_value_heads=8, intermediate_size=14336,
