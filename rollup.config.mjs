@@ -1,6 +1,8 @@
 // Builds the package: Node entry (ESM + CJS), browser entry (ESM, WASM only),
 // the CLI, and one bundled .d.ts. The Emscripten glue is bundled in; the
 // .wasm file stays in wasm/dist and is located relative to dist/ at run time.
+// No source maps: six bundles' maps would double what an install takes
+// (test/package/install.test.ts holds it under 20 MiB besides the addon).
 import commonjs from '@rollup/plugin-commonjs';
 import json from '@rollup/plugin-json';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
@@ -35,8 +37,8 @@ export default [
     external,
     plugins: [unlocatedGlue(), ts()],
     output: [
-      { file: 'dist/index.mjs', format: 'es', sourcemap: true },
-      { file: 'dist/index.cjs', format: 'cjs', sourcemap: true, exports: 'named' },
+      { file: 'dist/index.mjs', format: 'es' },
+      { file: 'dist/index.cjs', format: 'cjs', exports: 'named' },
     ],
   },
   {
@@ -45,27 +47,27 @@ export default [
     // Browsers load this file as it is, so its dependencies (ajv) are bundled in.
     external: (id) => id.startsWith('node:') || builtinModules.includes(id),
     plugins: [unlocatedGlue(), ts(), nodeResolve({ browser: true }), commonjs(), json()],
-    output: { file: 'dist/browser.mjs', format: 'es', sourcemap: true },
+    output: { file: 'dist/browser.mjs', format: 'es' },
   },
   {
     // init({ worker: true }) in Node: the worker thread's script, beside dist/index.mjs.
     input: 'src/worker/node-worker.ts',
     external,
     plugins: [unlocatedGlue(), ts()],
-    output: { file: 'dist/worker.mjs', format: 'es', sourcemap: true },
+    output: { file: 'dist/worker.mjs', format: 'es' },
   },
   {
     // init({ worker: true }) in browsers: the module Web Worker, self-contained like dist/browser.mjs.
     input: 'src/worker/browser-worker.ts',
     external: (id) => id.startsWith('node:') || builtinModules.includes(id),
     plugins: [unlocatedGlue(), ts(), nodeResolve({ browser: true }), commonjs(), json()],
-    output: { file: 'dist/browser-worker.mjs', format: 'es', sourcemap: true },
+    output: { file: 'dist/browser-worker.mjs', format: 'es' },
   },
   {
     input: 'src/cli/main.ts',
     external,
     plugins: [ts()],
-    output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true },
+    output: { file: 'dist/cli.mjs', format: 'es' },
   },
   {
     input: 'src/index.ts',
