@@ -4,21 +4,14 @@
 // compare the exporter's joint-graph gradients with eager autograd (a transformer block with
 // SDPA, tied weights, BatchNorm in training mode) and the measurement with figures known by hand.
 // The committed fixtures' manifest is checked without Python.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { findTorch } from '../frontends/torch/torch-support';
 
 const root = new URL('../../', import.meta.url).pathname;
 const PYTHON_TIMEOUT_MS = 600_000;
 
-/** python3 (or TP_PYTHON) when it can import torch; else why not. */
-function findTorch(): { python?: string; why: string } {
-  const python = process.env.TP_PYTHON ?? 'python3';
-  const probe = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
-  if (probe.status === 0) return { python, why: `torch ${probe.stdout.trim()}` };
-  const reason = probe.error ? probe.error.message : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`);
-  return { why: `skipped: ${python} cannot import torch (${reason}); set TP_PYTHON to an interpreter that can` };
-}
 const py = findTorch();
 
 /** Runs a Python test file without blocking the worker (a minute or more on two cores). */
