@@ -119,6 +119,9 @@ class CanonicalSearch {
       if (buffers_[static_cast<size_t>(b)].size > capacity_) return true;
     }
     for (int32_t s = 0; s < sections_; ++s) {
+      // A section no buffer of the search is alive in asks nothing of it,
+      // however high the fixed floor there (a gap between freed windows).
+      if (load_[static_cast<size_t>(s)] == 0) continue;
       if (base_[static_cast<size_t>(s)] + load_[static_cast<size_t>(s)] > capacity_) return true;
     }
     return false;

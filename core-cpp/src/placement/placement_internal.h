@@ -3,6 +3,7 @@
 #define TENSORPLAN_PLACEMENT_INTERNAL_H
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "placement/placement.h"
@@ -185,6 +186,17 @@ std::vector<int64_t> complete_partial_placement(const std::vector<PlaceBuffer>& 
 // cut it. Returns whether the height went down.
 bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t node_work,
                                uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
+
+// What the neighbourhood search's slab windows are cut from. busiest_step:
+// the step of [lower, upper) with the most bytes alive, among `lower` and the
+// births inside the range (16 of them drawn from `seed` when there are more);
+// ties to the earliest candidate. `steps` is scratch.
+int64_t busiest_step(const std::vector<PlaceBuffer>& buffers, int64_t lower, int64_t upper, uint64_t seed,
+                     std::vector<int64_t>* steps);
+// lowest_free_byte: the lowest byte at `step` that no buffer alive there
+// covers (the placement is solid below it there). `spans` is scratch.
+int64_t lowest_free_byte(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& offsets, int64_t step,
+                         std::vector<std::pair<int64_t, int64_t>>* spans);
 
 }  // namespace placement_detail
 }  // namespace tp

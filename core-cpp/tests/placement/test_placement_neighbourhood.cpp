@@ -71,4 +71,72 @@ TEST(PlacementNeighbourhood, WindowsLowerAFirstFitPackingAndAreReproducible) {
   EXPECT_GE(height, packing.height);
 }
 
+TEST(PlacementNeighbourhood, ASectionWithoutFreedBuffersDoesNotRefuteTheSearch) {
+  // Two freed buffers with a gap in time between them, and a fixed buffer
+  // 100 bytes high alive only in that gap. Nothing freed lives there, so
+  // the fixed buffer asks nothing of the search: both fit at offset 0 below
+  // a capacity of 20.
+  const std::vector<PlaceBuffer> freed = {{0, 5, 10, 1}, {6, 10, 10, 1}};
+  PlacedFloor floor;
+  floor.buffers = {{5, 6, 100, 1}};
+  floor.offsets = {0};
+  SearchBudget budget;
+  std::vector<int64_t> offsets;
+  ASSERT_EQ(tp::placement_detail::search_at_capacity(freed, 20, 0, &budget, &offsets, &floor), SearchOutcome::kFound);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 0}));
+  // Where a freed buffer does live, the fixed one still counts.
+  const std::vector<PlaceBuffer> across = {{0, 10, 10, 1}};
+  EXPECT_EQ(tp::placement_detail::search_at_capacity(across, 20, 0, &budget, &offsets, &floor),
+            SearchOutcome::kInfeasible);
+}
+
+TEST(PlacementNeighbourhood, SlabsStartAtTheLowestFreeByteOfTheBusiestStep) {
+  // Step 0: 4 + 6 bytes alive, step 1: 4 + 6 + 5, step 2: 5.
+  const std::vector<PlaceBuffer> buffers = {{0, 2, 4, 1}, {0, 2, 6, 1}, {1, 3, 5, 1}};
+  std::vector<int64_t> steps;
+  EXPECT_EQ(tp::placement_detail::busiest_step(buffers, 0, 3, 1, &steps), 1);
+  EXPECT_EQ(tp::placement_detail::busiest_step(buffers, 2, 3, 1, &steps), 2);
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  // Solid from 0 to 10 at step 0, a hole at [10, 12) at step 1, then 12..17.
+  const std::vector<int64_t> offsets = {0, 4, 12};
+  EXPECT_EQ(tp::placement_detail::lowest_free_byte(buffers, offsets, 0, &spans), 10);
+  EXPECT_EQ(tp::placement_detail::lowest_free_byte(buffers, offsets, 1, &spans), 10);
+  // At step 2 only the third buffer is alive, above a hole that starts at 0.
+  EXPECT_EQ(tp::placement_detail::lowest_free_byte(buffers, offsets, 2, &spans), 0);
+}
+
+TEST(PlacementNeighbourhood, BusiestStepDrawsAmongManyBirthsAndStaysInTheRange) {
+  // 40 short buffers born inside [0, 100): more candidates than are scanned.
+  std::vector<PlaceBuffer> buffers;
+  for (int64_t k = 0; k < 40; ++k) buffers.push_back({k * 2 + 1, k * 2 + 3, 1 + k % 5, 1});
+  buffers.push_back({0, 100, 7, 1});
+  std::vector<int64_t> steps;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const int64_t step = tp::placement_detail::busiest_step(buffers, 0, 100, seed, &steps);
+    EXPECT_GE(step, 0);
+    EXPECT_LT(step, 100);
+    EXPECT_LE(steps.size(), 17u);
+    EXPECT_EQ(step, tp::placement_detail::busiest_step(buffers, 0, 100, seed, &steps));  // same seed, same step
+  }
+}
+
+TEST(PlacementNeighbourhood, WindowsLowerASparsePackingAndAreReproducible) {
+  // Free space everywhere but one step: the family the slab windows are for.
+  tp::PerfectPackingShape shape;
+  ASSERT_TRUE(tp::perfect_packing_family("sparse", &shape));
+  const tp::PerfectPacking packing = tp::random_perfect_packing(150, 11, shape);
+  const std::vector<int64_t> start = tp::place_first_fit(packing.buffers);
+  const int64_t start_height = tp::placement_height(packing.buffers, start);
+  ASSERT_GT(start_height, packing.height);
+  std::vector<int64_t> runs[2];
+  for (auto& offsets : runs) {
+    offsets = start;
+    SearchBudget budget;
+    tp::placement_detail::improve_by_neighbourhoods(packing.buffers, packing.height, 200000, 5, &budget, &offsets);
+    ASSERT_TRUE(tp::validate_placement(packing.buffers, offsets, 0).is_ok());
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_LT(tp::placement_height(packing.buffers, runs[0]), start_height);
+}
+
 }  // namespace
