@@ -181,11 +181,22 @@ std::vector<int64_t> complete_partial_placement(const std::vector<PlaceBuffer>& 
 // Large-neighbourhood search on one piece (placement_neighbourhood.cpp):
 // lowers `offsets` (a valid placement of `buffers`) by re-placing windows of
 // buffers with the search above the rest. Stops at `lower_bound`, at the
-// budget's deadline, or after `node_work` search nodes (> 0), whichever
-// comes first; deterministic for a given seed when the deadline does not
-// cut it. Returns whether the height went down.
+// budget's deadline, or after `node_work` (> 0) units of work (search nodes
+// plus windows tried), whichever comes first; deterministic for a given seed
+// when the deadline does not cut it. Returns whether the height went down.
 bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t node_work,
                                uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
+
+// The neighbourhood search from `offsets` (the best placement) and from each
+// distinct placement in `alternatives` (of the same buffers), by successive
+// halving (placement_starts.cpp): short runs from every start, then runs
+// twice as long from the better half, until one start is left, which runs
+// until the budget ends or it reaches `lower_bound`. Only for a budget with
+// a deadline. Writes the lowest result to `offsets` and returns true when it
+// is lower than `offsets` was.
+bool improve_from_starts(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound,
+                         const std::vector<std::vector<int64_t>>& alternatives, uint64_t seed, SearchBudget* budget,
+                         std::vector<int64_t>* offsets);
 
 // What the neighbourhood search's slab windows are cut from. busiest_step:
 // the step of [lower, upper) with the most bytes alive, among `lower` and the

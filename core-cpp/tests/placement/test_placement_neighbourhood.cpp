@@ -139,4 +139,36 @@ TEST(PlacementNeighbourhood, WindowsLowerASparsePackingAndAreReproducible) {
   EXPECT_LT(tp::placement_height(packing.buffers, runs[0]), start_height);
 }
 
+TEST(PlacementNeighbourhood, StartsKeepTheLowestAndNeverGoUp) {
+  tp::PerfectPackingShape shape;
+  ASSERT_TRUE(tp::perfect_packing_family("sparse", &shape));
+  const tp::PerfectPacking packing = tp::random_perfect_packing(120, 23, shape);
+  const std::vector<int64_t> first_fit = tp::place_first_fit(packing.buffers);
+  const int64_t first_fit_height = tp::placement_height(packing.buffers, first_fit);
+  ASSERT_GT(first_fit_height, packing.height);
+  // An alternative that is the packing itself is at the bound: the halving
+  // ends there, whatever the best start reached in its first slice.
+  std::vector<int64_t> offsets = first_fit;
+  SearchBudget budget;
+  budget.deadline_seconds = tp::placement_detail::now_seconds() + 30;
+  const std::vector<std::vector<int64_t>> alternatives = {first_fit, {1, 2, 3}, packing.offsets};
+  EXPECT_TRUE(tp::placement_detail::improve_from_starts(packing.buffers, packing.height, alternatives, 9, &budget,
+                                                        &offsets));
+  EXPECT_EQ(tp::placement_height(packing.buffers, offsets), packing.height);
+  EXPECT_TRUE(tp::validate_placement(packing.buffers, offsets, 0).is_ok());
+  // From a start at the bound there is nothing to lower: no change, false.
+  std::vector<int64_t> at_bound = packing.offsets;
+  EXPECT_FALSE(tp::placement_detail::improve_from_starts(packing.buffers, packing.height, {first_fit}, 9, &budget,
+                                                         &at_bound));
+  EXPECT_EQ(at_bound, packing.offsets);
+  // Under a short deadline the result is valid and never above the start.
+  std::vector<int64_t> short_run = first_fit;
+  SearchBudget short_budget;
+  short_budget.deadline_seconds = tp::placement_detail::now_seconds() + 0.2;
+  tp::placement_detail::improve_from_starts(packing.buffers, packing.height, {tp::place_best_fit_by_lifetime(packing.buffers)},
+                                            9, &short_budget, &short_run);
+  EXPECT_TRUE(tp::validate_placement(packing.buffers, short_run, 0).is_ok());
+  EXPECT_LE(tp::placement_height(packing.buffers, short_run), first_fit_height);
+}
+
 }  // namespace
