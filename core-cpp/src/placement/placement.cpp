@@ -105,6 +105,8 @@ struct Piece {
   // starts of the neighbourhood search besides the best (placement_starts.cpp).
   std::vector<std::vector<int64_t>> starts;
   std::vector<int64_t> start_heights;  // their heights, ascending
+  // The well search's deepest partial tiling when it gave up (-1: left out).
+  std::vector<int64_t> deepest_tiling;
 };
 
 std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers) {
@@ -491,8 +493,8 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
   for (Piece& piece : *pieces) {
     if (piece.height <= target || budget->expired()) continue;
     std::vector<int64_t> offsets, fallback;  // a piece with a free byte at `target` gives up at once
-    const SearchOutcome outcome =
-        placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets, &fallback);
+    const SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets,
+                                                                         &fallback, &piece.deepest_tiling);
     if (outcome == SearchOutcome::kInfeasible) return outcome;
     if (outcome == SearchOutcome::kFound) {
       piece.offsets = std::move(offsets);
@@ -512,6 +514,28 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
     }
   }
   return SearchOutcome::kGaveUp;
+}
+
+// The pieces the well search gave up on: their deepest partial tiling,
+// completed by the search above it (complete_above_partial) where that is
+// lower than the greedy completion they have. Until 65% of the limit, after
+// the well search's 60%. On eight skewed packings of 600 buffers (seeds
+// 501-504, 9001, 9002 and two time-cuts-skewed), in two runs each, it
+// lowered the greedy completion on five (1.0342 to 1.0223, for one), found
+// none lower on the other three, and changed two final heights: 1.0004 to
+// the optimum and 1.0147 to 1.0081; no final height went up.
+void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+  for (Piece& piece : *pieces) {
+    if (piece.height <= target || piece.deepest_tiling.empty() || budget->expired()) continue;
+    const int64_t node_limit = 20000 + 40 * static_cast<int64_t>(piece.buffers.size());
+    std::vector<int64_t> offsets = placement_detail::complete_above_partial(
+        piece.buffers, piece.deepest_tiling, std::max(target, piece.lower_bound), piece.height, node_limit, budget);
+    if (offsets.empty()) continue;
+    piece.offsets = std::move(offsets);
+    piece.height = placement_height(piece.buffers, piece.offsets);
+    piece.method = PlaceMethod::kSearch;
+    budget->note_improvement();
+  }
 }
 
 // Takes back what a phase's copy of the budget recorded: its nodes, its
@@ -569,6 +593,13 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       if (tile_full_pieces(pieces, bracket.proved, &tiling) == SearchOutcome::kInfeasible) bracket.proved += 1;
       absorb_phase(budget, tiling);
       bracket.best = pieces_height(*pieces);
+      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
+        SearchBudget completing = *budget;
+        completing.deadline_seconds = std::min(budget->deadline_seconds, start + 0.65 * options.time_limit_seconds);
+        complete_deepest_tilings(pieces, bracket.proved, &completing);
+        absorb_phase(budget, completing);
+        bracket.best = pieces_height(*pieces);
+      }
     }
     if (options.time_limit_seconds > 0 && options.stall_share > 0) {
       // The stall rule (docs/placement.md, "When minimize stops"): from

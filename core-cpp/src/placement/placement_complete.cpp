@@ -142,5 +142,42 @@ std::vector<int64_t> complete_partial_placement(const std::vector<PlaceBuffer>& 
   return best;
 }
 
+std::vector<int64_t> complete_above_partial(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& partial,
+                                            int64_t lowest, int64_t highest, int64_t node_limit, SearchBudget* budget) {
+  std::vector<PlaceBuffer> rest;
+  std::vector<size_t> rest_index;
+  PlacedFloor floor;
+  for (size_t b = 0; b < partial.size(); ++b) {
+    if (buffers[b].size == 0) continue;
+    if (partial[b] < 0) {
+      rest.push_back(buffers[b]);
+      rest_index.push_back(b);
+    } else {
+      floor.buffers.push_back(buffers[b]);
+      floor.offsets.push_back(partial[b]);
+    }
+  }
+  std::vector<int64_t> best;
+  if (rest.empty() || floor.buffers.empty()) return best;
+  // Bisection between what is proved and what is placed: a capacity the
+  // search refutes or gives up on raises the low end (a give-up is only
+  // taken as a no here: this is a heuristic completion, not a proof).
+  std::vector<int64_t> rest_offsets;
+  SearchScratch scratch;
+  while (lowest < highest && !budget->expired()) {
+    const int64_t capacity = lowest + (highest - 1 - lowest) / 2;
+    const SearchOutcome outcome =
+        search_at_capacity(rest, capacity, node_limit, budget, &rest_offsets, &floor, nullptr, &scratch);
+    if (outcome != SearchOutcome::kFound) {
+      lowest = capacity + 1;
+      continue;
+    }
+    best = partial;
+    for (size_t k = 0; k < rest.size(); ++k) best[rest_index[k]] = rest_offsets[k];
+    highest = placement_height(buffers, best);
+  }
+  return best;
+}
+
 }  // namespace placement_detail
 }  // namespace tp

@@ -164,10 +164,12 @@ bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity)
 // proof, kGaveUp means the budget or node_limit (> 0) ran out. When it
 // gives up after placing some buffers and `fallback` is given, *fallback
 // receives a valid placement of all of them (above `capacity`): the deepest
-// partial tiling completed greedily; otherwise it is left empty.
+// partial tiling completed greedily; otherwise it is left empty. `deepest`
+// (optional) then receives that partial tiling itself (-1 for the buffers it
+// left out).
 SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
                                    SearchBudget* budget, std::vector<int64_t>* offsets,
-                                   std::vector<int64_t>* fallback = nullptr);
+                                   std::vector<int64_t>* fallback = nullptr, std::vector<int64_t>* deepest = nullptr);
 
 // Completes `partial` (offsets of `buffers`, -1 where unplaced) with the
 // rest put on top, by a skyline above or each at its lowest free offset,
@@ -177,6 +179,16 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
 // each step of the skyline scans the unplaced buffers).
 std::vector<int64_t> complete_partial_placement(const std::vector<PlaceBuffer>& buffers,
                                                 const std::vector<int64_t>& partial);
+
+// Completes `partial` (as above) by the search instead: the unplaced buffers
+// above the placed ones as a floor (search_at_capacity), at capacities
+// bisected between `lowest` and `highest` (exclusive), `node_limit` nodes per
+// question. Returns the lowest completion found below `highest`, or empty.
+// The floor is per section of the unplaced buffers (the highest placed top
+// there), so where the placed buffers' tops are ragged inside a section, the
+// bytes below that top are lost to the search.
+std::vector<int64_t> complete_above_partial(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& partial,
+                                            int64_t lowest, int64_t highest, int64_t node_limit, SearchBudget* budget);
 
 // Large-neighbourhood search on one piece (placement_neighbourhood.cpp):
 // lowers `offsets` (a valid placement of `buffers`) by re-placing windows of

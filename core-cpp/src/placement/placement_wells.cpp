@@ -352,7 +352,8 @@ bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity)
 }
 
 SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
-                                   SearchBudget* budget, std::vector<int64_t>* offsets, std::vector<int64_t>* fallback) {
+                                   SearchBudget* budget, std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
+                                   std::vector<int64_t>* deepest) {
   if (!fills_every_step(buffers, capacity)) return SearchOutcome::kGaveUp;
   // The mirror in time: lifetime [lower, upper) becomes [-upper, -lower);
   // buffers overlap in it exactly when they overlap in the instance, so its
@@ -372,10 +373,10 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
     if (fallback != nullptr) {
       *fallback = complete_partial_placement(buffers, forward.deepest_offsets());
       std::vector<int64_t> other = complete_partial_placement(buffers, backward.deepest_offsets());
-      if (fallback->empty() ||
-          (!other.empty() && placement_height(buffers, other) < placement_height(buffers, *fallback))) {
-        *fallback = std::move(other);
-      }
+      const bool backward_lower =
+          fallback->empty() || (!other.empty() && placement_height(buffers, other) < placement_height(buffers, *fallback));
+      if (backward_lower) *fallback = std::move(other);
+      if (deepest != nullptr) *deepest = backward_lower ? backward.deepest_offsets() : forward.deepest_offsets();
     }
     return SearchOutcome::kGaveUp;
   };

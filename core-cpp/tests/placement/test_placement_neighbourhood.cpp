@@ -171,4 +171,39 @@ TEST(PlacementNeighbourhood, StartsKeepTheLowestAndNeverGoUp) {
   EXPECT_LE(tp::placement_height(packing.buffers, short_run), first_fit_height);
 }
 
+TEST(PlacementNeighbourhood, TheSearchCompletesAPartialTilingAtTheBound) {
+  // Leave out every buffer that reaches above 70% of a perfect packing: the
+  // rest is a partial tiling, and the left-out buffers fit back where they
+  // were, so a completion at the bound exists above that floor.
+  const tp::PerfectPacking packing = tp::random_perfect_packing(60, 31);
+  std::vector<int64_t> partial = packing.offsets;
+  int left_out = 0;
+  for (size_t b = 0; b < partial.size(); ++b) {
+    if (partial[b] + packing.buffers[b].size > packing.height * 7 / 10) {
+      partial[b] = -1;
+      ++left_out;
+    }
+  }
+  ASSERT_GT(left_out, 3);
+  const std::vector<int64_t> greedy = tp::placement_detail::complete_partial_placement(packing.buffers, partial);
+  SearchBudget budget;
+  const std::vector<int64_t> completed = tp::placement_detail::complete_above_partial(
+      packing.buffers, partial, packing.height, 4 * packing.height, 200000, &budget);
+  ASSERT_FALSE(completed.empty());
+  EXPECT_TRUE(tp::validate_placement(packing.buffers, completed, 0).is_ok());
+  EXPECT_EQ(tp::placement_height(packing.buffers, completed), packing.height);
+  EXPECT_LE(tp::placement_height(packing.buffers, completed), tp::placement_height(packing.buffers, greedy));
+  for (size_t b = 0; b < partial.size(); ++b) {
+    if (partial[b] >= 0) {
+      EXPECT_EQ(completed[b], partial[b]) << "buffer " << b << " was placed and must stay";
+    }
+  }
+  // Nothing placed, or nothing left out: nothing to complete.
+  const std::vector<int64_t> none(packing.buffers.size(), -1);
+  EXPECT_TRUE(tp::placement_detail::complete_above_partial(packing.buffers, none, packing.height, 4 * packing.height,
+                                                           200000, &budget).empty());
+  EXPECT_TRUE(tp::placement_detail::complete_above_partial(packing.buffers, packing.offsets, packing.height,
+                                                           4 * packing.height, 200000, &budget).empty());
+}
+
 }  // namespace
