@@ -53,22 +53,28 @@ TEST(PlacementNeighbourhood, TheSearchAboveAFloorNeverOverlapsTheFixedBuffers) {
   EXPECT_GT(found, 50);  // most trials really place something above the floor
 }
 
-TEST(PlacementNeighbourhood, WindowsLowerAFirstFitPackingAndAreReproducible) {
-  const tp::PerfectPacking packing = tp::random_perfect_packing(150, 7);
+// Two runs of the neighbourhood search from first fit, bounded by work
+// alone (no deadline): both valid, equal, lower than first fit and not below
+// the optimum.
+void ExpectWindowsLowerFirstFitReproducibly(const tp::PerfectPacking& packing, uint64_t seed) {
   const std::vector<int64_t> start = tp::place_first_fit(packing.buffers);
   const int64_t start_height = tp::placement_height(packing.buffers, start);
   ASSERT_GT(start_height, packing.height);
   std::vector<int64_t> runs[2];
   for (auto& offsets : runs) {
     offsets = start;
-    SearchBudget budget;  // no deadline: the node work alone bounds it
-    tp::placement_detail::improve_by_neighbourhoods(packing.buffers, packing.height, 200000, 42, &budget, &offsets);
+    SearchBudget budget;
+    tp::placement_detail::improve_by_neighbourhoods(packing.buffers, packing.height, 200000, seed, &budget, &offsets);
     ASSERT_TRUE(tp::validate_placement(packing.buffers, offsets, 0).is_ok());
   }
   EXPECT_EQ(runs[0], runs[1]);
   const int64_t height = tp::placement_height(packing.buffers, runs[0]);
   EXPECT_LT(height, start_height);
   EXPECT_GE(height, packing.height);
+}
+
+TEST(PlacementNeighbourhood, WindowsLowerAFirstFitPackingAndAreReproducible) {
+  ExpectWindowsLowerFirstFitReproducibly(tp::random_perfect_packing(150, 7), 42);
 }
 
 TEST(PlacementNeighbourhood, ASectionWithoutFreedBuffersDoesNotRefuteTheSearch) {
@@ -124,19 +130,7 @@ TEST(PlacementNeighbourhood, WindowsLowerASparsePackingAndAreReproducible) {
   // Free space everywhere but one step: the family the slab windows are for.
   tp::PerfectPackingShape shape;
   ASSERT_TRUE(tp::perfect_packing_family("sparse", &shape));
-  const tp::PerfectPacking packing = tp::random_perfect_packing(150, 11, shape);
-  const std::vector<int64_t> start = tp::place_first_fit(packing.buffers);
-  const int64_t start_height = tp::placement_height(packing.buffers, start);
-  ASSERT_GT(start_height, packing.height);
-  std::vector<int64_t> runs[2];
-  for (auto& offsets : runs) {
-    offsets = start;
-    SearchBudget budget;
-    tp::placement_detail::improve_by_neighbourhoods(packing.buffers, packing.height, 200000, 5, &budget, &offsets);
-    ASSERT_TRUE(tp::validate_placement(packing.buffers, offsets, 0).is_ok());
-  }
-  EXPECT_EQ(runs[0], runs[1]);
-  EXPECT_LT(tp::placement_height(packing.buffers, runs[0]), start_height);
+  ExpectWindowsLowerFirstFitReproducibly(tp::random_perfect_packing(150, 11, shape), 5);
 }
 
 TEST(PlacementNeighbourhood, StartsKeepTheLowestAndNeverGoUp) {
