@@ -351,9 +351,10 @@ TEST(PlacementSolver, ExactEqualsBruteForceOnTinyInstances) {
   EXPECT_GT(above_lower_bound, 5);
 }
 
-// Minimize's probe ladder (placement.cpp, minimize_by_probes) lowers its best
-// height by successes and raises its proved bound by refutations; after a
-// success it goes on up the ladder instead of asking the proved bound again.
+// Minimize's probe ladder (placement_search_phase.cpp, minimize_by_probes)
+// lowers its best height by successes and raises its proved bound by
+// refutations; after a success it goes on up the ladder instead of asking
+// the proved bound again.
 // Whatever it skips, its answer must be the boundary that decision questions
 // find on their own: feasible at the height, refuted one below it (5-8
 // buffers: where random instances most often have an optimum above the

@@ -1,0 +1,80 @@
+// The independent pieces of an instance (placement_pieces.cpp) and the
+// solver's phases over them: the constructive phase
+// (placement_construct.cpp) and the search phase
+// (placement_search_phase.cpp). Internal to place().
+#ifndef TENSORPLAN_PLACEMENT_PIECES_H
+#define TENSORPLAN_PLACEMENT_PIECES_H
+
+#include <cstdint>
+#include <vector>
+
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+
+namespace tp {
+namespace placement_detail {
+
+// One independent piece of the instance (buffers with size > 0).
+struct Piece {
+  std::vector<int32_t> members;      // indices into the input
+  std::vector<PlaceBuffer> buffers;  // their copies, in the same order
+  std::vector<int64_t> offsets;      // best placement found for the piece
+  int64_t height = 0;
+  int64_t lower_bound = 0;
+  PlaceMethod method = PlaceMethod::kNone;
+  int64_t pairs = 0;  // buffer pairs alive together: the search's memory cost
+  // Other placements the constructive phase made of the piece, the lowest
+  // kMaxStarts of them (pieces of up to kMostBuffersForStarts buffers):
+  // starts of the neighbourhood search besides the best (placement_starts.cpp).
+  std::vector<std::vector<int64_t>> starts;
+  std::vector<int64_t> start_heights;  // their heights, ascending
+  // The well search's deepest partial tiling when it gave up (-1: left out).
+  std::vector<int64_t> deepest_tiling;
+};
+
+// Cuts the instance at the steps no buffer crosses: the pieces are
+// independent, and the height is the highest piece's.
+std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers);
+
+int64_t pieces_height(const std::vector<Piece>& pieces);
+
+// Takes `offsets` (a placement of the piece's buffers, or empty) as the
+// piece's placement when it is lower than the one it has.
+void adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets);
+
+// Takes the piece's part of `whole_offsets` (a placement of the whole
+// instance) when it is lower than what the piece has (or it has nothing),
+// and keeps it among the piece's starts.
+void adopt_if_lower(Piece* piece, const std::vector<int64_t>& whole_offsets, PlaceMethod method);
+
+// The constructive phase (placement_construct.cpp): first fit, the skyline
+// dives and the baselines on the whole instance, each piece keeping its
+// best; records the best baseline height in `stats`.
+void construct_pieces(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, std::vector<Piece>* pieces,
+                      SearchBudget* budget, PlaceStats* stats);
+
+// The work bound of a dive without a time limit (steps of skyline_in_order).
+int64_t noisy_dive_work(size_t n);
+
+// Dives in randomised area orders, each piece keeping what is lower.
+void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
+                            int64_t lower_bound, std::vector<Piece>* pieces);
+
+// What the search phase knows: no placement is lower than `proved`, and the
+// pieces reach `best`.
+struct HeightBracket {
+  int64_t proved = 0;
+  int64_t best = 0;
+};
+
+// The search phase (placement_search_phase.cpp): answers the capacity
+// question when one is asked, makes one short attempt at the lower bound by
+// default, and hunts for the optimum under minimize. Sets
+// out->proved_infeasible when the capacity is refuted.
+HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
+                            std::vector<Piece>* pieces, SearchBudget* budget, Placement* out);
+
+}  // namespace placement_detail
+}  // namespace tp
+
+#endif  // TENSORPLAN_PLACEMENT_PIECES_H

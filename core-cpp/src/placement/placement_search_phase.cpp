@@ -1,0 +1,293 @@
+// The solver's search phase over the pieces: the capacity question, the
+// probes of minimize, the well search on pieces that fill every step, the
+// completion of its deepest tiling, and the neighbourhood search.
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "placement/placement_pieces.h"
+
+namespace tp {
+namespace placement_detail {
+
+namespace {
+
+// The search keeps an adjacency list of pairs alive together; beyond this it
+// would need too much memory and time per node to be worth starting.
+constexpr int64_t kMaxSearchPairs = int64_t{3} << 20;
+// The search recurses once per placed buffer; this keeps its stack modest
+// (the WASM build has a few MB of stack).
+constexpr size_t kMaxSearchBuffers = 4000;
+
+// Runs the decision procedure at capacity K on every piece above K. Returns
+// kFound when every piece now fits, kInfeasible when one piece provably
+// cannot, kGaveUp otherwise. Improvements found on the way are kept.
+SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_limit, SearchBudget* budget,
+                     bool* out_of_reach = nullptr) {
+  SearchOutcome overall = SearchOutcome::kFound;
+  // Hardest (highest) pieces first: an infeasible one ends the question early.
+  std::vector<size_t> order(pieces->size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return (*pieces)[a].lower_bound > (*pieces)[b].lower_bound;
+  });
+  for (size_t index : order) {
+    Piece& piece = (*pieces)[index];
+    if (piece.height <= capacity) continue;
+    if (piece.lower_bound > capacity) return SearchOutcome::kInfeasible;
+    if (piece.pairs > kMaxSearchPairs || piece.buffers.size() > kMaxSearchBuffers) {
+      if (out_of_reach != nullptr) *out_of_reach = true;  // no budget will change this answer
+      overall = SearchOutcome::kGaveUp;
+      continue;
+    }
+    std::vector<int64_t> offsets, fallback;
+    // Where the piece fills every step at K, a placement leaves no byte free:
+    // the well search (placement_wells.cpp) tiles such pieces far faster than
+    // the canonical search. It gives up at once on any other piece, and when
+    // it gives up, the canonical search has a go. Each search that gives up
+    // leaves a fallback (its deepest branch, completed), kept when lower.
+    SearchOutcome outcome =
+        placement_detail::search_without_waste(piece.buffers, capacity, node_limit, budget, &offsets, &fallback);
+    if (outcome == SearchOutcome::kGaveUp) {
+      adopt_if_lower(&piece, &fallback);
+      fallback.clear();
+      if (!budget->timed_out) {
+        outcome = placement_detail::search_at_capacity(piece.buffers, capacity, node_limit, budget, &offsets, nullptr,
+                                                       &fallback);
+      }
+    }
+    if (outcome == SearchOutcome::kInfeasible) return outcome;
+    if (outcome == SearchOutcome::kGaveUp) {
+      overall = SearchOutcome::kGaveUp;
+      adopt_if_lower(&piece, &fallback);
+      if (budget->timed_out) return overall;
+      continue;
+    }
+    adopt_if_lower(&piece, &offsets);
+  }
+  return overall;
+}
+
+// Iterative deepening probes: capacities in [proved, best) are tried with a
+// node budget that doubles each round. Tight probes (near the proved bound)
+// are cheap to refute; probes near the best height are cheap to satisfy; the
+// middle is where the hard questions are, so it is asked last in each round,
+// with the most budget.
+void minimize_by_probes(size_t buffer_count, std::vector<Piece>* pieces, SearchBudget* budget,
+                        HeightBracket* bracket) {
+  int64_t& proved = bracket->proved;
+  int64_t& best = bracket->best;
+  int64_t round_limit = std::max<int64_t>(2000, 10 * static_cast<int64_t>(buffer_count));
+  bool stuck = false;
+  while (proved < best && !budget->timed_out && !stuck) {
+    // One round: the proved bound, then points at 1/2, 3/4 and 7/8 of the
+    // bracket. A refutation raises `proved` and restarts the ladder. A
+    // success lowers `best` and goes on from the same point of the new,
+    // shorter bracket: the proved bound was asked in this round already,
+    // and the search is deterministic, so asking it again at the same node
+    // limit gave the same answer and only cost time (docs/placement.md,
+    // the probes of minimize).
+    int step = 0;
+    while (step < 4 && proved < best && !budget->timed_out) {
+      const int64_t span = best - 1 - proved;
+      const int64_t target = step == 0 ? proved : proved + span - (span >> step);
+      bool out_of_reach = false;
+      const SearchOutcome outcome = decide(pieces, target, round_limit, budget, &out_of_reach);
+      const int64_t height = pieces_height(*pieces);
+      if (out_of_reach) {
+        // A piece above the target is too large to search: more budget
+        // cannot help, so stop rather than spin (the time limit may be off).
+        best = height;
+        stuck = true;
+        break;
+      }
+      const bool improved = height < best;
+      if (improved) budget->note_improvement();
+      best = height;
+      if (outcome == SearchOutcome::kInfeasible) {
+        proved = target + 1;
+        budget->note_progress();
+        step = 0;
+      } else if (outcome == SearchOutcome::kFound || improved) {
+        step = std::max(step, 1);
+      } else {
+        ++step;
+      }
+    }
+    if (round_limit > (int64_t{1} << 50)) break;
+    round_limit *= 2;
+  }
+}
+
+// Runs the neighbourhood search on every piece above `target` (the proved
+// bound), each from its own seed, from the piece's best placement and its
+// other constructive ones (placement_starts.cpp); a piece it lowers reports
+// the search.
+void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+  for (size_t index = 0; index < pieces->size(); ++index) {
+    Piece& piece = (*pieces)[index];
+    if (piece.height <= target) continue;
+    if (budget->expired()) break;
+    std::vector<int64_t> offsets = piece.offsets;
+    if (placement_detail::improve_from_starts(piece.buffers, std::max(target, piece.lower_bound), piece.starts,
+                                              0x4E16B0D5ull + index, budget, &offsets)) {
+      piece.offsets = std::move(offsets);
+      piece.height = placement_height(piece.buffers, piece.offsets);
+      piece.method = PlaceMethod::kSearch;
+    }
+  }
+}
+
+// The pieces that fill every step at `target` (the proved bound) go to the
+// well search first: a placement there leaves no byte free, which that search
+// exploits and the canonical one does not (placement_wells.cpp). Returns
+// kInfeasible when a piece provably cannot be tiled.
+SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+  for (Piece& piece : *pieces) {
+    if (piece.height <= target || budget->expired()) continue;
+    std::vector<int64_t> offsets, fallback;  // a piece with a free byte at `target` gives up at once
+    const SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets,
+                                                                         &fallback, &piece.deepest_tiling);
+    if (outcome == SearchOutcome::kInfeasible) return outcome;
+    if (outcome == SearchOutcome::kFound) {
+      piece.offsets = std::move(offsets);
+      piece.height = placement_height(piece.buffers, piece.offsets);
+      piece.method = PlaceMethod::kSearch;
+      budget->note_improvement();
+    } else if (!fallback.empty()) {
+      // The deepest partial tiling, completed: a lower start for the
+      // neighbourhood search than the dives' placement, when it is lower.
+      const int64_t height = placement_height(piece.buffers, fallback);
+      if (height < piece.height) {
+        piece.offsets = std::move(fallback);
+        piece.height = height;
+        piece.method = PlaceMethod::kSearch;
+        budget->note_improvement();
+      }
+    }
+  }
+  return SearchOutcome::kGaveUp;
+}
+
+// The pieces the well search gave up on: their deepest partial tiling,
+// completed by the search above it (complete_above_partial) where that is
+// lower than the greedy completion they have. Until 65% of the limit, after
+// the well search's 60%. On eight skewed packings of 600 buffers (seeds
+// 501-504, 9001, 9002 and two time-cuts-skewed), in two runs each, it
+// lowered the greedy completion on five (1.0342 to 1.0223, for one), found
+// none lower on the other three, and changed two final heights: 1.0004 to
+// the optimum and 1.0147 to 1.0081; no final height went up.
+void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+  for (Piece& piece : *pieces) {
+    if (piece.height <= target || piece.deepest_tiling.empty() || budget->expired()) continue;
+    const int64_t node_limit = 20000 + 40 * static_cast<int64_t>(piece.buffers.size());
+    std::vector<int64_t> offsets = placement_detail::complete_above_partial(
+        piece.buffers, piece.deepest_tiling, std::max(target, piece.lower_bound), piece.height, node_limit, budget);
+    if (offsets.empty()) continue;
+    piece.offsets = std::move(offsets);
+    piece.height = placement_height(piece.buffers, piece.offsets);
+    piece.method = PlaceMethod::kSearch;
+    budget->note_improvement();
+  }
+}
+
+// Takes back what a phase's copy of the budget recorded: its nodes, its
+// progress, and a stall (which ends every later phase too).
+void absorb_phase(SearchBudget* budget, const SearchBudget& phase) {
+  budget->nodes = phase.nodes;
+  budget->progress_seconds = phase.progress_seconds;
+  budget->improved_seconds = phase.improved_seconds;
+  if (phase.stalled) budget->stalled = budget->timed_out = true;
+}
+
+}  // namespace
+
+// The search phase: answers the capacity question when one is asked, makes
+// one short attempt at the lower bound by default, and hunts for the optimum
+// under minimize. Sets out->proved_infeasible when the capacity is refuted.
+HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
+                            std::vector<Piece>* pieces, SearchBudget* budget, Placement* out) {
+  HeightBracket bracket;
+  bracket.proved = lower_bound;  // no placement is lower than this
+  bracket.best = pieces_height(*pieces);
+  const int64_t capacity = options.capacity;
+  // Without minimize or a capacity, the search is a short attempt at the
+  // lower bound, not a proof hunt; a capacity is a question to answer.
+  const int64_t node_limit =
+      options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffer_count));
+
+  if (capacity > 0 && bracket.best > capacity) {
+    const SearchOutcome outcome = decide(pieces, capacity, node_limit, budget);
+    if (pieces_height(*pieces) < bracket.best) budget->note_improvement();
+    bracket.best = pieces_height(*pieces);
+    if (outcome == SearchOutcome::kInfeasible) {
+      out->proved_infeasible = true;
+      bracket.proved = std::max(bracket.proved, capacity + 1);
+    }
+  }
+  if (!options.minimize && capacity == 0 && bracket.proved < bracket.best) {
+    // The default: one short attempt at the lower bound (perfect packings
+    // are common and then cheap to find), then whatever was found.
+    const SearchOutcome outcome = decide(pieces, bracket.proved, node_limit, budget);
+    if (pieces_height(*pieces) < bracket.best) budget->note_improvement();
+    bracket.best = pieces_height(*pieces);
+    if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
+  }
+  if (options.minimize && !out->proved_infeasible) {
+    if (bracket.proved < bracket.best) {
+      // 60% of the time limit (all of it without one) for the pieces that
+      // must be tiled without a free byte; the phases below get the rest,
+      // so that a piece the well search gives up on keeps 2 tenths of the
+      // limit for the neighbourhood search to lower its fallback (on 48
+      // seeded 600-buffer packings, 6 of 10 s lost 3 tilings that 8 s found,
+      // and brought the 5-6 not found from up to 1.22 to at most 1.043).
+      SearchBudget tiling = *budget;
+      if (options.time_limit_seconds > 0) {
+        tiling.deadline_seconds = std::min(budget->deadline_seconds, start + 0.6 * options.time_limit_seconds);
+      }
+      if (tile_full_pieces(pieces, bracket.proved, &tiling) == SearchOutcome::kInfeasible) bracket.proved += 1;
+      absorb_phase(budget, tiling);
+      bracket.best = pieces_height(*pieces);
+      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
+        SearchBudget completing = *budget;
+        completing.deadline_seconds = std::min(budget->deadline_seconds, start + 0.65 * options.time_limit_seconds);
+        complete_deepest_tilings(pieces, bracket.proved, &completing);
+        absorb_phase(budget, completing);
+        bracket.best = pieces_height(*pieces);
+      }
+    }
+    if (options.time_limit_seconds > 0 && options.stall_share > 0) {
+      // The stall rule (docs/placement.md, "When minimize stops"): from
+      // here on, the search ends once neither the height went down nor the
+      // proved bound up for stall_share of the limit. The well search before
+      // is exempt: it either tiles the piece at the bound or leaves a
+      // fallback, with nothing in between to count as progress.
+      budget->stall_seconds = options.stall_share * options.time_limit_seconds;
+      budget->progress_seconds = placement_detail::now_seconds();
+    }
+    if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
+      // Under a time limit: a first share for the probes (they find and
+      // prove the small and the easy instances within it), then windows
+      // re-placed around the best placement (improve_by_neighbourhoods:
+      // where the whole-piece search gets lost), then the probes again,
+      // from the lower height, for the rest.
+      const double limit = options.time_limit_seconds;
+      SearchBudget early = *budget;
+      early.deadline_seconds = std::min(budget->deadline_seconds, start + 0.2 * limit);
+      minimize_by_probes(buffer_count, pieces, &early, &bracket);
+      absorb_phase(budget, early);
+      if (bracket.proved < bracket.best && !budget->expired()) {
+        SearchBudget windows = *budget;
+        windows.deadline_seconds = std::min(budget->deadline_seconds, start + 0.8 * limit);
+        improve_pieces_by_neighbourhoods(pieces, bracket.proved, &windows);
+        absorb_phase(budget, windows);
+        bracket.best = pieces_height(*pieces);
+      }
+    }
+    minimize_by_probes(buffer_count, pieces, budget, &bracket);
+  }
+  return bracket;
+}
+
+}  // namespace placement_detail
+}  // namespace tp
