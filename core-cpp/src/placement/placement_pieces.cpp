@@ -57,14 +57,14 @@ int64_t pieces_height(const std::vector<Piece>& pieces) {
   return height;
 }
 
-void adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets) {
-  if (offsets->empty()) return;
+bool adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets) {
+  if (offsets->empty()) return false;
   const int64_t height = placement_height(piece->buffers, *offsets);
-  if (height < piece->height) {
-    piece->offsets = std::move(*offsets);
-    piece->height = height;
-    piece->method = PlaceMethod::kSearch;
-  }
+  if (height >= piece->height) return false;
+  piece->offsets = std::move(*offsets);
+  piece->height = height;
+  piece->method = PlaceMethod::kSearch;
+  return true;
 }
 
 namespace {

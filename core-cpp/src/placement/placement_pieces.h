@@ -39,8 +39,9 @@ std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers);
 int64_t pieces_height(const std::vector<Piece>& pieces);
 
 // Takes `offsets` (a placement of the piece's buffers, or empty) as the
-// piece's placement when it is lower than the one it has.
-void adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets);
+// piece's placement, found by the search, when it is lower than the one it
+// has; returns whether it did.
+bool adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets);
 
 // Takes the piece's part of `whole_offsets` (a placement of the whole
 // instance) when it is lower than what the piece has (or it has nothing),

@@ -131,9 +131,7 @@ void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target
     std::vector<int64_t> offsets = piece.offsets;
     if (placement_detail::improve_from_starts(piece.buffers, std::max(target, piece.lower_bound), piece.starts,
                                               0x4E16B0D5ull + index, budget, &offsets)) {
-      piece.offsets = std::move(offsets);
-      piece.height = placement_height(piece.buffers, piece.offsets);
-      piece.method = PlaceMethod::kSearch;
+      adopt_if_lower(&piece, &offsets);
     }
   }
 }
@@ -149,22 +147,10 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
     const SearchOutcome outcome = placement_detail::search_without_waste(piece.buffers, target, 0, budget, &offsets,
                                                                          &fallback, &piece.deepest_tiling);
     if (outcome == SearchOutcome::kInfeasible) return outcome;
-    if (outcome == SearchOutcome::kFound) {
-      piece.offsets = std::move(offsets);
-      piece.height = placement_height(piece.buffers, piece.offsets);
-      piece.method = PlaceMethod::kSearch;
-      budget->note_improvement();
-    } else if (!fallback.empty()) {
-      // The deepest partial tiling, completed: a lower start for the
-      // neighbourhood search than the dives' placement, when it is lower.
-      const int64_t height = placement_height(piece.buffers, fallback);
-      if (height < piece.height) {
-        piece.offsets = std::move(fallback);
-        piece.height = height;
-        piece.method = PlaceMethod::kSearch;
-        budget->note_improvement();
-      }
-    }
+    // A tiling is at `target`, below the piece's height. Otherwise the
+    // deepest partial tiling, completed, is a lower start for the
+    // neighbourhood search than the dives' placement when it is lower.
+    if (adopt_if_lower(&piece, outcome == SearchOutcome::kFound ? &offsets : &fallback)) budget->note_improvement();
   }
   return SearchOutcome::kGaveUp;
 }
@@ -183,11 +169,7 @@ void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, Search
     const int64_t node_limit = 20000 + 40 * static_cast<int64_t>(piece.buffers.size());
     std::vector<int64_t> offsets = placement_detail::complete_above_partial(
         piece.buffers, piece.deepest_tiling, std::max(target, piece.lower_bound), piece.height, node_limit, budget);
-    if (offsets.empty()) continue;
-    piece.offsets = std::move(offsets);
-    piece.height = placement_height(piece.buffers, piece.offsets);
-    piece.method = PlaceMethod::kSearch;
-    budget->note_improvement();
+    if (adopt_if_lower(&piece, &offsets)) budget->note_improvement();
   }
 }
 
