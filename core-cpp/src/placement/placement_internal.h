@@ -171,6 +171,16 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
                                    SearchBudget* budget, std::vector<int64_t>* offsets,
                                    std::vector<int64_t>* fallback = nullptr, std::vector<int64_t>* deepest = nullptr);
 
+// The well search's repair of a partial tiling (placement_wells.cpp):
+// `partial` holds offsets of `buffers`, -1 where not placed, with no byte
+// free below any placed buffer at the capacity. Moves take placed buffers
+// back and run the well search on; *partial becomes the deepest partial
+// tiling reached. kFound (the tiling in *offsets) or kGaveUp after about
+// `node_budget` nodes or at the budget's deadline. Under minimize the well
+// search runs it itself on its deepest tiling.
+SearchOutcome repair_partial_tiling(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_budget,
+                                    SearchBudget* budget, std::vector<int64_t>* partial, std::vector<int64_t>* offsets);
+
 // Completes `partial` (offsets of `buffers`, -1 where unplaced) with the
 // rest put on top, by a skyline above or each at its lowest free offset,
 // largest first (by size, by size x lifetime, or by lifetime): the lowest of

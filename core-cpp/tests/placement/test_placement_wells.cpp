@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "placement/brute_force_placement.h"
@@ -179,4 +180,106 @@ TEST(WellSearch, GivingUpLeavesTheDeepestPartialTilingCompletedAsAValidFallback)
     EXPECT_TRUE(tp::validate_placement(buffers, rest, 0).is_ok()) << "trial " << trial;
   }
   EXPECT_GT(fallbacks, 20);
+}
+
+namespace {
+
+// A partial tiling has no byte free below its top at any step: the placed
+// buffers alive there, by offset, run from 0 without a gap or an overlap.
+bool is_partial_tiling(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& partial) {
+  int64_t first = 0, last = 0;
+  for (const PlaceBuffer& b : buffers) {
+    first = std::min(first, b.lower);
+    last = std::max(last, b.upper);
+  }
+  for (int64_t step = first; step < last; ++step) {
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    for (size_t b = 0; b < buffers.size(); ++b) {
+      if (partial[b] >= 0 && buffers[b].lower <= step && step < buffers[b].upper) spans.emplace_back(partial[b], buffers[b].size);
+    }
+    std::sort(spans.begin(), spans.end());
+    int64_t top = 0;
+    for (const auto& span : spans) {
+      if (span.first != top) return false;
+      top += span.second;
+    }
+  }
+  return true;
+}
+
+double area_of(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& partial) {
+  double area = 0;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (partial[b] >= 0) area += static_cast<double>(buffers[b].size) * static_cast<double>(buffers[b].upper - buffers[b].lower);
+  }
+  return area;
+}
+
+// The lower part of a packing's own tiling: the buffers whose top is at most
+// `level` (everything below such a buffer is lower still, so nothing under
+// a kept buffer is left out).
+std::vector<int64_t> lower_part(const tp::PerfectPacking& p, int64_t level) {
+  std::vector<int64_t> partial(p.buffers.size(), -1);
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    if (p.offsets[b] + p.buffers[b].size <= level) partial[b] = p.offsets[b];
+  }
+  return partial;
+}
+
+}  // namespace
+
+// The repair (minimize runs it on the deepest tiling its restarts reach)
+// takes placed buffers back and runs the well search on from what is left.
+// From the lower half of a skewed packing's own tiling, where a restart from
+// the empty floor would start over, it finishes a tiling at the bound; its
+// node budget makes the answer the same on every run.
+TEST(WellSearch, RepairFinishesTheLowerHalfOfASkewedPackingsTiling) {
+  tp::PerfectPackingShape skewed;
+  ASSERT_TRUE(tp::perfect_packing_family("skewed", &skewed));
+  for (uint64_t seed : {3, 4, 5}) {
+    const tp::PerfectPacking p = tp::random_perfect_packing(300, seed, skewed);
+    std::vector<int64_t> partial = lower_part(p, p.height / 2);
+    ASSERT_TRUE(is_partial_tiling(p.buffers, partial));
+    SearchBudget budget;
+    std::vector<int64_t> offsets;
+    ASSERT_EQ(tp::placement_detail::repair_partial_tiling(p.buffers, p.height, 4000000, &budget, &partial, &offsets),
+              SearchOutcome::kFound)
+        << "seed " << seed;
+    EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok()) << "seed " << seed;
+  }
+}
+
+// Given up, what the repair leaves is still a partial tiling, covering at
+// least the area it started from (a move is kept only then), and the node
+// budget holds within one move's run (20 x max(256, buffers) nodes).
+TEST(WellSearch, RepairGivenUpLeavesAPartialTilingNoSmallerThanItsStart) {
+  tp::PerfectPackingShape skewed;
+  ASSERT_TRUE(tp::perfect_packing_family("skewed", &skewed));
+  for (uint64_t seed : {11, 12}) {
+    const tp::PerfectPacking p = tp::random_perfect_packing(600, seed, skewed);
+    for (int64_t level : {int64_t{0}, p.height / 3}) {
+      std::vector<int64_t> partial = lower_part(p, level);
+      const double start_area = area_of(p.buffers, partial);
+      SearchBudget budget;
+      std::vector<int64_t> offsets;
+      const SearchOutcome outcome =
+          tp::placement_detail::repair_partial_tiling(p.buffers, p.height, 5000, &budget, &partial, &offsets);
+      if (outcome == SearchOutcome::kFound) {
+        EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok());
+        continue;
+      }
+      ASSERT_EQ(outcome, SearchOutcome::kGaveUp);
+      EXPECT_TRUE(is_partial_tiling(p.buffers, partial)) << "seed " << seed << " level " << level;
+      EXPECT_GE(area_of(p.buffers, partial), start_area) << "seed " << seed << " level " << level;
+      EXPECT_GT(area_of(p.buffers, partial), 0.0) << "seed " << seed << " level " << level;
+      EXPECT_LE(budget.nodes, 5000 + 20 * 600) << "seed " << seed << " level " << level;
+    }
+  }
+  // Not a full instance at the capacity: nothing to repair.
+  const tp::PerfectPacking p = tp::random_perfect_packing(40, 1);
+  std::vector<int64_t> partial(p.buffers.size(), -1), offsets;
+  SearchBudget budget;
+  EXPECT_EQ(tp::placement_detail::repair_partial_tiling(p.buffers, p.height + 1, 1000, &budget, &partial, &offsets),
+            SearchOutcome::kGaveUp);
+  EXPECT_EQ(budget.nodes, 0);
 }
