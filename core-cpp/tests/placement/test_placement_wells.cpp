@@ -282,4 +282,16 @@ TEST(WellSearch, RepairGivenUpLeavesAPartialTilingNoSmallerThanItsStart) {
   EXPECT_EQ(tp::placement_detail::repair_partial_tiling(p.buffers, p.height + 1, 1000, &budget, &partial, &offsets),
             SearchOutcome::kGaveUp);
   EXPECT_EQ(budget.nodes, 0);
+
+  // Full, but 1,100 buffers live over all 1,000 sections: its list of the
+  // buffers alive per section would pass 2^20 entries, so it does not run.
+  std::vector<PlaceBuffer> long_lived;
+  for (int32_t i = 0; i < 1100; ++i) long_lived.push_back({0, 2000, 1, 1});
+  for (int32_t i = 0; i < 1000; ++i) long_lived.push_back({2 * i, 2 * i + 2, 1, 1});
+  ASSERT_TRUE(tp::placement_detail::fills_every_step(long_lived, 1101));
+  std::vector<int64_t> none(long_lived.size(), -1);
+  SearchBudget unused;
+  EXPECT_EQ(tp::placement_detail::repair_partial_tiling(long_lived, 1101, 1000, &unused, &none, &offsets),
+            SearchOutcome::kGaveUp);
+  EXPECT_EQ(unused.nodes, 0);
 }
