@@ -142,10 +142,7 @@ class WellSearch {
     std::vector<int64_t> offsets_before = std::move(deepest_offsets_);
     deepest_ = depth;
     deepest_pending_ = true;  // the start itself counts as reached
-    node_limit_ = node_limit;
-    run_nodes_ = 0;
-    seed_ = seed;
-    aborted_ = false;
+    start_run(node_limit, seed);
     const bool found = fill(depth);
     if (deepest_pending_) save_deepest();
     *reached = std::move(deepest_offsets_);
@@ -213,16 +210,20 @@ class WellSearch {
   // One run from the empty floor with at most `node_limit` nodes; `seed` 0
   // keeps the candidates in their static order.
   Run run(int64_t node_limit, uint64_t seed, std::vector<int64_t>* offsets) {
-    node_limit_ = node_limit;
-    run_nodes_ = 0;
-    seed_ = seed;
-    aborted_ = false;
+    start_run(node_limit, seed);
     if (!fill(0)) return aborted_ ? Run::kAborted : Run::kExhausted;
     *offsets = offsets_;
     return Run::kFound;
   }
 
  private:
+  void start_run(int64_t node_limit, uint64_t seed) {
+    node_limit_ = node_limit;
+    run_nodes_ = 0;
+    seed_ = seed;
+    aborted_ = false;
+  }
+
   struct Choice {
     int32_t start = -1, stop = -1;  // the well: sections [start, stop)
     std::vector<int32_t> candidates;
@@ -565,15 +566,22 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
   const int64_t unit = std::max<int64_t>(256, static_cast<int64_t>(buffers.size()));
   // The mirror's offsets are the instance's, so both directions' deepest
   // partial tilings are completed, and the lower completion kept.
-  auto give_up = [&]() {
-    if (fallback != nullptr) {
-      *fallback = complete_partial_placement(buffers, forward.deepest_offsets());
-      std::vector<int64_t> other = complete_partial_placement(buffers, backward.deepest_offsets());
-      const bool backward_lower =
-          fallback->empty() || (!other.empty() && placement_height(buffers, other) < placement_height(buffers, *fallback));
-      if (backward_lower) *fallback = std::move(other);
-      if (deepest != nullptr) *deepest = backward_lower ? backward.deepest_offsets() : forward.deepest_offsets();
+  // The repaired tiling, where there is one, is a third candidate; ties go
+  // to the earlier one.
+  auto give_up = [&](const std::vector<int64_t>* repaired = nullptr) {
+    if (fallback == nullptr) return SearchOutcome::kGaveUp;
+    fallback->clear();
+    const std::vector<int64_t>* chosen = nullptr;
+    for (const std::vector<int64_t>* partial : {&forward.deepest_offsets(), &backward.deepest_offsets(), repaired}) {
+      if (partial == nullptr) continue;
+      std::vector<int64_t> completed = complete_partial_placement(buffers, *partial);
+      if (completed.empty()) continue;
+      if (fallback->empty() || placement_height(buffers, completed) < placement_height(buffers, *fallback)) {
+        *fallback = std::move(completed);
+        chosen = partial;
+      }
     }
+    if (deepest != nullptr) *deepest = chosen != nullptr ? *chosen : backward.deepest_offsets();
     return SearchOutcome::kGaveUp;
   };
   // Without a node limit (the well search phase of minimize) and under a
@@ -595,18 +603,7 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
           SearchOutcome::kFound) {
         return SearchOutcome::kFound;
       }
-      give_up();
-      if (fallback != nullptr) {
-        // The repaired tiling's completion, where it is lower than the
-        // restarts' completions.
-        std::vector<int64_t> completed = complete_partial_placement(buffers, state);
-        if (!completed.empty() &&
-            (fallback->empty() || placement_height(buffers, completed) < placement_height(buffers, *fallback))) {
-          *fallback = std::move(completed);
-          if (deepest != nullptr) *deepest = state;
-        }
-      }
-      return SearchOutcome::kGaveUp;
+      return give_up(&state);
     }
     int64_t limit = luby(restart / 2 + 1) * unit;
     if (node_limit > 0) limit = std::min(limit, node_limit - spent);
