@@ -67,6 +67,7 @@
 // found in under 0.3 s, those of 600 in 0.3-4 s; on six further seeds of
 // 600 buffers, three are found within 10 s.
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "placement/placement.h"
@@ -109,13 +110,45 @@ class WellSearch {
       born_[static_cast<size_t>(first_[static_cast<size_t>(b)])].push_back(b);
       dying_[static_cast<size_t>(end_[static_cast<size_t>(b)])].push_back(b);
     }
+    // Identical buffers (same lifetime, size and alignment) share a kind.
+    kind_.assign(static_cast<size_t>(n_), 0);
+    std::vector<int32_t> by_kind(static_cast<size_t>(n_));
+    for (int32_t b = 0; b < n_; ++b) by_kind[static_cast<size_t>(b)] = b;
+    auto shape = [&](int32_t b) {
+      const PlaceBuffer& x = buffers_[static_cast<size_t>(b)];
+      return std::make_tuple(x.lower, x.upper, x.size, x.alignment);
+    };
+    std::stable_sort(by_kind.begin(), by_kind.end(), [&](int32_t x, int32_t y) { return shape(x) < shape(y); });
+    for (size_t k = 1; k < by_kind.size(); ++k) {
+      const bool same = shape(by_kind[k]) == shape(by_kind[k - 1]);
+      kind_[static_cast<size_t>(by_kind[k])] = kind_[static_cast<size_t>(by_kind[k - 1])] + (same ? 0 : 1);
+    }
+    // Those born at a section by their end, those dying there by their start
+    // from the latest, each then by kind and index: the scans below stop at
+    // the first one that leaves the well, identical buffers are neighbours,
+    // and the first of them is the one with the lowest index.
+    for (std::vector<int32_t>& list : born_) {
+      std::sort(list.begin(), list.end(), [&](int32_t x, int32_t y) {
+        return std::make_tuple(end_[static_cast<size_t>(x)], kind_[static_cast<size_t>(x)], x) <
+               std::make_tuple(end_[static_cast<size_t>(y)], kind_[static_cast<size_t>(y)], y);
+      });
+    }
+    for (std::vector<int32_t>& list : dying_) {
+      std::sort(list.begin(), list.end(), [&](int32_t x, int32_t y) {
+        return std::make_tuple(-first_[static_cast<size_t>(x)], kind_[static_cast<size_t>(x)], x) <
+               std::make_tuple(-first_[static_cast<size_t>(y)], kind_[static_cast<size_t>(y)], y);
+      });
+    }
     floor_.assign(static_cast<size_t>(sections_), 0);
+    steps_.assign(static_cast<size_t>(sections_) / 64 + 1, 0);
     placed_.assign(static_cast<size_t>(n_), 0);
     offsets_.assign(static_cast<size_t>(n_), 0);
     reach_.assign(static_cast<size_t>(sections_) + 1, 0);
     size_t slots = 1;
     while (slots < static_cast<size_t>(n_) * 2048 && slots < (size_t{1} << 20)) slots <<= 1;
     refuted_.assign(slots, 0);
+    // Sized once: a level's list must not move while it is walked.
+    ranked_by_depth_.resize(static_cast<size_t>(n_) + 1);
   }
 
   // Where the run that placed the most buffers had them (unplaced: -1).
@@ -130,6 +163,7 @@ class WellSearch {
   Run run_from(const std::vector<int64_t>& partial, int64_t node_limit, uint64_t seed, std::vector<int64_t>* offsets,
                std::vector<int64_t>* reached) {
     std::fill(floor_.begin(), floor_.end(), 0);
+    std::fill(steps_.begin(), steps_.end(), 0);
     std::fill(placed_.begin(), placed_.end(), 0);
     placed_key_ = 0;
     int32_t depth = 0;
@@ -217,6 +251,32 @@ class WellSearch {
   }
 
  private:
+  // Where the floor changes height: bit s of steps_ is set when section s
+  // is at another height than section s - 1. The floor of a 600-buffer
+  // packing is a dozen runs over a thousand sections, and finding the runs
+  // by comparing neighbours was most of a node's instructions.
+  void note_step(int32_t s) {
+    if (s <= 0 || s >= sections_) return;
+    const uint64_t bit = uint64_t{1} << (s & 63);
+    uint64_t& word = steps_[static_cast<size_t>(s >> 6)];
+    if (floor_[static_cast<size_t>(s)] != floor_[static_cast<size_t>(s - 1)]) word |= bit;
+    else word &= ~bit;
+  }
+
+  // The first section after s where the floor changes height (sections_
+  // when it does not).
+  int32_t next_step_in_floor(int32_t s) const {
+    const int32_t from = s + 1;
+    if (from >= sections_) return sections_;
+    size_t word = static_cast<size_t>(from >> 6);
+    uint64_t bits = steps_[word] & (~uint64_t{0} << (from & 63));
+    while (bits == 0) {
+      if (++word == steps_.size()) return sections_;
+      bits = steps_[word];
+    }
+    return static_cast<int32_t>(64 * word) + __builtin_ctzll(bits);
+  }
+
   void start_run(int64_t node_limit, uint64_t seed) {
     node_limit_ = node_limit;
     run_nodes_ = 0;
@@ -224,9 +284,14 @@ class WellSearch {
     aborted_ = false;
   }
 
+  // The well a node branches on: sections [start, stop); its candidates
+  // are in chosen_.
   struct Choice {
-    int32_t start = -1, stop = -1;  // the well: sections [start, stop)
-    std::vector<int32_t> candidates;
+    int32_t start = -1, stop = -1;
+  };
+  struct Ranked {
+    int score;
+    int32_t buffer;
   };
 
   bool out_of_budget() {
@@ -245,7 +310,8 @@ class WellSearch {
       if (reach_[static_cast<size_t>(s)] == 0) continue;
       for (int32_t b : born_[static_cast<size_t>(s)]) {
         const int32_t e = end_[static_cast<size_t>(b)];
-        if (placed_[static_cast<size_t>(b)] == 0 && e <= stop) reach_[static_cast<size_t>(e)] = 1;
+        if (e > stop) break;
+        if (placed_[static_cast<size_t>(b)] == 0) reach_[static_cast<size_t>(e)] = 1;
       }
       if (reach_[static_cast<size_t>(stop)] != 0) return true;
     }
@@ -265,26 +331,23 @@ class WellSearch {
     const std::vector<int32_t>& list = left ? born_[static_cast<size_t>(start)] : dying_[static_cast<size_t>(stop)];
     for (int32_t b : list) {
       const int32_t other = left ? end_[static_cast<size_t>(b)] : first_[static_cast<size_t>(b)];
-      if ((left ? other > stop : other < start) || !fits_at(b, y)) continue;
-      const PlaceBuffer& x = buffers_[static_cast<size_t>(b)];
-      bool duplicate = false;
-      for (int32_t c : *out) {
-        const PlaceBuffer& z = buffers_[static_cast<size_t>(c)];
-        duplicate = duplicate || (z.lower == x.lower && z.upper == x.upper && z.size == x.size && z.alignment == x.alignment);
-      }
-      if (!duplicate) out->push_back(b);
+      if (left ? other > stop : other < start) break;
+      if (!fits_at(b, y)) continue;
+      // Identical buffers are neighbours in the list: one of them is tried.
+      if (out->empty() || kind_[static_cast<size_t>(out->back())] != kind_[static_cast<size_t>(b)]) out->push_back(b);
     }
   }
 
   // Scans the floor for wells; false when one of them is a dead end, else
-  // the side with the fewest candidates in *best.
+  // the side with the fewest candidates: the well in *best, its candidates
+  // in chosen_.
   bool choose(Choice* best) {
-    std::vector<int32_t> left, right;
+    std::vector<int32_t>& left = left_;
+    std::vector<int32_t>& right = right_;
     size_t fewest = static_cast<size_t>(-1);
     for (int32_t s = 0; s < sections_;) {
       const int64_t y = floor_[static_cast<size_t>(s)];
-      int32_t e = s;
-      while (e < sections_ && floor_[static_cast<size_t>(e)] == y) ++e;
+      const int32_t e = next_step_in_floor(s);
       const bool walled_left = s == 0 || floor_[static_cast<size_t>(s - 1)] > y;
       const bool walled_right = e == sections_ || floor_[static_cast<size_t>(e)] > y;
       if (walled_left && walled_right && y < capacity_) {
@@ -294,11 +357,13 @@ class WellSearch {
         if (left.empty() || right.empty()) return false;
         if (left.size() < fewest) {
           fewest = left.size();
-          *best = {s, e, left};
+          *best = {s, e};
+          chosen_ = left;
         }
         if (right.size() < fewest) {
           fewest = right.size();
-          *best = {s, e, right};
+          *best = {s, e};
+          chosen_ = right;
         }
       }
       s = e;
@@ -315,9 +380,10 @@ class WellSearch {
 
   void put(int32_t b, int64_t y, int64_t sign) {
     const PlaceBuffer& buffer = buffers_[static_cast<size_t>(b)];
-    for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
-      floor_[static_cast<size_t>(s)] += sign * buffer.size;
-    }
+    const int32_t first = first_[static_cast<size_t>(b)], end = end_[static_cast<size_t>(b)];
+    for (int32_t s = first; s < end; ++s) floor_[static_cast<size_t>(s)] += sign * buffer.size;
+    note_step(first);
+    note_step(end);
     placed_[static_cast<size_t>(b)] = sign > 0 ? 1 : 0;
     placed_key_ ^= mix(static_cast<uint64_t>(b) + 0x51EDull);
     offsets_[static_cast<size_t>(b)] = y;
@@ -364,19 +430,20 @@ class WellSearch {
       aborted_ = true;
       return false;
     }
-    Choice choice;
-    if (!choose(&choice)) return false;
+    // A refuted state is skipped before its wells are scanned: about a
+    // third of the nodes of a 600-buffer packing's search are such
+    // transpositions.
     const uint64_t key = state_key();
     uint64_t& slot = refuted_[key & (refuted_.size() - 1)];
     if (slot == key) return false;
+    Choice choice;
+    if (!choose(&choice)) return false;
     const int64_t y = floor_[static_cast<size_t>(choice.start)];
-    struct Ranked {
-      int score;
-      int32_t buffer;
-    };
-    std::vector<Ranked> ranked;
-    ranked.reserve(choice.candidates.size());
-    for (int32_t b : choice.candidates) ranked.push_back({edge_score(b, y), b});
+    // One list per depth, kept between nodes: a level walks its list while
+    // the levels below it use theirs.
+    std::vector<Ranked>& ranked = ranked_by_depth_[static_cast<size_t>(depth)];
+    ranked.clear();
+    for (int32_t b : chosen_) ranked.push_back({edge_score(b, y), b});
     std::sort(ranked.begin(), ranked.end(), [&](const Ranked& p, const Ranked& q) {
       if (p.score != q.score) return p.score > q.score;
       const PlaceBuffer& x = buffers_[static_cast<size_t>(p.buffer)];
@@ -414,13 +481,17 @@ class WellSearch {
   const int32_t n_;
   int32_t sections_ = 0;
   std::vector<int32_t> first_, end_;
+  std::vector<int32_t> kind_;  // equal for identical buffers
   std::vector<std::vector<int32_t>> born_, dying_;  // per section: buffers whose lifetime starts / ends there
   std::vector<std::vector<int32_t>> alive_;          // per section: buffers alive there
   std::vector<int64_t> floor_;
+  std::vector<uint64_t> steps_;  // note_step's bits
   std::vector<uint8_t> placed_;
   std::vector<int64_t> offsets_;
   std::vector<uint8_t> reach_;
   std::vector<uint64_t> refuted_;
+  std::vector<int32_t> left_, right_, chosen_;       // choose's scratch and its answer
+  std::vector<std::vector<Ranked>> ranked_by_depth_;  // each level's candidates in the order tried
   uint64_t placed_key_ = 0;
   int64_t node_limit_ = 0;
   int64_t run_nodes_ = 0;
