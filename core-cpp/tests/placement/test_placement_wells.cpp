@@ -93,6 +93,44 @@ TEST(WellSearch, AgreesWithBruteForceOnSmallFullInstances) {
   EXPECT_GT(refuted, 20);
 }
 
+// The same instances behind 66 steps that each hold one buffer of the whole
+// capacity: the wells then lie past the first 64 sections, where the search
+// finds the floor's runs in a later word of its bitset of height changes,
+// and the answer must still be the small instance's own. Twenty of each
+// answer (refutations are the rarer: about one draw in forty).
+TEST(WellSearch, AgreesWithBruteForceBehindAWideForcedPrefix) {
+  std::mt19937_64 rng(19);
+  constexpr int64_t kPrefix = 66;
+  constexpr int kEach = 20;
+  int found = 0, refuted = 0;
+  for (int draw = 0; draw < 5000 && (found < kEach || refuted < kEach); ++draw) {
+    const int64_t capacity = 4 + static_cast<int64_t>(rng() % 4);
+    const std::vector<PlaceBuffer> small = padded_instance(&rng, capacity);
+    const bool fits = fits_by_brute_force(small, capacity);
+    if ((fits ? found : refuted) >= kEach) continue;
+    std::vector<PlaceBuffer> buffers;
+    for (int64_t s = 0; s < kPrefix; ++s) buffers.push_back({s, s + 1, capacity, 1});
+    for (PlaceBuffer b : small) {
+      b.lower += kPrefix;
+      b.upper += kPrefix;
+      buffers.push_back(b);
+    }
+    SearchBudget budget;
+    std::vector<int64_t> offsets;
+    const SearchOutcome wells = tp::placement_detail::search_without_waste(buffers, capacity, 0, &budget, &offsets);
+    ASSERT_NE(wells, SearchOutcome::kGaveUp) << "draw " << draw;
+    ASSERT_EQ(wells == SearchOutcome::kFound, fits) << "draw " << draw;
+    if (fits) {
+      ++found;
+      EXPECT_TRUE(tp::validate_placement(buffers, offsets, capacity).is_ok()) << "draw " << draw;
+    } else {
+      ++refuted;
+    }
+  }
+  EXPECT_EQ(found, kEach);
+  EXPECT_EQ(refuted, kEach);
+}
+
 TEST(WellSearch, KeepsAlignmentsAndProvesWhenTheyForbidATiling) {
   // Capacity 4, one step: a 3-byte buffer aligned to 2 must sit at 0, so the
   // 1-byte one goes on top.
