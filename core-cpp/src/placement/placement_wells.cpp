@@ -143,7 +143,7 @@ class WellSearch {
     steps_.assign(static_cast<size_t>(sections_) / 64 + 1, 0);
     placed_.assign(static_cast<size_t>(n_), 0);
     offsets_.assign(static_cast<size_t>(n_), 0);
-    reach_.assign(static_cast<size_t>(sections_) + 1, 0);
+    reached_at_.assign(static_cast<size_t>(sections_) + 1, 0);
     size_t slots = 1;
     while (slots < static_cast<size_t>(n_) * 2048 && slots < (size_t{1} << 20)) slots <<= 1;
     refuted_.assign(slots, 0);
@@ -303,24 +303,37 @@ class WellSearch {
 
   // Whether the lifetimes of unplaced buffers inside [start, stop) chain
   // from start to stop.
+  // A search over the sections reached, not a pass over the whole well:
+  // wells span hundreds of sections, of which a chain reaches a few, and a
+  // section counts as reached when its stamp is this call's.
   bool bottom_row_can_be_covered(int32_t start, int32_t stop) {
-    std::fill(reach_.begin() + start, reach_.begin() + stop + 1, 0);
-    reach_[static_cast<size_t>(start)] = 1;
-    for (int32_t s = start; s < stop; ++s) {
-      if (reach_[static_cast<size_t>(s)] == 0) continue;
+    if (++reach_stamp_ == 0) {  // wrapped: clear the stamps of 2^32 calls ago
+      std::fill(reached_at_.begin(), reached_at_.end(), 0);
+      reach_stamp_ = 1;
+    }
+    reach_queue_.clear();
+    reach_queue_.push_back(start);
+    reached_at_[static_cast<size_t>(start)] = reach_stamp_;
+    while (!reach_queue_.empty()) {
+      const int32_t s = reach_queue_.back();
+      reach_queue_.pop_back();
       for (int32_t b : born_[static_cast<size_t>(s)]) {
         const int32_t e = end_[static_cast<size_t>(b)];
         if (e > stop) break;
-        if (placed_[static_cast<size_t>(b)] == 0) reach_[static_cast<size_t>(e)] = 1;
+        if (placed_[static_cast<size_t>(b)] != 0 || reached_at_[static_cast<size_t>(e)] == reach_stamp_) continue;
+        if (e == stop) return true;
+        reached_at_[static_cast<size_t>(e)] = reach_stamp_;
+        reach_queue_.push_back(e);
       }
-      if (reach_[static_cast<size_t>(stop)] != 0) return true;
     }
-    return reach_[static_cast<size_t>(stop)] != 0;
+    return false;
   }
 
   bool fits_at(int32_t b, int64_t y) const {
     const PlaceBuffer& buffer = buffers_[static_cast<size_t>(b)];
-    return placed_[static_cast<size_t>(b)] == 0 && buffer.size <= capacity_ - y && y % buffer.alignment == 0;
+    // Most buffers are unaligned, and a division costs tens of cycles.
+    return placed_[static_cast<size_t>(b)] == 0 && buffer.size <= capacity_ - y &&
+           (buffer.alignment == 1 || y % buffer.alignment == 0);
   }
 
   // The candidates of one side of the well [start, stop) at height y, one of
@@ -488,7 +501,9 @@ class WellSearch {
   std::vector<uint64_t> steps_;  // note_step's bits
   std::vector<uint8_t> placed_;
   std::vector<int64_t> offsets_;
-  std::vector<uint8_t> reach_;
+  std::vector<uint32_t> reached_at_;  // bottom_row_can_be_covered's stamps
+  uint32_t reach_stamp_ = 0;
+  std::vector<int32_t> reach_queue_;
   std::vector<uint64_t> refuted_;
   std::vector<int32_t> left_, right_, chosen_;       // choose's scratch and its answer
   std::vector<std::vector<Ranked>> ranked_by_depth_;  // each level's candidates in the order tried
