@@ -45,11 +45,11 @@
 // build). A run that ends within its node limit without a tiling proves none
 // exists.
 //
-// Under minimize (no node limit, a deadline), the restarts get the first 30%
-// of the time; then the deepest partial tiling they reached is repaired
-// instead (repair_deepest_tiling, below): buffers are taken back around a
-// drawn section and the search runs on from what is left, so what a run
-// placed is not thrown away. On skewed packings of 600 buffers (tuning
+// Under minimize (no node limit, a deadline), the restarts get 4000 nodes per
+// buffer (at most the first 30% of the time); then the deepest partial
+// tiling they reached is repaired instead (repair_deepest_tiling, below):
+// buffers are taken back around a drawn section and the search runs on from
+// what is left, so what a run placed is not thrown away. On skewed packings of 600 buffers (tuning
 // seeds), 6 s of well search found 10 tilings of 32 this way and none by
 // restarts alone.
 //
@@ -527,6 +527,15 @@ class WellSearch {
 // 80 found 5 and 8; a share of 0.1 or 0.5, 9 and 22 of 24.
 constexpr double kRestartShare = 0.3;
 constexpr int32_t kMostTakenBack = 160;
+// The restarts end after this many nodes per buffer (4000 x n), or at their
+// share of the time if that comes first. Counted in nodes, the state the
+// repair starts from is the same on every machine that gets there in time
+// (native and WASM among them), and a faster search gives the repair more
+// moves from that state instead of another state. Chosen on the 32 skewed
+// and time-cuts-skewed packings of 600 buffers with tuning seeds and 24
+// further ones, 6 s of well search: 13 and 10 tiled with 4000, 13 and 9
+// with 1000, 13 with 16000, and 11 and 10 with the time share alone.
+constexpr int64_t kRestartNodesPerBuffer = 4000;
 // Each repair's run of the well search: this many times the restarts' unit
 // of nodes (max(256, buffers)).
 constexpr int64_t kRepairRunUnits = 20;
@@ -671,14 +680,16 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
     return SearchOutcome::kGaveUp;
   };
   // Without a node limit (the well search phase of minimize) and under a
-  // deadline, the restarts get kRestartShare of the time, and the repair of
-  // their deepest partial tiling the rest.
+  // deadline, the restarts get kRestartNodesPerBuffer nodes per buffer, at
+  // most kRestartShare of the time, and the repair of their deepest partial
+  // tiling the rest.
   const bool repair = node_limit == 0 && budget->deadline_seconds > 0 && forward.prepare_repair(kMostRepairEntries);
   const double restarts_until =
       repair ? now_seconds() + kRestartShare * std::max(0.0, budget->deadline_seconds - now_seconds()) : 0;
+  const int64_t restart_nodes = kRestartNodesPerBuffer * static_cast<int64_t>(buffers.size());
   int64_t spent = 0;
   for (int64_t restart = 0;; ++restart) {
-    if (repair && now_seconds() > restarts_until) {
+    if (repair && (spent >= restart_nodes || now_seconds() > restarts_until)) {
       std::vector<int64_t> state = forward.deepest_offsets();
       if (!backward.deepest_offsets().empty() &&
           (state.empty() || placed_area(buffers, backward.deepest_offsets()) > placed_area(buffers, state))) {
