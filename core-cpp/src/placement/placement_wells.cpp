@@ -49,9 +49,9 @@
 // buffer (at most the first 30% of the time); then the deepest partial
 // tiling they reached is repaired instead (repair_deepest_tiling, below):
 // buffers are taken back around a drawn section and the search runs on from
-// what is left, so what a run placed is not thrown away. On skewed packings of 600 buffers (tuning
-// seeds), 6 s of well search found 10 tilings of 32 this way and none by
-// restarts alone.
+// what is left, so what a run placed is not thrown away. On skewed packings
+// of 600 buffers (tuning seeds), 6 s of well search found 10 tilings of 32
+// this way and none by restarts alone.
 //
 // When the search gives up, the deepest partial tiling that the runs reached
 // in each direction (everything below a ragged floor, no byte free) is
@@ -302,8 +302,8 @@ class WellSearch {
   }
 
   // Whether the lifetimes of unplaced buffers inside [start, stop) chain
-  // from start to stop.
-  // A search over the sections reached, not a pass over the whole well:
+  // from start to stop. A search over the sections reached, not a pass over
+  // the whole well:
   // wells span hundreds of sections, of which a chain reaches a few, and a
   // section counts as reached when its stamp is this call's.
   bool bottom_row_can_be_covered(int32_t start, int32_t stop) {
@@ -517,8 +517,9 @@ class WellSearch {
   std::vector<int64_t> deepest_offsets_;
 };
 
-// The share of the well search's time that goes to restarts from the empty
-// floor before the rest goes to repairing the deepest partial tiling, and
+// The most of the well search's time that goes to restarts from the empty
+// floor before the rest goes to repairing the deepest partial tiling (they
+// usually end first by kRestartNodesPerBuffer, below), and
 // the most buffers one repair takes back (plus 3). Chosen on skewed and
 // time-cuts-skewed packings of 300 and 600 buffers with tuning seeds (none
 // of the held-out ones): in 6 s of well search, tilings were found for 10
