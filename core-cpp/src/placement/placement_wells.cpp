@@ -303,9 +303,9 @@ class WellSearch {
 
   // Whether the lifetimes of unplaced buffers inside [start, stop) chain
   // from start to stop. A search over the sections reached, not a pass over
-  // the whole well:
-  // wells span hundreds of sections, of which a chain reaches a few, and a
-  // section counts as reached when its stamp is this call's.
+  // the whole well: wells span hundreds of sections, of which a chain
+  // reaches a few, and a section counts as reached when its stamp is this
+  // call's.
   bool bottom_row_can_be_covered(int32_t start, int32_t stop) {
     if (++reach_stamp_ == 0) {  // wrapped: clear the stamps of 2^32 calls ago
       std::fill(reached_at_.begin(), reached_at_.end(), 0);
