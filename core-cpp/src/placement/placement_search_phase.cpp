@@ -10,6 +10,30 @@
 namespace tp {
 namespace placement_detail {
 
+// Pieces of up to this many buffers always share the neighbourhood search's
+// time among their starts (placement_starts.cpp).
+constexpr size_t kMostBuffersAlwaysWithStarts = 200;
+
+// A larger piece shares it only where it has free space at `target`.
+// - Where it fills every step, the well search ran, and its fallback is
+//   usually far below the dives: on the held-out packings of 300 and 600
+//   buffers (one run each), sharing the time left 8 of 36 above the optimum
+//   against 4 of 36 with the best start alone.
+// - Where it has free space, the well search did not run, the best start is
+//   a dive's, and where the search ends depends on which dive it starts
+//   from. Sparse packings, 10 s, one run each: on 14 with tuning seeds (601-
+//   612; 300 and 600 buffers) the mean height went from 1.0505 to 1.0415
+//   times the optimum; on 12 fresh ones (613-618; 400 and 600) from 1.0301
+//   to 1.0278, with 4 within 1.01 instead of 2; on the two held-out ones of
+//   600 buffers it went up, from 1.0285 and 1.0298 to 1.033-1.038.
+//   MiniMalloc's challenging D and J (213 and 409 buffers) went from 1.0467
+//   and 1.0434 times the lower bound to 1.0456 and 1.0403.
+const std::vector<std::vector<int64_t>>& neighbourhood_starts(const Piece& piece, int64_t target) {
+  static const std::vector<std::vector<int64_t>> none;
+  if (piece.buffers.size() <= kMostBuffersAlwaysWithStarts) return piece.starts;
+  return fills_every_step(piece.buffers, target) ? none : piece.starts;
+}
+
 namespace {
 
 // The search keeps an adjacency list of pairs alive together; beyond this it
@@ -121,16 +145,16 @@ void minimize_by_probes(size_t buffer_count, std::vector<Piece>* pieces, SearchB
 
 // Runs the neighbourhood search on every piece above `target` (the proved
 // bound), each from its own seed, from the piece's best placement and its
-// other constructive ones (placement_starts.cpp); a piece it lowers reports
-// the search.
+// other constructive ones where they are used (neighbourhood_starts;
+// placement_starts.cpp); a piece it lowers reports the search.
 void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
   for (size_t index = 0; index < pieces->size(); ++index) {
     Piece& piece = (*pieces)[index];
     if (piece.height <= target) continue;
     if (budget->expired()) break;
     std::vector<int64_t> offsets = piece.offsets;
-    if (placement_detail::improve_from_starts(piece.buffers, std::max(target, piece.lower_bound), piece.starts,
-                                              0x4E16B0D5ull + index, budget, &offsets)) {
+    if (placement_detail::improve_from_starts(piece.buffers, std::max(target, piece.lower_bound),
+                                              neighbourhood_starts(piece, target), 0x4E16B0D5ull + index, budget, &offsets)) {
       adopt_if_lower(&piece, &offsets);
     }
   }

@@ -11,6 +11,7 @@
 #include "placement/perfect_packing.h"
 #include "placement/placement.h"
 #include "placement/placement_internal.h"
+#include "placement/placement_pieces.h"
 
 namespace {
 
@@ -163,6 +164,45 @@ TEST(PlacementNeighbourhood, StartsKeepTheLowestAndNeverGoUp) {
                                             9, &short_budget, &short_run);
   EXPECT_TRUE(tp::validate_placement(packing.buffers, short_run, 0).is_ok());
   EXPECT_LE(tp::placement_height(packing.buffers, short_run), first_fit_height);
+}
+
+// The constructive phase's starts of the one piece of `packing`, and which
+// of them the neighbourhood search shares its time with at the bound.
+struct PieceStarts {
+  size_t kept = 0;
+  size_t used = 0;
+};
+PieceStarts StartsOfTheOnlyPiece(const tp::PerfectPacking& packing) {
+  std::vector<tp::placement_detail::Piece> pieces = tp::placement_detail::split_at_free_steps(packing.buffers);
+  EXPECT_EQ(pieces.size(), 1u);
+  if (pieces.size() != 1) return {};
+  SearchBudget budget;
+  tp::PlaceStats stats;
+  tp::placement_detail::construct_pieces(packing.buffers, packing.height, &pieces, &budget, &stats);
+  const std::vector<std::vector<int64_t>>& used = tp::placement_detail::neighbourhood_starts(pieces[0], packing.height);
+  if (!used.empty()) {
+    EXPECT_EQ(&used, &pieces[0].starts);  // all of them or none
+  }
+  return {pieces[0].starts.size(), used.size()};
+}
+
+TEST(PlacementNeighbourhood, LargePiecesShareTheSearchAmongStartsOnlyWhereTheyHaveFreeSpace) {
+  tp::PerfectPackingShape sparse;
+  ASSERT_TRUE(tp::perfect_packing_family("sparse", &sparse));
+  // 300 buffers with free space at the bound: the well search does not run,
+  // and the dives' placements are starts.
+  const PieceStarts with_free_space = StartsOfTheOnlyPiece(tp::random_perfect_packing(300, 7, sparse));
+  EXPECT_GE(with_free_space.kept, 2u);
+  EXPECT_EQ(with_free_space.used, with_free_space.kept);
+  // 300 buffers that fill every step at the bound: the well search's
+  // fallback is the one start, so the dives' are kept but not used.
+  const PieceStarts full = StartsOfTheOnlyPiece(tp::random_perfect_packing(300, 7));
+  EXPECT_GE(full.kept, 2u);
+  EXPECT_EQ(full.used, 0u);
+  // Up to 200 buffers every piece shares its time among its starts.
+  const PieceStarts small_full = StartsOfTheOnlyPiece(tp::random_perfect_packing(120, 7));
+  EXPECT_GE(small_full.kept, 2u);
+  EXPECT_EQ(small_full.used, small_full.kept);
 }
 
 TEST(PlacementNeighbourhood, TheSearchCompletesAPartialTilingAtTheBound) {
