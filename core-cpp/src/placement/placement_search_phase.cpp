@@ -21,13 +21,16 @@ constexpr size_t kMostBuffersAlwaysWithStarts = 200;
 //   against 4 of 36 with the best start alone.
 // - Where it has free space, the well search did not run, the best start is
 //   a dive's, and where the search ends depends on which dive it starts
-//   from. Sparse packings, 10 s, one run each: on 14 with tuning seeds (601-
-//   612; 300 and 600 buffers) the mean height went from 1.0505 to 1.0415
-//   times the optimum; on 12 fresh ones (613-618; 400 and 600) from 1.0301
-//   to 1.0278, with 4 within 1.01 instead of 2; on the two held-out ones of
-//   600 buffers it went up, from 1.0285 and 1.0298 to 1.033-1.038.
-//   MiniMalloc's challenging D and J (213 and 409 buffers) went from 1.0467
-//   and 1.0434 times the lower bound to 1.0456 and 1.0403.
+//   from. Sparse packings, 10 s, one run each: on the 14 it was chosen on
+//   (600 buffers, seeds 601-612 but 609, which both settings place at the
+//   optimum; 300 buffers, the seeds 601, 605 and 606 of 601-608 that had
+//   not reached it) the mean height went from 1.0505 to 1.0415 times the
+//   optimum; on 12 fresh ones (seeds 613-618; 400 and 600 buffers) from
+//   1.0301 to 1.0278, with 4 within 1.01 instead of 2; on the two held-out
+//   ones of 600 buffers it went up, from 1.0285 and 1.0298 to 1.033-1.038.
+//   MiniMalloc's challenging D and J (213 and 409 buffers; 10 s, one run
+//   each) went from 1.0467 and 1.0434 times the lower bound to 1.0456 and
+//   1.0403.
 const std::vector<std::vector<int64_t>>& neighbourhood_starts(const Piece& piece, int64_t target) {
   static const std::vector<std::vector<int64_t>> none;
   if (piece.buffers.size() <= kMostBuffersAlwaysWithStarts) return piece.starts;
