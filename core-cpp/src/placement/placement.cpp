@@ -25,6 +25,7 @@ using placement_detail::SearchBudget;
 using placement_detail::SearchOutcome;
 using placement_detail::construct_pieces;
 using placement_detail::HeightBracket;
+using placement_detail::improve_by_feedback_dives;
 using placement_detail::improve_by_noisy_dives;
 using placement_detail::noisy_dive_work;
 using placement_detail::Piece;
@@ -144,6 +145,7 @@ TP_NOINLINE Status solve_ours(const std::vector<PlaceBuffer>& buffers, const Pla
   out->stats.components = static_cast<int32_t>(pieces.size());
   construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
   if (!budget.dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
+  if (!budget.dive_cut) improve_by_feedback_dives(buffers, options, start, lower_bound, &pieces);
   budget.improved_seconds = placement_detail::now_seconds();
   const HeightBracket bracket = search_pieces(buffers.size(), options, start, lower_bound, &pieces, &budget, out);
   write_placement(pieces, buffers.size(), budget, bracket, out);

@@ -68,6 +68,12 @@ int64_t noisy_dive_work(size_t n);
 void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
                             int64_t lower_bound, std::vector<Piece>* pieces);
 
+// Under minimize, skyline dives whose order moves the buffers that ended
+// above the lower bound forward, each piece keeping what is lower
+// (placement_feedback_dives.cpp).
+void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
+                               int64_t lower_bound, std::vector<Piece>* pieces);
+
 // What the search phase knows: no placement is lower than `proved`, and the
 // pieces reach `best`.
 struct HeightBracket {

@@ -1,0 +1,99 @@
+// The feedback dives (placement_feedback_dives.cpp): they run only under
+// minimize, never raise a piece, return valid placements, repeat exactly
+// without a time limit, and on sparse perfect packings end lower than the
+// fixed and noisy dives before them.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "placement/perfect_packing.h"
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
+#include "placement/placement_pieces.h"
+
+namespace {
+
+using tp::PlaceBuffer;
+using tp::placement_detail::Piece;
+
+// The pieces as the solver has them before its search phase, without a
+// time limit (every dive bounded by work, as in solve_ours).
+std::vector<Piece> PiecesAfterTheFixedAndNoisyDives(const std::vector<PlaceBuffer>& buffers,
+                                                    const tp::PlaceOptions& options) {
+  const int64_t lower_bound = tp::placement_lower_bound(buffers);
+  std::vector<Piece> pieces = tp::placement_detail::split_at_free_steps(buffers);
+  tp::placement_detail::SearchBudget budget;
+  budget.dive_step_limit = tp::placement_detail::noisy_dive_work(buffers.size());
+  tp::PlaceStats stats;
+  tp::placement_detail::construct_pieces(buffers, lower_bound, &pieces, &budget, &stats);
+  tp::placement_detail::improve_by_noisy_dives(buffers, options, 0, lower_bound, &pieces);
+  return pieces;
+}
+
+// Without a time limit every dive is bounded by work, so runs repeat exactly.
+tp::PlaceOptions Minimize() {
+  tp::PlaceOptions options;
+  options.minimize = true;
+  options.time_limit_seconds = 0;
+  return options;
+}
+
+TEST(PlacementFeedbackDives, EndLowerThanTheFixedAndNoisyDivesOnSparsePackings) {
+  tp::PerfectPackingShape sparse;
+  ASSERT_TRUE(tp::perfect_packing_family("sparse", &sparse));
+  int lowered = 0;
+  const int seeds[] = {41, 42, 43, 44};
+  for (int seed : seeds) {
+    const tp::PerfectPacking packing = tp::random_perfect_packing(200, static_cast<uint64_t>(seed), sparse);
+    const int64_t lower_bound = tp::placement_lower_bound(packing.buffers);
+    std::vector<Piece> pieces = PiecesAfterTheFixedAndNoisyDives(packing.buffers, Minimize());
+    const int64_t before = tp::placement_detail::pieces_height(pieces);
+    std::vector<int64_t> heights_before;
+    for (const Piece& piece : pieces) heights_before.push_back(piece.height);
+    tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &pieces);
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      EXPECT_LE(pieces[k].height, heights_before[k]) << "seed " << seed << ", piece " << k << " went up";
+      EXPECT_TRUE(tp::validate_placement(pieces[k].buffers, pieces[k].offsets, 0).is_ok()) << "seed " << seed;
+      EXPECT_EQ(tp::placement_height(pieces[k].buffers, pieces[k].offsets), pieces[k].height) << "seed " << seed;
+    }
+    const int64_t after = tp::placement_detail::pieces_height(pieces);
+    EXPECT_GE(after, lower_bound);
+    if (after < before) ++lowered;
+  }
+  EXPECT_GE(lowered, 3) << "the feedback dives lowered too few of the sparse packings";
+}
+
+TEST(PlacementFeedbackDives, RepeatExactlyWithoutATimeLimit) {
+  tp::PerfectPackingShape sparse;
+  ASSERT_TRUE(tp::perfect_packing_family("sparse", &sparse));
+  const tp::PerfectPacking packing = tp::random_perfect_packing(150, 5, sparse);
+  const int64_t lower_bound = tp::placement_lower_bound(packing.buffers);
+  std::vector<Piece> first = PiecesAfterTheFixedAndNoisyDives(packing.buffers, Minimize());
+  std::vector<Piece> second = first;
+  tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &first);
+  tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &second);
+  ASSERT_EQ(first.size(), second.size());
+  for (size_t k = 0; k < first.size(); ++k) {
+    EXPECT_EQ(first[k].offsets, second[k].offsets);
+    EXPECT_EQ(first[k].start_heights, second[k].start_heights);
+  }
+}
+
+TEST(PlacementFeedbackDives, RunOnlyUnderMinimize) {
+  tp::PerfectPackingShape sparse;
+  ASSERT_TRUE(tp::perfect_packing_family("sparse", &sparse));
+  const tp::PerfectPacking packing = tp::random_perfect_packing(200, 42, sparse);
+  const int64_t lower_bound = tp::placement_lower_bound(packing.buffers);
+  tp::PlaceOptions once = Minimize();
+  once.minimize = false;  // one attempt at the bound
+  std::vector<Piece> pieces = PiecesAfterTheFixedAndNoisyDives(packing.buffers, once);
+  ASSERT_GT(tp::placement_detail::pieces_height(pieces), lower_bound);
+  const std::vector<Piece> untouched = pieces;
+  tp::placement_detail::improve_by_feedback_dives(packing.buffers, once, 0, lower_bound, &pieces);
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    EXPECT_EQ(pieces[k].offsets, untouched[k].offsets);
+    EXPECT_EQ(pieces[k].start_heights, untouched[k].start_heights);
+  }
+}
+
+}  // namespace
