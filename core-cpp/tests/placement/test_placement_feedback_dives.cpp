@@ -1,7 +1,8 @@
 // The feedback dives (placement_feedback_dives.cpp): they run only under
-// minimize, never raise a piece, return valid placements, repeat exactly
-// without a time limit, and on sparse perfect packings end lower than the
-// fixed and noisy dives before them.
+// minimize and where a piece has free space at the bound, never raise a
+// piece, return valid placements, repeat exactly without a time limit, and
+// on sparse perfect packings end lower than the fixed and noisy dives
+// before them.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -76,6 +77,21 @@ TEST(PlacementFeedbackDives, RepeatExactlyWithoutATimeLimit) {
   for (size_t k = 0; k < first.size(); ++k) {
     EXPECT_EQ(first[k].offsets, second[k].offsets);
     EXPECT_EQ(first[k].start_heights, second[k].start_heights);
+  }
+}
+
+TEST(PlacementFeedbackDives, LeaveAlonePackingsThatFillEveryStepAtTheBound) {
+  // The default shape fills every step: the well search's work, not theirs.
+  const tp::PerfectPacking packing = tp::random_perfect_packing(300, 7);
+  const int64_t lower_bound = tp::placement_lower_bound(packing.buffers);
+  ASSERT_TRUE(tp::placement_detail::fills_every_step(packing.buffers, lower_bound));
+  std::vector<Piece> pieces = PiecesAfterTheFixedAndNoisyDives(packing.buffers, Minimize());
+  ASSERT_GT(tp::placement_detail::pieces_height(pieces), lower_bound);
+  const std::vector<Piece> untouched = pieces;
+  tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &pieces);
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    EXPECT_EQ(pieces[k].offsets, untouched[k].offsets);
+    EXPECT_EQ(pieces[k].start_heights, untouched[k].start_heights);
   }
 }
 
