@@ -141,7 +141,7 @@ void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const Place
     }
     const double noise = dive % 2 == 1 ? 1.0 : 0.3;
     for (size_t i = 0; i < buffers.size(); ++i) {
-      const double unit = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+      const double unit = unit_interval(rng());
       key[i] = static_cast<double>(buffers[i].size) * static_cast<double>(buffers[i].upper - buffers[i].lower) *
                (1.0 + noise * (2.0 * unit - 1.0));
     }

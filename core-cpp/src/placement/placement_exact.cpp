@@ -249,7 +249,7 @@ class CanonicalSearch {
       std::vector<double> noisy(static_cast<size_t>(n_));
       for (int32_t b = 0; b < n_; ++b) {
         state = mix64(state);
-        const double unit = static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+        const double unit = unit_interval(state);
         const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
         noisy[static_cast<size_t>(b)] = static_cast<double>(buf.size) * static_cast<double>(buf.upper - buf.lower) * (0.5 + unit);
       }

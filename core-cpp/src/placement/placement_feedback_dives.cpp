@@ -93,7 +93,7 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
     for (Piece& piece : *pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
     for (size_t i = 0; i < n; ++i) {
       if (buffers[i].size > 0 && offsets[i] + buffers[i].size > lower_bound) {
-        const double unit = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+        const double unit = unit_interval(rng());
         priority[i] += blame * (0.5 + unit);
       }
     }

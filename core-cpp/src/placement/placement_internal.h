@@ -119,6 +119,10 @@ struct SearchBudget {
 
 double now_seconds();
 
+// A raw 64-bit draw as a double in [0, 1) from its top 53 bits: the same on
+// every platform, where std distributions differ between standard libraries.
+inline double unit_interval(uint64_t raw) { return static_cast<double>(raw >> 11) * (1.0 / 9007199254740992.0); }
+
 // Complete branch-and-bound for the decision problem: find offsets for all
 // `buffers` (sizes > 0) with every buffer ending at or below `capacity`.
 // kInfeasible is a proof; kGaveUp means the budget ran out (or node_limit, if
