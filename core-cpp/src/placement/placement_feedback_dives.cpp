@@ -53,6 +53,47 @@ constexpr size_t kMostBuffersForFeedbackDives = 5000;
 
 }  // namespace
 
+namespace {
+
+// The dives themselves, on `buffers` (the instance or one piece): until the
+// budget's deadline, kMostDives dives, `work` steps when > 0, or a dive for
+// which `adopt` (called with each dive's offsets) returns true (the target
+// reached).
+template <typename Adopt>
+void run_feedback_dives(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t work,
+                        SearchBudget* dive_budget, Adopt adopt) {
+  const size_t n = buffers.size();
+  std::mt19937_64 rng(0x5C0EA4F1ull);
+  // Priorities start at the area order's ranks.
+  const std::vector<int32_t> area_order = preorder(buffers, heaviest_section_loads(buffers), "A");
+  std::vector<double> priority(n);
+  for (size_t k = 0; k < n; ++k) priority[static_cast<size_t>(area_order[k])] = static_cast<double>(n - k);
+  const double blame = kBlame * static_cast<double>(n);
+  std::vector<int32_t> order(n);
+  for (int dive = 1; dive <= kMostDives; ++dive) {
+    if (dive_budget->expired()) break;
+    if (work > 0) {
+      if (dive_budget->dive_cut || dive_budget->dive_steps >= work) break;
+      dive_budget->dive_step_limit = work - dive_budget->dive_steps;
+    }
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return priority[static_cast<size_t>(a)] > priority[static_cast<size_t>(b)];
+    });
+    std::vector<int64_t> offsets = skyline_in_order(buffers, order, lower_bound / 1000000, false, false, dive_budget);
+    if (dive_budget->timed_out || dive_budget->dive_cut) break;  // a cut dive is no lesson
+    for (size_t i = 0; i < n; ++i) {
+      if (buffers[i].size > 0 && offsets[i] + buffers[i].size > lower_bound) {
+        const double unit = unit_interval(rng());
+        priority[i] += blame * (0.5 + unit);
+      }
+    }
+    if (adopt(&offsets)) break;
+  }
+}
+
+}  // namespace
+
 void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
                                int64_t lower_bound, std::vector<Piece>* pieces) {
   const size_t n = buffers.size();
@@ -61,43 +102,33 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
   // well search builds (placement_wells.cpp): on the held-out perfect
   // packings that fill every step it found it within 1.4 s on all but one
   // (docs/bench-run-be75c6b.txt); these dives, run first there, made those
-  // of 300 and 600 buffers take 0.9-2.9 s. So they run only where a piece
-  // above the bound has free space at it.
+  // of 300 and 600 buffers take 0.9-2.9 s. So they run here only where a
+  // piece above the bound has free space at it, and on the pieces that fill
+  // every step only once the well search has given up on them
+  // (improve_untiled_piece_by_feedback_dives).
   const bool free_space_above = std::any_of(pieces->begin(), pieces->end(), [&](const Piece& piece) {
     return piece.height > lower_bound && !fills_every_step(piece.buffers, lower_bound);
   });
-  if (!free_space_above) return;
-  std::mt19937_64 rng(0x5C0EA4F1ull);
+  if (!free_space_above || pieces_height(*pieces) <= lower_bound) return;
   SearchBudget dive_budget;
   dive_budget.deadline_seconds = options.time_limit_seconds > 0 ? start + kTimeShare * options.time_limit_seconds : 0;
   const int64_t work = options.time_limit_seconds > 0 ? 0 : noisy_dive_work(n);
-  // Priorities start at the area order's ranks.
-  const std::vector<int32_t> area_order = preorder(buffers, heaviest_section_loads(buffers), "A");
-  std::vector<double> priority(n);
-  for (size_t k = 0; k < n; ++k) priority[static_cast<size_t>(area_order[k])] = static_cast<double>(n - k);
-  const double blame = kBlame * static_cast<double>(n);
-  std::vector<int32_t> order(n);
-  for (int dive = 1; dive <= kMostDives && pieces_height(*pieces) > lower_bound; ++dive) {
-    if (dive_budget.expired()) break;
-    if (work > 0) {
-      if (dive_budget.dive_cut || dive_budget.dive_steps >= work) break;
-      dive_budget.dive_step_limit = work - dive_budget.dive_steps;
-    }
-    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return priority[static_cast<size_t>(a)] > priority[static_cast<size_t>(b)];
-    });
-    const std::vector<int64_t> offsets =
-        skyline_in_order(buffers, order, lower_bound / 1000000, false, false, &dive_budget);
-    if (dive_budget.timed_out || dive_budget.dive_cut) break;  // a cut dive is no lesson
-    for (Piece& piece : *pieces) adopt_if_lower(&piece, offsets, PlaceMethod::kConstructive);
-    for (size_t i = 0; i < n; ++i) {
-      if (buffers[i].size > 0 && offsets[i] + buffers[i].size > lower_bound) {
-        const double unit = unit_interval(rng());
-        priority[i] += blame * (0.5 + unit);
-      }
-    }
+  run_feedback_dives(buffers, lower_bound, work, &dive_budget, [&](std::vector<int64_t>* offsets) {
+    for (Piece& piece : *pieces) adopt_if_lower(&piece, *offsets, PlaceMethod::kConstructive);
+    return pieces_height(*pieces) <= lower_bound;
+  });
+}
+
+bool improve_untiled_piece_by_feedback_dives(Piece* piece, int64_t target, SearchBudget* budget) {
+  if (piece->height <= target || piece->buffers.size() < 2 || piece->buffers.size() > kMostBuffersForFeedbackDives) {
+    return false;
   }
+  bool improved = false;
+  run_feedback_dives(piece->buffers, target, 0, budget, [&](std::vector<int64_t>* offsets) {
+    improved = adopt_if_lower(piece, offsets) || improved;
+    return piece->height <= target;
+  });
+  return improved;
 }
 
 }  // namespace placement_detail

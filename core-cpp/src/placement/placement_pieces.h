@@ -73,6 +73,11 @@ void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const Place
 // (placement_feedback_dives.cpp).
 void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
                                int64_t lower_bound, std::vector<Piece>* pieces);
+// The same dives on one piece that fills every step at `target` and that the
+// well search gave up on, until the budget's deadline: its long-lived
+// buffers, like those of pieces with free space, are the ones the well
+// search's fallback leaves on top. Returns whether the piece got lower.
+bool improve_untiled_piece_by_feedback_dives(Piece* piece, int64_t target, SearchBudget* budget);
 
 // What the search phase knows: no placement is lower than `proved`, and the
 // pieces reach `best`.

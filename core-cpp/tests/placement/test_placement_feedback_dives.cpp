@@ -1,8 +1,9 @@
-// The feedback dives (placement_feedback_dives.cpp): they run only under
-// minimize and where a piece has free space at the bound, never raise a
-// piece, return valid placements, repeat exactly without a time limit, and
-// on sparse perfect packings end lower than the fixed and noisy dives
-// before them.
+// The feedback dives (placement_feedback_dives.cpp): before the search they
+// run only under minimize and where a piece has free space at the bound,
+// never raise a piece, return valid placements, repeat exactly without a
+// time limit, and on sparse perfect packings end lower than the fixed and
+// noisy dives before them; on a piece that fills every step and is above
+// its bound (as the well search leaves those it gives up on) they lower it.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -93,6 +94,36 @@ TEST(PlacementFeedbackDives, LeaveAlonePackingsThatFillEveryStepAtTheBound) {
     EXPECT_EQ(pieces[k].offsets, untouched[k].offsets);
     EXPECT_EQ(pieces[k].start_heights, untouched[k].start_heights);
   }
+}
+
+TEST(PlacementFeedbackDives, LowerAPieceTheWellSearchLeftAboveItsBound) {
+  // The default shape fills every step; the skyline dives leave this piece
+  // above its bound, as the well search's fallback leaves the pieces it gave
+  // up on.
+  const tp::PerfectPacking packing = tp::random_perfect_packing(300, 7);
+  const int64_t lower_bound = tp::placement_lower_bound(packing.buffers);
+  std::vector<Piece> pieces = PiecesAfterTheFixedAndNoisyDives(packing.buffers, Minimize());
+  Piece* above = nullptr;
+  for (Piece& piece : pieces) {
+    if (piece.height > lower_bound) above = &piece;
+  }
+  ASSERT_NE(above, nullptr);
+  ASSERT_TRUE(tp::placement_detail::fills_every_step(above->buffers, lower_bound));
+  const int64_t before = above->height;
+  tp::placement_detail::SearchBudget budget;
+  budget.deadline_seconds = tp::placement_detail::now_seconds() + 1.0;
+  EXPECT_TRUE(tp::placement_detail::improve_untiled_piece_by_feedback_dives(above, lower_bound, &budget));
+  EXPECT_LT(above->height, before);
+  EXPECT_GE(above->height, lower_bound);
+  EXPECT_TRUE(tp::validate_placement(above->buffers, above->offsets, 0).is_ok());
+  EXPECT_EQ(tp::placement_height(above->buffers, above->offsets), above->height);
+
+  // A piece at its target is left as it is.
+  Piece done = *above;
+  tp::placement_detail::SearchBudget more;
+  more.deadline_seconds = tp::placement_detail::now_seconds() + 2.0;
+  EXPECT_FALSE(tp::placement_detail::improve_untiled_piece_by_feedback_dives(&done, done.height, &more));
+  EXPECT_EQ(done.offsets, above->offsets);
 }
 
 TEST(PlacementFeedbackDives, RunOnlyUnderMinimize) {
