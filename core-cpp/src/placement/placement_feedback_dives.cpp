@@ -100,8 +100,8 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
   if (!options.minimize || n < 2 || n > kMostBuffersForFeedbackDives) return;
   // A piece that fills every step at the bound needs a tiling, which the
   // well search builds (placement_wells.cpp): on the held-out perfect
-  // packings that fill every step it found it within 1.4 s on all but one
-  // (docs/bench-run-be75c6b.txt); these dives, run first there, made those
+  // packings that fill every step it found it within 1.3 s on all but one
+  // (docs/bench-run-6b4d3a5.txt); these dives, run first there, made those
   // of 300 and 600 buffers take 0.9-2.9 s. So they run here only where a
   // piece above the bound has free space at it, and on the pieces that fill
   // every step only once the well search has given up on them
