@@ -263,6 +263,15 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
   }
+  // Under a time limit, a phase runs with a copy of the budget whose deadline
+  // is at `share` of the limit, and hands back what it recorded.
+  auto run_phase_until = [&](double share, auto phase) {
+    SearchBudget phase_budget = *budget;
+    phase_budget.deadline_seconds = std::min(budget->deadline_seconds, start + share * options.time_limit_seconds);
+    phase(&phase_budget);
+    absorb_phase(budget, phase_budget);
+    bracket.best = pieces_height(*pieces);
+  };
   if (options.minimize && !out->proved_infeasible) {
     if (bracket.proved < bracket.best) {
       // 60% of the time limit (all of it without one) for the pieces that
@@ -279,18 +288,10 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       absorb_phase(budget, tiling);
       bracket.best = pieces_height(*pieces);
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        SearchBudget completing = *budget;
-        completing.deadline_seconds = std::min(budget->deadline_seconds, start + 0.65 * options.time_limit_seconds);
-        complete_deepest_tilings(pieces, bracket.proved, &completing);
-        absorb_phase(budget, completing);
-        bracket.best = pieces_height(*pieces);
+        run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, phase); });
       }
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        SearchBudget diving = *budget;
-        diving.deadline_seconds = std::min(budget->deadline_seconds, start + 0.7 * options.time_limit_seconds);
-        dive_untiled_pieces(pieces, bracket.proved, &diving);
-        absorb_phase(budget, diving);
-        bracket.best = pieces_height(*pieces);
+        run_phase_until(0.7, [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });
       }
     }
     if (options.time_limit_seconds > 0 && options.stall_share > 0) {
@@ -308,17 +309,9 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       // re-placed around the best placement (improve_by_neighbourhoods:
       // where the whole-piece search gets lost), then the probes again,
       // from the lower height, for the rest.
-      const double limit = options.time_limit_seconds;
-      SearchBudget early = *budget;
-      early.deadline_seconds = std::min(budget->deadline_seconds, start + 0.2 * limit);
-      minimize_by_probes(buffer_count, pieces, &early, &bracket);
-      absorb_phase(budget, early);
+      run_phase_until(0.2, [&](SearchBudget* phase) { minimize_by_probes(buffer_count, pieces, phase, &bracket); });
       if (bracket.proved < bracket.best && !budget->expired()) {
-        SearchBudget windows = *budget;
-        windows.deadline_seconds = std::min(budget->deadline_seconds, start + 0.8 * limit);
-        improve_pieces_by_neighbourhoods(pieces, bracket.proved, &windows);
-        absorb_phase(budget, windows);
-        bracket.best = pieces_height(*pieces);
+        run_phase_until(0.8, [&](SearchBudget* phase) { improve_pieces_by_neighbourhoods(pieces, bracket.proved, phase); });
       }
     }
     minimize_by_probes(buffer_count, pieces, budget, &bracket);
