@@ -51,10 +51,6 @@ constexpr double kBlame = 0.02;
 // (placement_pieces.cpp).
 constexpr size_t kMostBuffersForFeedbackDives = 5000;
 
-}  // namespace
-
-namespace {
-
 // The dives themselves, on `buffers` (the instance or one piece): until the
 // budget's deadline, kMostDives dives, `work` steps when > 0, or a dive for
 // which `adopt` (called with each dive's offsets) returns true (the target

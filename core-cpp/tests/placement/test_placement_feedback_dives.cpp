@@ -32,6 +32,15 @@ std::vector<Piece> PiecesAfterTheFixedAndNoisyDives(const std::vector<PlaceBuffe
   return pieces;
 }
 
+// Both sets of pieces hold the same placements and the same starts.
+void ExpectSamePieces(const std::vector<Piece>& pieces, const std::vector<Piece>& expected) {
+  ASSERT_EQ(pieces.size(), expected.size());
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    EXPECT_EQ(pieces[k].offsets, expected[k].offsets) << "piece " << k;
+    EXPECT_EQ(pieces[k].start_heights, expected[k].start_heights) << "piece " << k;
+  }
+}
+
 // Without a time limit every dive is bounded by work, so runs repeat exactly.
 tp::PlaceOptions Minimize() {
   tp::PlaceOptions options;
@@ -74,11 +83,7 @@ TEST(PlacementFeedbackDives, RepeatExactlyWithoutATimeLimit) {
   std::vector<Piece> second = first;
   tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &first);
   tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &second);
-  ASSERT_EQ(first.size(), second.size());
-  for (size_t k = 0; k < first.size(); ++k) {
-    EXPECT_EQ(first[k].offsets, second[k].offsets);
-    EXPECT_EQ(first[k].start_heights, second[k].start_heights);
-  }
+  ExpectSamePieces(first, second);
 }
 
 TEST(PlacementFeedbackDives, LeaveAlonePackingsThatFillEveryStepAtTheBound) {
@@ -90,10 +95,7 @@ TEST(PlacementFeedbackDives, LeaveAlonePackingsThatFillEveryStepAtTheBound) {
   ASSERT_GT(tp::placement_detail::pieces_height(pieces), lower_bound);
   const std::vector<Piece> untouched = pieces;
   tp::placement_detail::improve_by_feedback_dives(packing.buffers, Minimize(), 0, lower_bound, &pieces);
-  for (size_t k = 0; k < pieces.size(); ++k) {
-    EXPECT_EQ(pieces[k].offsets, untouched[k].offsets);
-    EXPECT_EQ(pieces[k].start_heights, untouched[k].start_heights);
-  }
+  ExpectSamePieces(pieces, untouched);
 }
 
 TEST(PlacementFeedbackDives, LowerAPieceTheWellSearchLeftAboveItsBound) {
@@ -137,10 +139,7 @@ TEST(PlacementFeedbackDives, RunOnlyUnderMinimize) {
   ASSERT_GT(tp::placement_detail::pieces_height(pieces), lower_bound);
   const std::vector<Piece> untouched = pieces;
   tp::placement_detail::improve_by_feedback_dives(packing.buffers, once, 0, lower_bound, &pieces);
-  for (size_t k = 0; k < pieces.size(); ++k) {
-    EXPECT_EQ(pieces[k].offsets, untouched[k].offsets);
-    EXPECT_EQ(pieces[k].start_heights, untouched[k].start_heights);
-  }
+  ExpectSamePieces(pieces, untouched);
 }
 
 }  // namespace
