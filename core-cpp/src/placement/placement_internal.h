@@ -175,6 +175,16 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
                                    SearchBudget* budget, std::vector<int64_t>* offsets,
                                    std::vector<int64_t>* fallback = nullptr, std::vector<int64_t>* deepest = nullptr);
 
+// The same search where the instance has free space at `capacity` (a piece
+// the search above gives up on): a byte may be left free wherever the bytes
+// alive leave room. It is not complete (a byte left free raises its section
+// only to the wall beside it), so it never proves anything: kFound, or
+// kGaveUp with the fallback and deepest partial placement as above. It runs
+// until the budget's deadline.
+SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
+                                   std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
+                                   std::vector<int64_t>* deepest);
+
 // The well search's repair of a partial tiling (placement_wells.cpp):
 // `partial` holds offsets of `buffers`, -1 where not placed, with no byte
 // free below any placed buffer at the capacity. Moves take placed buffers

@@ -1,6 +1,7 @@
 // The solver's search phase over the pieces: the capacity question, the
-// probes of minimize, the well search on pieces that fill every step, the
-// completion of its deepest tiling, feedback dives on the pieces it could
+// probes of minimize, the well search on pieces that fill every step and
+// the one that may leave bytes free on the others, the completion of their
+// deepest partial placements, feedback dives on the pieces the first could
 // not tile, and the neighbourhood search.
 #include <algorithm>
 #include <numeric>
@@ -183,17 +184,54 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
   return SearchOutcome::kGaveUp;
 }
 
+// Pieces with free space at `target` (the proved bound), after the feedback
+// dives: the well search that may leave bytes free (search_leaving_slack),
+// from 20% to 35% of the limit, then the completion of its deepest partial
+// placement by the search above it (complete_deepest_tilings) to 40%, then
+// the windows from whichever placement is lowest. The dives leave
+// long-lived buffers on top; this search builds the placement from the
+// bottom up, as a tiling, and leaves the windows a start with another
+// structure. Measured with the whole solver at 10 s, one run each, two at a
+// time on 2 cores (2026-11-29):
+// - MiniMalloc's challenging D (213 buffers) reached its lower bound, so
+//   proved optimal, at 5.7-7.6 s in all 5 runs (1.0218 times the bound
+//   without this search), and J (409 buffers) ended at 1.0290-1.0362
+//   (1.0434);
+// - sparse perfect packings of 300 buffers (seeds 601-608) and of 400
+//   (613-618): the mean went from 1.0076 to 1.0050 times the optimum, 12 of
+//   the 14 within 1.01 instead of 10;
+// - sparse ones of 600 buffers (seeds 601-618 but 609): mean 1.0391 before,
+//   1.0378 after, one of 17 within 1.01 in both;
+// - ending at 45% of the limit, and completing to 65%, put those of 600
+//   buffers with seeds 613-618 at 1.0408 instead of 1.0295: the windows
+//   need the time.
+// Measured up to 630 buffers; larger pieces keep that time for the windows.
+constexpr size_t kMostBuffersLeavingSlack = 1000;
+
+void fill_pieces_with_free_space(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+  for (Piece& piece : *pieces) {
+    if (piece.height <= target || piece.buffers.size() > kMostBuffersLeavingSlack || budget->expired()) continue;
+    if (fills_every_step(piece.buffers, target)) continue;  // the well search's own (tile_full_pieces)
+    std::vector<int64_t> offsets, fallback;
+    const SearchOutcome outcome = placement_detail::search_leaving_slack(
+        piece.buffers, std::max(target, piece.lower_bound), budget, &offsets, &fallback, &piece.deepest_tiling);
+    if (adopt_if_lower(&piece, outcome == SearchOutcome::kFound ? &offsets : &fallback)) budget->note_improvement();
+  }
+}
+
 // The pieces the well search gave up on: their deepest partial tiling,
 // completed by the search above it (complete_above_partial) where that is
-// lower than the greedy completion they have. Until 65% of the limit, after
-// the well search's 60%. On eight skewed packings of 600 buffers (seeds
+// lower than the greedy completion they have; the pieces that fill every
+// step at `target` when `free_space` is false (until 65% of the limit,
+// after the well search's 60%), the others when it is true. On eight skewed packings of 600 buffers (seeds
 // 501-504, 9001, 9002 and two time-cuts-skewed), in two runs each, it
 // lowered the greedy completion on five (1.0342 to 1.0223, for one), found
 // none lower on the other three, and changed two final heights: 1.0004 to
 // the optimum and 1.0147 to 1.0081; no final height went up.
-void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
+void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, bool free_space, SearchBudget* budget) {
   for (Piece& piece : *pieces) {
     if (piece.height <= target || piece.deepest_tiling.empty() || budget->expired()) continue;
+    if (fills_every_step(piece.buffers, target) == free_space) continue;
     const int64_t node_limit = 20000 + 40 * static_cast<int64_t>(piece.buffers.size());
     std::vector<int64_t> offsets = placement_detail::complete_above_partial(
         piece.buffers, piece.deepest_tiling, std::max(target, piece.lower_bound), piece.height, node_limit, budget);
@@ -287,8 +325,16 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       if (tile_full_pieces(pieces, bracket.proved, &tiling) == SearchOutcome::kInfeasible) bracket.proved += 1;
       absorb_phase(budget, tiling);
       bracket.best = pieces_height(*pieces);
+      // Where a piece that fills every step took the well search's 60%,
+      // these two phases have no time left, and the windows do the rest.
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, phase); });
+        run_phase_until(0.35, [&](SearchBudget* phase) { fill_pieces_with_free_space(pieces, bracket.proved, phase); });
+      }
+      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
+        run_phase_until(0.4, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, true, phase); });
+      }
+      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
+        run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, false, phase); });
       }
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
         run_phase_until(0.7, [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });

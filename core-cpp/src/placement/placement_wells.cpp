@@ -62,11 +62,27 @@
 // the fallback was 1.18 of the optimum on seed 24 and 1.0135 on seed 28,
 // where the greedy baselines leave 1.38-1.47.
 //
+// Leaving bytes free. Where the live bytes stay below K at some steps (free
+// space: sparse packings, MiniMalloc's challenging instances), a placement
+// at K leaves exactly K minus the live bytes free at each step: that is the
+// section's slack. The same search then runs with one more way to go on at
+// each end of a well: leave the byte there free, which raises that end
+// section towards the wall beside it (the lower wall of a one-section well),
+// as far as its slack allows. The bytes left free per section are part of
+// the state (and of its key), the floor is the highest top placed there,
+// and the bottom-row check lets a row pass a section with slack left. It
+// is tried after every buffer, since tilings of partitions leave little
+// free. Raising a section only as far as a wall is one choice among many,
+// so this search is not complete: where any section has slack, a run that
+// ends without a placement proves nothing. With no slack anywhere it is the
+// search above, node for node.
+//
 // Measured in the prototype on the committed perfect packings
 // (bench/data/perfect-packings): every instance of 200 and 400 buffers is
 // found in under 0.3 s, those of 600 in 0.3-4 s; on six further seeds of
 // 600 buffers, three are found within 10 s.
 #include <algorithm>
+#include <deque>
 #include <tuple>
 #include <vector>
 
@@ -140,6 +156,18 @@ class WellSearch {
       });
     }
     floor_.assign(static_cast<size_t>(sections_), 0);
+    wasted_.assign(static_cast<size_t>(sections_), 0);
+    slack_.assign(static_cast<size_t>(sections_), 0);
+    std::vector<int64_t> load_change(static_cast<size_t>(sections_) + 1, 0);
+    for (int32_t b = 0; b < n_; ++b) {
+      load_change[static_cast<size_t>(first_[static_cast<size_t>(b)])] += buffers_[static_cast<size_t>(b)].size;
+      load_change[static_cast<size_t>(end_[static_cast<size_t>(b)])] -= buffers_[static_cast<size_t>(b)].size;
+    }
+    int64_t live = 0;
+    for (int32_t s = 0; s < sections_; ++s) {
+      live += load_change[static_cast<size_t>(s)];
+      slack_[static_cast<size_t>(s)] = capacity_ - live;
+    }
     steps_.assign(static_cast<size_t>(sections_) / 64 + 1, 0);
     placed_.assign(static_cast<size_t>(n_), 0);
     offsets_.assign(static_cast<size_t>(n_), 0);
@@ -147,8 +175,6 @@ class WellSearch {
     size_t slots = 1;
     while (slots < static_cast<size_t>(n_) * 2048 && slots < (size_t{1} << 20)) slots <<= 1;
     refuted_.assign(slots, 0);
-    // Sized once: a level's list must not move while it is walked.
-    ranked_by_depth_.resize(static_cast<size_t>(n_) + 1);
   }
 
   // Where the run that placed the most buffers had them (unplaced: -1).
@@ -164,15 +190,28 @@ class WellSearch {
   // partial tiling of this run alone; deepest_offsets() is left as it was.
   Run run_from(const std::vector<int64_t>& partial, int64_t node_limit, uint64_t seed, std::vector<int64_t>* offsets,
                std::vector<int64_t>* reached) {
-    std::fill(floor_.begin(), floor_.end(), 0);
-    std::fill(steps_.begin(), steps_.end(), 0);
-    std::fill(placed_.begin(), placed_.end(), 0);
-    placed_key_ = 0;
+    clear_floor();
+    // The floor over a section is the highest top placed there; what lies
+    // below it and no placed buffer covers is wasted.
+    std::vector<int64_t> covered(static_cast<size_t>(sections_), 0);
     int32_t depth = 0;
     for (int32_t b = 0; b < n_; ++b) {
-      if (partial[static_cast<size_t>(b)] < 0) continue;
-      put(b, partial[static_cast<size_t>(b)], 1);
+      const int64_t y = partial[static_cast<size_t>(b)];
+      if (y < 0) continue;
+      const int64_t top = y + buffers_[static_cast<size_t>(b)].size;
+      for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
+        covered[static_cast<size_t>(s)] += buffers_[static_cast<size_t>(b)].size;
+        floor_[static_cast<size_t>(s)] = std::max(floor_[static_cast<size_t>(s)], top);
+      }
+      placed_[static_cast<size_t>(b)] = 1;
+      placed_key_ ^= buffer_key(b);
+      offsets_[static_cast<size_t>(b)] = y;
       ++depth;
+    }
+    for (int32_t s = 0; s < sections_; ++s) {
+      wasted_[static_cast<size_t>(s)] = floor_[static_cast<size_t>(s)] - covered[static_cast<size_t>(s)];
+      waste_key_ ^= waste_key(s);
+      note_step(s);
     }
     const int32_t deepest_before = deepest_;
     std::vector<int64_t> offsets_before = std::move(deepest_offsets_);
@@ -246,6 +285,7 @@ class WellSearch {
   // One run from the empty floor with at most `node_limit` nodes; `seed` 0
   // keeps the candidates in their static order.
   Run run(int64_t node_limit, uint64_t seed, std::vector<int64_t>* offsets) {
+    clear_floor();
     start_run(node_limit, seed);
     if (!fill(0)) return aborted_ ? Run::kAborted : Run::kExhausted;
     *offsets = offsets_;
@@ -279,6 +319,18 @@ class WellSearch {
     return static_cast<int32_t>(64 * word) + __builtin_ctzll(bits);
   }
 
+  void clear_floor() {
+    std::fill(floor_.begin(), floor_.end(), 0);
+    std::fill(wasted_.begin(), wasted_.end(), 0);
+    std::fill(steps_.begin(), steps_.end(), 0);
+    std::fill(placed_.begin(), placed_.end(), 0);
+    placed_key_ = 0;
+    waste_key_ = 0;
+  }
+
+  // Bytes that may still be left free in section s.
+  int64_t slack_left(int32_t s) const { return slack_[static_cast<size_t>(s)] - wasted_[static_cast<size_t>(s)]; }
+
   void start_run(int64_t node_limit, uint64_t seed) {
     node_limit_ = node_limit;
     run_nodes_ = 0;
@@ -290,6 +342,8 @@ class WellSearch {
   // are in chosen_.
   struct Choice {
     int32_t start = -1, stop = -1;
+    int32_t waste_section = -1;  // the end section that may be left free instead
+    int64_t waste = 0;           // by how many bytes (0: it may not)
   };
   struct Ranked {
     int score;
@@ -319,6 +373,12 @@ class WellSearch {
     while (!reach_queue_.empty()) {
       const int32_t s = reach_queue_.back();
       reach_queue_.pop_back();
+      // Where bytes may still be left free, the row can pass a section by.
+      if (slack_left(s) > 0 && reached_at_[static_cast<size_t>(s) + 1] != reach_stamp_) {
+        if (s + 1 == stop) return true;
+        reached_at_[static_cast<size_t>(s) + 1] = reach_stamp_;
+        reach_queue_.push_back(s + 1);
+      }
       for (int32_t b : born_[static_cast<size_t>(s)]) {
         const int32_t e = end_[static_cast<size_t>(b)];
         if (e > stop) break;
@@ -369,15 +429,25 @@ class WellSearch {
         if (!bottom_row_can_be_covered(s, e)) return false;
         side_candidates(s, e, y, true, &left);
         side_candidates(s, e, y, false, &right);
-        if (left.empty() || right.empty()) return false;
-        if (left.size() < fewest) {
-          fewest = left.size();
-          *best = {s, e};
+        // Leaving the byte free instead raises that end section of the well
+        // towards the wall beside it (both walls for a one-section well), as
+        // far as the section's slack allows: one more way to go on.
+        const int64_t wall_left = s == 0 ? capacity_ : floor_[static_cast<size_t>(s - 1)];
+        const int64_t wall_right = e == sections_ ? capacity_ : floor_[static_cast<size_t>(e)];
+        const int64_t lower_wall = std::min(wall_left, wall_right);
+        const int64_t waste_left = std::min(slack_left(s), (e == s + 1 ? lower_wall : wall_left) - y);
+        const int64_t waste_right = std::min(slack_left(e - 1), (e == s + 1 ? lower_wall : wall_right) - y);
+        const size_t ways_left = left.size() + (waste_left > 0 ? 1 : 0);
+        const size_t ways_right = right.size() + (waste_right > 0 ? 1 : 0);
+        if (ways_left == 0 || ways_right == 0) return false;
+        if (ways_left < fewest) {
+          fewest = ways_left;
+          *best = {s, e, s, std::max<int64_t>(0, waste_left)};
           chosen_ = left;
         }
-        if (right.size() < fewest) {
-          fewest = right.size();
-          *best = {s, e};
+        if (ways_right < fewest) {
+          fewest = ways_right;
+          *best = {s, e, e - 1, std::max<int64_t>(0, waste_right)};
           chosen_ = right;
         }
       }
@@ -386,21 +456,39 @@ class WellSearch {
     return best->start >= 0;
   }
 
-  // The state is the placed set alone: below the floor no byte is free, so
-  // the floor over a section is the sum of the sizes of the placed buffers
-  // alive there. (Hashing the floor as well was a pass over every section
-  // per node that told nothing more: without it, a 600-buffer packing's
-  // search visits about a fifth more nodes per second.)
-  uint64_t state_key() const { return mix(placed_key_) | 1; }  // never 0, the empty slot
+  // The state is the placed set and the bytes left free per section: below
+  // the floor every byte is placed or left free, so the floor over a section
+  // is the sum of the two there. (Hashing the floor as well was a pass over
+  // every section per node that told nothing more: without it, a 600-buffer
+  // packing's search visits about a fifth more nodes per second.) A section
+  // with none left free adds nothing to the key, so where no byte may be
+  // left free the key is the placed set's alone.
+  uint64_t state_key() const { return mix(placed_key_ ^ waste_key_) | 1; }  // never 0, the empty slot
+  static uint64_t buffer_key(int32_t b) { return mix(static_cast<uint64_t>(b) + 0x51EDull); }
+  uint64_t waste_key(int32_t s) const {
+    const int64_t wasted = wasted_[static_cast<size_t>(s)];
+    return wasted == 0 ? 0 : mix(static_cast<uint64_t>(s) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(wasted));
+  }
+
+  // Leaves `bytes` free on top of section s (sign 1) or takes that back (-1).
+  void waste(int32_t s, int64_t bytes, int64_t sign) {
+    waste_key_ ^= waste_key(s);
+    floor_[static_cast<size_t>(s)] += sign * bytes;
+    wasted_[static_cast<size_t>(s)] += sign * bytes;
+    waste_key_ ^= waste_key(s);
+    note_step(s);
+    note_step(s + 1);
+  }
 
   void put(int32_t b, int64_t y, int64_t sign) {
     const PlaceBuffer& buffer = buffers_[static_cast<size_t>(b)];
     const int32_t first = first_[static_cast<size_t>(b)], end = end_[static_cast<size_t>(b)];
-    for (int32_t s = first; s < end; ++s) floor_[static_cast<size_t>(s)] += sign * buffer.size;
+    // Candidates lie inside a well: the floor is at y over the whole lifetime.
+    for (int32_t s = first; s < end; ++s) floor_[static_cast<size_t>(s)] = sign > 0 ? y + buffer.size : y;
     note_step(first);
     note_step(end);
     placed_[static_cast<size_t>(b)] = sign > 0 ? 1 : 0;
-    placed_key_ ^= mix(static_cast<uint64_t>(b) + 0x51EDull);
+    placed_key_ ^= buffer_key(b);
     offsets_[static_cast<size_t>(b)] = y;
   }
 
@@ -454,9 +542,12 @@ class WellSearch {
     Choice choice;
     if (!choose(&choice)) return false;
     const int64_t y = floor_[static_cast<size_t>(choice.start)];
-    // One list per depth, kept between nodes: a level walks its list while
-    // the levels below it use theirs.
-    std::vector<Ranked>& ranked = ranked_by_depth_[static_cast<size_t>(depth)];
+    // One list per level of the recursion, kept between nodes: a level walks
+    // its list while the levels below it use theirs. A byte left free is a
+    // level that places nothing, so levels are counted apart from depth.
+    LevelOfRecursion level(&level_);
+    while (ranked_by_level_.size() <= static_cast<size_t>(level_)) ranked_by_level_.emplace_back();
+    std::vector<Ranked>& ranked = ranked_by_level_[static_cast<size_t>(level_)];
     ranked.clear();
     for (int32_t b : chosen_) ranked.push_back({edge_score(b, y), b});
     std::sort(ranked.begin(), ranked.end(), [&](const Ranked& p, const Ranked& q) {
@@ -483,7 +574,15 @@ class WellSearch {
       const int32_t b = candidate.buffer;
       put(b, y, 1);
       if (fill(depth + 1)) return true;
-      put(b, 0, -1);
+      put(b, y, -1);
+      if (aborted_) return false;
+    }
+    // Leaving the byte free comes last: tilings of partitions leave little
+    // free, and the buffers' edges are what they line up with.
+    if (choice.waste > 0) {
+      waste(choice.waste_section, choice.waste, 1);
+      if (fill(depth)) return true;
+      waste(choice.waste_section, choice.waste, -1);
       if (aborted_) return false;
     }
     slot = key;
@@ -500,6 +599,9 @@ class WellSearch {
   std::vector<std::vector<int32_t>> born_, dying_;  // per section: buffers whose lifetime starts / ends there
   std::vector<std::vector<int32_t>> alive_;          // per section: buffers alive there
   std::vector<int64_t> floor_;
+  std::vector<int64_t> wasted_;  // per section: bytes below the floor no placed buffer covers
+  std::vector<int64_t> slack_;   // per section: the capacity less the bytes alive there
+  uint64_t waste_key_ = 0;
   std::vector<uint64_t> steps_;  // note_step's bits
   std::vector<uint8_t> placed_;
   std::vector<int64_t> offsets_;
@@ -508,7 +610,15 @@ class WellSearch {
   std::vector<int32_t> reach_queue_;
   std::vector<uint64_t> refuted_;
   std::vector<int32_t> left_, right_, chosen_;       // choose's scratch and its answer
-  std::vector<std::vector<Ranked>> ranked_by_depth_;  // each level's candidates in the order tried
+  struct LevelOfRecursion {
+    explicit LevelOfRecursion(int32_t* level) : level_(level) { ++*level_; }
+    ~LevelOfRecursion() { --*level_; }
+    int32_t* level_;
+  };
+  // Each level's candidates in the order tried; a deque, so that a list
+  // does not move while it is walked when deeper levels are added.
+  std::deque<std::vector<Ranked>> ranked_by_level_;
+  int32_t level_ = 0;
   uint64_t placed_key_ = 0;
   int64_t node_limit_ = 0;
   int64_t run_nodes_ = 0;
@@ -654,10 +764,14 @@ bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity)
   return true;
 }
 
-SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
-                                   SearchBudget* budget, std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
-                                   std::vector<int64_t>* deepest) {
-  if (!fills_every_step(buffers, capacity)) return SearchOutcome::kGaveUp;
+namespace {
+
+// The restarts, the repair and the fallback of search_without_waste and
+// search_leaving_slack. `sound`: an exhausted run proves no placement
+// exists (no byte may be left free, so every branch was tried).
+SearchOutcome fill_from_the_floor(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                  bool sound, SearchBudget* budget, std::vector<int64_t>* offsets,
+                                  std::vector<int64_t>* fallback, std::vector<int64_t>* deepest) {
   const std::vector<PlaceBuffer> mirrored = mirrored_in_time(buffers);
   WellSearch forward(buffers, capacity, budget);
   WellSearch backward(mirrored, capacity, budget);
@@ -742,13 +856,34 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
     const Run run = (restart % 2 == 0 ? forward : backward).run(limit, seed, offsets);
     spent += budget->nodes - before;
     if (run == Run::kFound) return SearchOutcome::kFound;
-    if (run == Run::kExhausted) return SearchOutcome::kInfeasible;
+    if (run == Run::kExhausted) return sound ? SearchOutcome::kInfeasible : give_up();
     if (repair && fallback != nullptr) {
       if (restart % 2 == 0) sample_deepest(forward, &sampled_depth[0]);
       else sample_deepest(backward, &sampled_depth[1]);
     }
     if (budget->timed_out) return give_up();
   }
+}
+
+}  // namespace
+
+SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                   SearchBudget* budget, std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
+                                   std::vector<int64_t>* deepest) {
+  if (!fills_every_step(buffers, capacity)) return SearchOutcome::kGaveUp;
+  return fill_from_the_floor(buffers, capacity, node_limit, true, budget, offsets, fallback, deepest);
+}
+
+SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
+                                   std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
+                                   std::vector<int64_t>* deepest) {
+  if (buffers.empty() || fills_every_step(buffers, capacity) || placement_lower_bound(buffers) > capacity) {
+    return SearchOutcome::kGaveUp;
+  }
+  for (const PlaceBuffer& buffer : buffers) {
+    if (buffer.size <= 0) return SearchOutcome::kGaveUp;
+  }
+  return fill_from_the_floor(buffers, capacity, 0, false, budget, offsets, fallback, deepest);
 }
 
 }  // namespace placement_detail
