@@ -546,6 +546,7 @@ class WellSearch {
     // its list while the levels below it use theirs. A byte left free is a
     // level that places nothing, so levels are counted apart from depth.
     LevelOfRecursion level(&level_);
+    if (level_ > most_levels_) return false;  // leaving bytes free: see most_levels_
     while (ranked_by_level_.size() <= static_cast<size_t>(level_)) ranked_by_level_.emplace_back();
     std::vector<Ranked>& ranked = ranked_by_level_[static_cast<size_t>(level_)];
     ranked.clear();
@@ -619,6 +620,14 @@ class WellSearch {
   // does not move while it is walked when deeper levels are added.
   std::deque<std::vector<Ranked>> ranked_by_level_;
   int32_t level_ = 0;
+  // The recursion's depth is one level per buffer placed, and one more per
+  // byte left free: on sparse packings of 600 buffers and MiniMalloc's J it
+  // reached 2-3 levels per buffer. Beyond this a branch counts as a dead end
+  // (the search leaving bytes free is not complete anyway), so that the
+  // stack stays within what 4,000 buffers placed use (the canonical search's
+  // bound, kMaxSearchBuffers); where no byte may be left free the levels
+  // never pass the buffer count, and the bound never applies.
+  const int32_t most_levels_ = std::max<int32_t>(n_ + 1, 4000);
   uint64_t placed_key_ = 0;
   int64_t node_limit_ = 0;
   int64_t run_nodes_ = 0;
