@@ -180,7 +180,8 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
 // alive leave room. It is not complete (a byte left free raises its section
 // only to the wall beside it), so it never proves anything: kFound, or
 // kGaveUp with the fallback and deepest partial placement as above. It runs
-// until the budget's deadline.
+// until the budget's deadline (without one, until a run has tried every
+// branch).
 SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
                                    std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
                                    std::vector<int64_t>* deepest);

@@ -29,7 +29,9 @@ struct Piece {
   // placement_search_phase.cpp says where they are used).
   std::vector<std::vector<int64_t>> starts;
   std::vector<int64_t> start_heights;  // their heights, ascending
-  // The well search's deepest partial tiling when it gave up (-1: left out).
+  // The well search's deepest partial tiling when it gave up (-1: left out);
+  // on a piece with free space, the deepest partial placement of the well
+  // search that may leave bytes free.
   std::vector<int64_t> deepest_tiling;
 };
 

@@ -194,12 +194,12 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
 // structure. Measured with the whole solver at 10 s, one run each, two at a
 // time on 2 cores (2026-11-29):
 // - MiniMalloc's challenging D (213 buffers) reached its lower bound, so
-//   proved optimal, at 5.7-7.6 s in all 5 runs (1.0218 times the bound
-//   without this search), and J (409 buffers) ended at 1.0290-1.0362
-//   (1.0434);
+//   proved optimal, at 6.2-7.6 s in 8 of 9 runs (the other: 1.0021 times
+//   the bound; 1.0218 without this search), and J (409 buffers) ended at
+//   1.0290-1.0362 (1.0434);
 // - sparse perfect packings of 300 buffers (seeds 601-608) and of 400
-//   (613-618): the mean went from 1.0076 to 1.0050 times the optimum, 12 of
-//   the 14 within 1.01 instead of 10;
+//   (613-618): the mean went from 1.0076 to 1.0049-1.0050 times the
+//   optimum in two runs, 12 of the 14 within 1.01 instead of 10;
 // - sparse ones of 600 buffers (seeds 601-618 but 609): mean 1.0391 before,
 //   1.0378 after, one of 17 within 1.01 in both;
 // - ending at 45% of the limit, and completing to 65%, put those of 600
@@ -223,11 +223,12 @@ void fill_pieces_with_free_space(std::vector<Piece>* pieces, int64_t target, Sea
 // completed by the search above it (complete_above_partial) where that is
 // lower than the greedy completion they have; the pieces that fill every
 // step at `target` when `free_space` is false (until 65% of the limit,
-// after the well search's 60%), the others when it is true. On eight skewed packings of 600 buffers (seeds
-// 501-504, 9001, 9002 and two time-cuts-skewed), in two runs each, it
-// lowered the greedy completion on five (1.0342 to 1.0223, for one), found
-// none lower on the other three, and changed two final heights: 1.0004 to
-// the optimum and 1.0147 to 1.0081; no final height went up.
+// after the well search's 60%), the others when it is true. On eight
+// skewed packings of 600 buffers (seeds 501-504, 9001, 9002 and two
+// time-cuts-skewed), in two runs each, it lowered the greedy completion on
+// five (1.0342 to 1.0223, for one), found none lower on the other three,
+// and changed two final heights: 1.0004 to the optimum and 1.0147 to
+// 1.0081; no final height went up.
 void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, bool free_space, SearchBudget* budget) {
   for (Piece& piece : *pieces) {
     if (piece.height <= target || piece.deepest_tiling.empty() || budget->expired()) continue;
