@@ -186,25 +186,26 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
 
 // Pieces with free space at `target` (the proved bound), after the feedback
 // dives: the well search that may leave bytes free (search_leaving_slack),
-// from 20% to 35% of the limit, then the completion of its deepest partial
-// placement by the search above it (complete_deepest_tilings) to 40%, then
+// from 20% to 30% of the limit, then the completion of its deepest partial
+// placement by the search above it (complete_deepest_tilings) to 33%, then
 // the windows from whichever placement is lowest. The dives leave
 // long-lived buffers on top; this search builds the placement from the
 // bottom up, as a tiling, and leaves the windows a start with another
 // structure. Measured with the whole solver at 10 s, one run each, two at a
-// time on 2 cores (2026-11-29):
+// time on 2 cores (2026-11-29), against the solver without it:
 // - MiniMalloc's challenging D (213 buffers) reached its lower bound, so
-//   proved optimal, at 6.2-7.6 s in 8 of 9 runs (the other: 1.0021 times
-//   the bound; 1.0218 without this search), and J (409 buffers) ended at
-//   1.0290-1.0362 (1.0434);
+//   proved optimal, at 5.8-5.9 s in both runs (1.0218 times the bound
+//   without this search), and J (409 buffers) ended at 1.0290 in both
+//   (1.0434);
 // - sparse perfect packings of 300 buffers (seeds 601-608) and of 400
-//   (613-618): the mean went from 1.0076 to 1.0049-1.0050 times the
-//   optimum in two runs, 12 of the 14 within 1.01 instead of 10;
+//   (613-618): the mean went from 1.0076 to 1.0038 times the optimum, 12
+//   of the 14 within 1.01 instead of 10;
 // - sparse ones of 600 buffers (seeds 601-618 but 609): mean 1.0391 before,
-//   1.0378 after, one of 17 within 1.01 in both;
-// - ending at 45% of the limit, and completing to 65%, put those of 600
-//   buffers with seeds 613-618 at 1.0408 instead of 1.0295: the windows
-//   need the time.
+//   1.0351 after, one of 17 within 1.01 in both.
+// Other ends, on the same sets: to 35% with the completion to 40%, 1.0049
+// (two runs), 1.0378, D at the bound in 8 of 9 runs and J at 1.0290-1.0362;
+// to 45% and 65%, those of 600 buffers with seeds 613-618 at 1.0408
+// instead of 1.0295: the windows need the time.
 // Measured up to 630 buffers; larger pieces keep that time for the windows.
 constexpr size_t kMostBuffersLeavingSlack = 1000;
 
@@ -329,10 +330,10 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       // Where a piece that fills every step took the well search's 60%,
       // these two phases have no time left, and the windows do the rest.
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.35, [&](SearchBudget* phase) { fill_pieces_with_free_space(pieces, bracket.proved, phase); });
+        run_phase_until(0.3, [&](SearchBudget* phase) { fill_pieces_with_free_space(pieces, bracket.proved, phase); });
       }
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.4, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, true, phase); });
+        run_phase_until(0.33, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, true, phase); });
       }
       if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
         run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, false, phase); });
