@@ -96,10 +96,9 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
   if (!options.minimize || n < 2 || n > kMostBuffersForFeedbackDives) return;
   // A piece that fills every step at the bound needs a tiling, which the
   // well search builds (placement_wells.cpp): on the held-out perfect
-  // packings that fill every step it found it within 2.1 s on all but one
-  // (docs/bench-run-7d0ba17.txt, where every tiled packing took about 1.6
-  // times as long as in the run before, whose slowest took 1.3 s); these
-  // dives, run first there, made those of 300 and 600 buffers take 0.9-2.9 s. So they run here only where a
+  // packings that fill every step it found it within 1.4 s on all but one
+  // (docs/bench-run-e02de46.txt); these dives, run first there, made those
+  // of 300 and 600 buffers take 0.9-2.9 s. So they run here only where a
   // piece above the bound has free space at it, and on the pieces that fill
   // every step only once the well search has given up on them
   // (improve_untiled_piece_by_feedback_dives).
