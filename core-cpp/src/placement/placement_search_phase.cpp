@@ -303,9 +303,11 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) bracket.proved += 1;
   }
-  // Under a time limit, a phase runs with a copy of the budget whose deadline
-  // is at `share` of the limit, and hands back what it recorded.
+  // Under a time limit, while the optimum is not proved, a phase runs with a
+  // copy of the budget whose deadline is at `share` of the limit, and hands
+  // back what it recorded.
   auto run_phase_until = [&](double share, auto phase) {
+    if (options.time_limit_seconds <= 0 || bracket.proved >= bracket.best) return;
     SearchBudget phase_budget = *budget;
     phase_budget.deadline_seconds = std::min(budget->deadline_seconds, start + share * options.time_limit_seconds);
     phase(&phase_budget);
@@ -329,18 +331,10 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       bracket.best = pieces_height(*pieces);
       // Where a piece that fills every step took the well search's 60%,
       // these two phases have no time left, and the windows do the rest.
-      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.3, [&](SearchBudget* phase) { fill_pieces_with_free_space(pieces, bracket.proved, phase); });
-      }
-      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.33, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, true, phase); });
-      }
-      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, false, phase); });
-      }
-      if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-        run_phase_until(0.7, [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });
-      }
+      run_phase_until(0.3, [&](SearchBudget* phase) { fill_pieces_with_free_space(pieces, bracket.proved, phase); });
+      run_phase_until(0.33, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, true, phase); });
+      run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, false, phase); });
+      run_phase_until(0.7, [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });
     }
     if (options.time_limit_seconds > 0 && options.stall_share > 0) {
       // The stall rule (docs/placement.md, "When minimize stops"): from
@@ -351,17 +345,13 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       budget->stall_seconds = options.stall_share * options.time_limit_seconds;
       budget->progress_seconds = placement_detail::now_seconds();
     }
-    if (options.time_limit_seconds > 0 && bracket.proved < bracket.best) {
-      // Under a time limit: a first share for the probes (they find and
-      // prove the small and the easy instances within it), then windows
-      // re-placed around the best placement (improve_by_neighbourhoods:
-      // where the whole-piece search gets lost), then the probes again,
-      // from the lower height, for the rest.
-      run_phase_until(0.2, [&](SearchBudget* phase) { minimize_by_probes(buffer_count, pieces, phase, &bracket); });
-      if (bracket.proved < bracket.best && !budget->expired()) {
-        run_phase_until(0.8, [&](SearchBudget* phase) { improve_pieces_by_neighbourhoods(pieces, bracket.proved, phase); });
-      }
-    }
+    // Under a time limit: a first share for the probes (they find and prove
+    // the small and the easy instances within it), then windows re-placed
+    // around the best placement (improve_by_neighbourhoods: where the
+    // whole-piece search gets lost), then the probes again, from the lower
+    // height, for the rest.
+    run_phase_until(0.2, [&](SearchBudget* phase) { minimize_by_probes(buffer_count, pieces, phase, &bracket); });
+    run_phase_until(0.8, [&](SearchBudget* phase) { improve_pieces_by_neighbourhoods(pieces, bracket.proved, phase); });
     minimize_by_probes(buffer_count, pieces, budget, &bracket);
   }
   return bracket;
