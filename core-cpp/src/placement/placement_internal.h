@@ -180,11 +180,12 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
 // alive leave room. It is not complete (a byte left free raises its section
 // only to the wall beside it), so it never proves anything: kFound, or
 // kGaveUp with the fallback and deepest partial placement as above. It runs
-// until the budget's deadline (without one, until a run has tried every
-// branch).
-SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
-                                   std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
-                                   std::vector<int64_t>* deepest);
+// until `node_limit` (> 0) nodes are spent, the budget's deadline passes or
+// a run has tried every branch, whichever comes first (with neither a limit
+// nor a deadline, only the last ends it: small instances only).
+SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                   SearchBudget* budget, std::vector<int64_t>* offsets,
+                                   std::vector<int64_t>* fallback, std::vector<int64_t>* deepest);
 
 // The well search's repair of a partial tiling (placement_wells.cpp):
 // `partial` holds offsets of `buffers`, -1 where not placed, with no byte

@@ -48,11 +48,46 @@ constexpr int64_t kMaxSearchPairs = int64_t{3} << 20;
 // (the WASM build has a few MB of stack).
 constexpr size_t kMaxSearchBuffers = 4000;
 
+// Pieces with free space at `target` (the proved bound), after the feedback
+// dives: the well search that may leave bytes free (search_leaving_slack),
+// from 20% to 30% of the limit, then the completion of its deepest partial
+// placement by the search above it (complete_deepest_tilings) to 33%, then
+// the windows from whichever placement is lowest. The dives leave
+// long-lived buffers on top; this search builds the placement from the
+// bottom up, as a tiling, and leaves the windows a start with another
+// structure. Measured with the whole solver at 10 s, one run each, two at a
+// time on 2 cores (2026-11-29), against the solver without it:
+// - MiniMalloc's challenging D (213 buffers) reached its lower bound, so
+//   proved optimal, at 5.8-5.9 s in both runs (1.0218 times the bound
+//   without this search), and J (409 buffers) ended at 1.0290 in both
+//   (1.0434);
+// - sparse perfect packings of 300 buffers (seeds 601-608) and of 400
+//   (613-618): the mean went from 1.0076 to 1.0038 times the optimum, 12
+//   of the 14 within 1.01 instead of 10;
+// - sparse ones of 600 buffers (seeds 601-618 but 609): mean 1.0391 before,
+//   1.0351 after, one of 17 within 1.01 in both.
+// Other ends, on the same sets: to 35% with the completion to 40%, 1.0049
+// (two runs), 1.0378, D at the bound in 8 of 9 runs and J at 1.0290-1.0362;
+// to 45% and 65%, those of 600 buffers with seeds 613-618 at 1.0408
+// instead of 1.0295: the windows need the time.
+// Measured up to 630 buffers; larger pieces keep that time for the windows.
+constexpr size_t kMostBuffersLeavingSlack = 1000;
+
+// The capacity question's share of the time left that the well search which
+// may leave bytes free gets on a piece with free space at the capacity,
+// before the canonical search; without a time limit it gets
+// kLeavingSlackNodesPerBuffer nodes per buffer instead. It finds but never
+// refutes, so a capacity that does not fit pays this share before the
+// canonical search proves it. Measured at the bound of sparse perfect
+// packings (docs/placement.md, "The capacity question").
+constexpr double kLeavingSlackShare = 0.3;
+constexpr int64_t kLeavingSlackNodesPerBuffer = 4000;
+
 // Runs the decision procedure at capacity K on every piece above K. Returns
 // kFound when every piece now fits, kInfeasible when one piece provably
 // cannot, kGaveUp otherwise. Improvements found on the way are kept.
 SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_limit, SearchBudget* budget,
-                     bool* out_of_reach = nullptr) {
+                     bool* out_of_reach = nullptr, bool leave_slack_first = false) {
   SearchOutcome overall = SearchOutcome::kFound;
   // Hardest (highest) pieces first: an infeasible one ends the question early.
   std::vector<size_t> order(pieces->size());
@@ -70,6 +105,29 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
       continue;
     }
     std::vector<int64_t> offsets, fallback;
+    if (leave_slack_first && piece.buffers.size() <= kMostBuffersLeavingSlack &&
+        !fills_every_step(piece.buffers, capacity)) {
+      // A piece with free space at K: the well search that may leave bytes
+      // free finds such placements where the canonical search gets lost
+      // (sparse perfect packings of 80 to 300 buffers at their bound).
+      SearchBudget slack_budget = *budget;
+      int64_t slack_nodes = 0;
+      if (budget->deadline_seconds > 0) {
+        const double now = placement_detail::now_seconds();
+        slack_budget.deadline_seconds = now + kLeavingSlackShare * std::max(0.0, budget->deadline_seconds - now);
+      } else {
+        slack_nodes = kLeavingSlackNodesPerBuffer * static_cast<int64_t>(piece.buffers.size());
+      }
+      const SearchOutcome found = placement_detail::search_leaving_slack(piece.buffers, capacity, slack_nodes,
+                                                                         &slack_budget, &offsets, &fallback, nullptr);
+      budget->nodes = slack_budget.nodes;
+      if (found == SearchOutcome::kFound) {
+        adopt_if_lower(&piece, &offsets);
+        continue;
+      }
+      adopt_if_lower(&piece, &fallback);
+      fallback.clear();
+    }
     // Where the piece fills every step at K, a placement leaves no byte free:
     // the well search (placement_wells.cpp) tiles such pieces far faster than
     // the canonical search. It gives up at once on any other piece, and when
@@ -184,38 +242,14 @@ SearchOutcome tile_full_pieces(std::vector<Piece>* pieces, int64_t target, Searc
   return SearchOutcome::kGaveUp;
 }
 
-// Pieces with free space at `target` (the proved bound), after the feedback
-// dives: the well search that may leave bytes free (search_leaving_slack),
-// from 20% to 30% of the limit, then the completion of its deepest partial
-// placement by the search above it (complete_deepest_tilings) to 33%, then
-// the windows from whichever placement is lowest. The dives leave
-// long-lived buffers on top; this search builds the placement from the
-// bottom up, as a tiling, and leaves the windows a start with another
-// structure. Measured with the whole solver at 10 s, one run each, two at a
-// time on 2 cores (2026-11-29), against the solver without it:
-// - MiniMalloc's challenging D (213 buffers) reached its lower bound, so
-//   proved optimal, at 5.8-5.9 s in both runs (1.0218 times the bound
-//   without this search), and J (409 buffers) ended at 1.0290 in both
-//   (1.0434);
-// - sparse perfect packings of 300 buffers (seeds 601-608) and of 400
-//   (613-618): the mean went from 1.0076 to 1.0038 times the optimum, 12
-//   of the 14 within 1.01 instead of 10;
-// - sparse ones of 600 buffers (seeds 601-618 but 609): mean 1.0391 before,
-//   1.0351 after, one of 17 within 1.01 in both.
-// Other ends, on the same sets: to 35% with the completion to 40%, 1.0049
-// (two runs), 1.0378, D at the bound in 8 of 9 runs and J at 1.0290-1.0362;
-// to 45% and 65%, those of 600 buffers with seeds 613-618 at 1.0408
-// instead of 1.0295: the windows need the time.
-// Measured up to 630 buffers; larger pieces keep that time for the windows.
-constexpr size_t kMostBuffersLeavingSlack = 1000;
-
+// The phase of minimize described at kMostBuffersLeavingSlack (above).
 void fill_pieces_with_free_space(std::vector<Piece>* pieces, int64_t target, SearchBudget* budget) {
   for (Piece& piece : *pieces) {
     if (piece.height <= target || piece.buffers.size() > kMostBuffersLeavingSlack || budget->expired()) continue;
     if (fills_every_step(piece.buffers, target)) continue;  // the well search's own (tile_full_pieces)
     std::vector<int64_t> offsets, fallback;
     const SearchOutcome outcome = placement_detail::search_leaving_slack(
-        piece.buffers, std::max(target, piece.lower_bound), budget, &offsets, &fallback, &piece.deepest_tiling);
+        piece.buffers, std::max(target, piece.lower_bound), 0, budget, &offsets, &fallback, &piece.deepest_tiling);
     if (adopt_if_lower(&piece, outcome == SearchOutcome::kFound ? &offsets : &fallback)) budget->note_improvement();
   }
 }
@@ -287,7 +321,7 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffer_count));
 
   if (capacity > 0 && bracket.best > capacity) {
-    const SearchOutcome outcome = decide(pieces, capacity, node_limit, budget);
+    const SearchOutcome outcome = decide(pieces, capacity, node_limit, budget, nullptr, true);
     if (pieces_height(*pieces) < bracket.best) budget->note_improvement();
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) {

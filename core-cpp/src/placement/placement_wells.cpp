@@ -883,16 +883,16 @@ SearchOutcome search_without_waste(const std::vector<PlaceBuffer>& buffers, int6
   return fill_from_the_floor(buffers, capacity, node_limit, true, budget, offsets, fallback, deepest);
 }
 
-SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, SearchBudget* budget,
-                                   std::vector<int64_t>* offsets, std::vector<int64_t>* fallback,
-                                   std::vector<int64_t>* deepest) {
+SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_limit,
+                                   SearchBudget* budget, std::vector<int64_t>* offsets,
+                                   std::vector<int64_t>* fallback, std::vector<int64_t>* deepest) {
   if (buffers.empty() || fills_every_step(buffers, capacity) || placement_lower_bound(buffers) > capacity) {
     return SearchOutcome::kGaveUp;
   }
   for (const PlaceBuffer& buffer : buffers) {
     if (buffer.size <= 0) return SearchOutcome::kGaveUp;
   }
-  return fill_from_the_floor(buffers, capacity, 0, false, budget, offsets, fallback, deepest);
+  return fill_from_the_floor(buffers, capacity, node_limit, false, budget, offsets, fallback, deepest);
 }
 
 }  // namespace placement_detail

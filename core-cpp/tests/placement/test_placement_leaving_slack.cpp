@@ -2,10 +2,12 @@
 // placement_wells.cpp), for pieces with free space at the capacity: what it
 // finds is a valid placement at the capacity, it never claims a proof, it
 // stays out of the instances the complete well search is for, its fallback
-// is a valid placement, and it tiles sparse perfect packings at their bound.
+// is a valid placement, it tiles sparse perfect packings at their bound, it
+// stops at its node limit, and the capacity question uses it.
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "placement/brute_force_placement.h"
@@ -58,7 +60,7 @@ TEST(WellSearchLeavingSlack, FindsOnlyWhatFitsAndNeverClaimsAProof) {
     SearchBudget budget;  // no deadline: it ends when a run has tried every branch
     std::vector<int64_t> offsets, fallback;
     const SearchOutcome outcome =
-        tp::placement_detail::search_leaving_slack(buffers, capacity, &budget, &offsets, &fallback, nullptr);
+        tp::placement_detail::search_leaving_slack(buffers, capacity, 0, &budget, &offsets, &fallback, nullptr);
     ASSERT_NE(outcome, SearchOutcome::kInfeasible) << "trial " << trial;
     const bool brute_fits = lowest_height_by_brute_force(buffers, capacity) <= capacity;
     if (brute_fits) ++fits;
@@ -80,16 +82,16 @@ TEST(WellSearchLeavingSlack, StaysOutOfFullInstancesAndCapacitiesBelowTheLoad) {
   SearchBudget budget = budget_of(5);
   std::vector<int64_t> offsets, fallback;
   // Every step full: the complete search's domain (search_without_waste).
-  EXPECT_EQ(tp::placement_detail::search_leaving_slack(full.buffers, full.height, &budget, &offsets, &fallback, nullptr),
+  EXPECT_EQ(tp::placement_detail::search_leaving_slack(full.buffers, full.height, 0, &budget, &offsets, &fallback, nullptr),
             SearchOutcome::kGaveUp);
   EXPECT_EQ(budget.nodes, 0);
   // A capacity below the load: nothing to search.
-  EXPECT_EQ(tp::placement_detail::search_leaving_slack(full.buffers, full.height - 1, &budget, &offsets, &fallback, nullptr),
+  EXPECT_EQ(tp::placement_detail::search_leaving_slack(full.buffers, full.height - 1, 0, &budget, &offsets, &fallback, nullptr),
             SearchOutcome::kGaveUp);
   EXPECT_EQ(budget.nodes, 0);
   // One byte above the bound every step has a free byte: it applies.
   const SearchOutcome above =
-      tp::placement_detail::search_leaving_slack(full.buffers, full.height + 1, &budget, &offsets, &fallback, nullptr);
+      tp::placement_detail::search_leaving_slack(full.buffers, full.height + 1, 0, &budget, &offsets, &fallback, nullptr);
   EXPECT_EQ(above, SearchOutcome::kFound);
   EXPECT_GT(budget.nodes, 0);
   EXPECT_TRUE(tp::validate_placement(full.buffers, offsets, full.height + 1).is_ok());
@@ -110,7 +112,7 @@ TEST(WellSearchLeavingSlack, TilesSmallSparsePerfectPackingsAtTheirBound) {
     ASSERT_FALSE(tp::placement_detail::fills_every_step(p.buffers, p.height));
     SearchBudget budget = budget_of(20);
     std::vector<int64_t> offsets, fallback;
-    ASSERT_EQ(tp::placement_detail::search_leaving_slack(p.buffers, p.height, &budget, &offsets, &fallback, nullptr),
+    ASSERT_EQ(tp::placement_detail::search_leaving_slack(p.buffers, p.height, 0, &budget, &offsets, &fallback, nullptr),
               SearchOutcome::kFound)
         << "seed " << seed;
     EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok()) << "seed " << seed;
@@ -124,7 +126,7 @@ TEST(WellSearchLeavingSlack, GivingUpLeavesAValidFallbackAndAPartialBelowTheCapa
   const tp::PerfectPacking p = sparse_packing(600, 3);
   SearchBudget budget = budget_of(0.3);
   std::vector<int64_t> offsets, fallback, deepest;
-  ASSERT_EQ(tp::placement_detail::search_leaving_slack(p.buffers, p.height, &budget, &offsets, &fallback, &deepest),
+  ASSERT_EQ(tp::placement_detail::search_leaving_slack(p.buffers, p.height, 0, &budget, &offsets, &fallback, &deepest),
             SearchOutcome::kGaveUp);
   ASSERT_EQ(fallback.size(), p.buffers.size());
   EXPECT_TRUE(tp::validate_placement(p.buffers, fallback, 0).is_ok());
@@ -140,6 +142,51 @@ TEST(WellSearchLeavingSlack, GivingUpLeavesAValidFallbackAndAPartialBelowTheCapa
   EXPECT_GT(placed.size(), 0u);
   EXPECT_LT(placed.size(), p.buffers.size());
   EXPECT_TRUE(tp::validate_placement(placed, placed_offsets, p.height).is_ok());
+}
+
+// Without a deadline, the node limit ends the restarts: a sparse packing of
+// 600 buffers that it does not tile in 50,000 nodes gives up after about
+// that many (the run under way stops at the limit too), with a valid
+// fallback.
+TEST(WellSearchLeavingSlack, StopsAtItsNodeLimitWithoutADeadline) {
+  const tp::PerfectPacking p = sparse_packing(600, 3);
+  SearchBudget budget;  // no deadline
+  std::vector<int64_t> offsets, fallback;
+  constexpr int64_t kLimit = 50000;
+  ASSERT_EQ(tp::placement_detail::search_leaving_slack(p.buffers, p.height, kLimit, &budget, &offsets, &fallback, nullptr),
+            SearchOutcome::kGaveUp);
+  EXPECT_GT(budget.nodes, kLimit / 2);
+  EXPECT_LE(budget.nodes, kLimit);
+  ASSERT_EQ(fallback.size(), p.buffers.size());
+  EXPECT_TRUE(tp::validate_placement(p.buffers, fallback, 0).is_ok());
+}
+
+// The capacity question at the bound of sparse perfect packings that the
+// canonical search alone did not answer in 10 s (80 buffers, seed 604; 150,
+// seed 601; 300, seeds 601 and 603): the well search that may leave bytes
+// free runs first on a piece with free space, and finds each placement at
+// the capacity, with the time limit (under a second each on a 2-core
+// machine) and, for the smallest, without one (on its node limit).
+TEST(WellSearchLeavingSlack, AnswersTheCapacityQuestionOnSparsePackingsAtTheirBound) {
+  const std::pair<int32_t, uint64_t> packings[] = {{80, 604}, {150, 601}, {300, 601}, {300, 603}};
+  for (const auto& [count, seed] : packings) {
+    const tp::PerfectPacking p = sparse_packing(count, seed);
+    ASSERT_FALSE(tp::placement_detail::fills_every_step(p.buffers, p.height));
+    tp::PlaceOptions options;
+    options.capacity = p.height;
+    options.time_limit_seconds = 20;
+    tp::Placement placement;
+    ASSERT_TRUE(tp::place(p.buffers, options, &placement).is_ok());
+    EXPECT_EQ(placement.height, p.height) << count << " buffers, seed " << seed;
+    EXPECT_FALSE(placement.proved_infeasible);
+    EXPECT_TRUE(tp::validate_placement(p.buffers, placement.offsets, p.height).is_ok()) << count << " buffers, seed " << seed;
+  }
+  const tp::PerfectPacking small = sparse_packing(80, 604);
+  tp::PlaceOptions no_limit;
+  no_limit.capacity = small.height;
+  tp::Placement placement;
+  ASSERT_TRUE(tp::place(small.buffers, no_limit, &placement).is_ok());
+  EXPECT_EQ(placement.height, small.height);
 }
 
 }  // namespace
