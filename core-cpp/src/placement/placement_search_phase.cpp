@@ -83,6 +83,24 @@ constexpr size_t kMostBuffersLeavingSlack = 1000;
 constexpr double kLeavingSlackShare = 0.3;
 constexpr int64_t kLeavingSlackNodesPerBuffer = 4000;
 
+// The capacity question without minimize, under a time limit: the share of
+// the limit its decision searches get before the windows
+// (improve_by_neighbourhoods) work on the lowest placement until it is
+// within the capacity. The searches answer near the bound when they answer
+// at all, within the first seconds, and they prove the capacities that do
+// not fit; where they get lost, the windows lower a placement as they do
+// under minimize. Sparse perfect packings, 10 s, one run each, two at a
+// time on 2 cores (2026-11-29), questions answered (the share 0.25, 0.5,
+// and the searches alone):
+// - at the optimum, 22 of 80-400 buffers (seeds 601-608 and 613-618):
+//   16, 15, 11;
+// - at 1.05 times the optimum, 17 of 600 buffers (seeds 601-618 but 609):
+//   10, 10, 3 (0.1: 9).
+// At the optimum of the 36 held-out perfect packings of 300 and 600
+// buffers (bench/data/perfect-packings), 33 with 0.25 and 32 with the
+// searches alone.
+constexpr double kDecisionShare = 0.25;
+
 // Runs the decision procedure at capacity K on every piece above K. Returns
 // kFound when every piece now fits, kInfeasible when one piece provably
 // cannot, kGaveUp otherwise. Improvements found on the way are kept.
@@ -321,12 +339,25 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       options.minimize || capacity > 0 ? 0 : std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffer_count));
 
   if (capacity > 0 && bracket.best > capacity) {
-    const SearchOutcome outcome = decide(pieces, capacity, node_limit, budget, nullptr, true);
+    // Under a time limit and without minimize, the decision searches get the
+    // first kDecisionShare of it, and the windows, aimed at the capacity,
+    // the rest.
+    const bool windows_after = !options.minimize && options.time_limit_seconds > 0;
+    SearchBudget decision = *budget;
+    if (windows_after) {
+      decision.deadline_seconds =
+          std::min(budget->deadline_seconds, start + kDecisionShare * options.time_limit_seconds);
+    }
+    const SearchOutcome outcome = decide(pieces, capacity, node_limit, windows_after ? &decision : budget, nullptr, true);
+    if (windows_after) absorb_phase(budget, decision);
     if (pieces_height(*pieces) < bracket.best) budget->note_improvement();
     bracket.best = pieces_height(*pieces);
     if (outcome == SearchOutcome::kInfeasible) {
       out->proved_infeasible = true;
       bracket.proved = std::max(bracket.proved, capacity + 1);
+    } else if (windows_after && bracket.best > capacity && !budget->expired()) {
+      improve_pieces_by_neighbourhoods(pieces, capacity, budget);
+      bracket.best = pieces_height(*pieces);
     }
   }
   if (!options.minimize && capacity == 0 && bracket.proved < bracket.best) {

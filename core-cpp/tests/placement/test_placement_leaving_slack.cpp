@@ -3,7 +3,8 @@
 // finds is a valid placement at the capacity, it never claims a proof, it
 // stays out of the instances the complete well search is for, its fallback
 // is a valid placement, it tiles sparse perfect packings at their bound, it
-// stops at its node limit, and the capacity question uses it.
+// stops at its node limit, and the capacity question uses it (and the
+// windows after it).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -187,6 +188,24 @@ TEST(WellSearchLeavingSlack, AnswersTheCapacityQuestionOnSparsePackingsAtTheirBo
   tp::Placement placement;
   ASSERT_TRUE(tp::place(small.buffers, no_limit, &placement).is_ok());
   EXPECT_EQ(placement.height, small.height);
+}
+
+// At 1.05 times the optimum of sparse packings of 600 buffers, the decision
+// searches get lost (seeds 603 and 607: no answer in 10 s from them alone);
+// the windows that follow them lower the placement into the capacity, in
+// under 3 s of a 10 s limit on a 2-core machine.
+TEST(WellSearchLeavingSlack, TheCapacityQuestionsWindowsReachACapacityTheSearchesMiss) {
+  for (const uint64_t seed : {603u, 607u}) {
+    const tp::PerfectPacking p = sparse_packing(600, seed);
+    tp::PlaceOptions options;
+    options.capacity = p.height + p.height / 20;
+    options.time_limit_seconds = 10;
+    tp::Placement placement;
+    ASSERT_TRUE(tp::place(p.buffers, options, &placement).is_ok());
+    EXPECT_TRUE(placement.feasible) << "seed " << seed << ": " << placement.height << " > " << options.capacity;
+    EXPECT_FALSE(placement.stats.timed_out);
+    EXPECT_TRUE(tp::validate_placement(p.buffers, placement.offsets, options.capacity).is_ok()) << "seed " << seed;
+  }
 }
 
 }  // namespace
