@@ -97,7 +97,7 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
   // A piece that fills every step at the bound needs a tiling, which the
   // well search builds (placement_wells.cpp): on the held-out perfect
   // packings that fill every step it found it within 1.4 s on all but one
-  // (docs/bench-run-1be1a6c.txt); these dives, run first there, made those
+  // (docs/bench-run-0c83f44.txt); these dives, run first there, made those
   // of 300 and 600 buffers take 0.9-2.9 s. So they run here only where a
   // piece above the bound has free space at it, and on the pieces that fill
   // every step only once the well search has given up on them
