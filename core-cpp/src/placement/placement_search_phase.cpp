@@ -110,6 +110,40 @@ int64_t short_attempt_nodes(size_t buffer_count) {
   return std::max<int64_t>(20000, 20 * static_cast<int64_t>(buffer_count));
 }
 
+// The first go at capacity K on a piece with free space at K: the well
+// search that may leave bytes free finds such placements where the canonical
+// search gets lost (sparse perfect packings of 80 to 300 buffers at their
+// bound). Where the canonical search finds one at once, it is faster, so it
+// first gets the nodes of the default attempt (MiniMalloc's challenging A-K
+// at their capacity: about 10 ms each, where the well search takes 0.04-0.3
+// s natively). kFound or kInfeasible settle the piece; kGaveUp leaves it to
+// decide's searches, with the lower fallback adopted.
+SearchOutcome decide_with_free_space(Piece* piece, int64_t capacity, SearchBudget* budget) {
+  std::vector<int64_t> offsets, fallback;
+  auto settle = [&](SearchOutcome outcome) {
+    if (outcome != SearchOutcome::kInfeasible) {
+      adopt_if_lower(piece, outcome == SearchOutcome::kFound ? &offsets : &fallback);
+    }
+    fallback.clear();
+    return outcome;
+  };
+  const SearchOutcome quick = settle(placement_detail::search_at_capacity(
+      piece->buffers, capacity, short_attempt_nodes(piece->buffers.size()), budget, &offsets, nullptr, &fallback));
+  if (quick != SearchOutcome::kGaveUp) return quick;
+  SearchBudget slack_budget = *budget;
+  int64_t slack_nodes = 0;
+  if (budget->deadline_seconds > 0) {
+    const double now = placement_detail::now_seconds();
+    slack_budget.deadline_seconds = now + kLeavingSlackShare * std::max(0.0, budget->deadline_seconds - now);
+  } else {
+    slack_nodes = kLeavingSlackNodesPerBuffer * static_cast<int64_t>(piece->buffers.size());
+  }
+  const SearchOutcome found = settle(placement_detail::search_leaving_slack(
+      piece->buffers, capacity, slack_nodes, &slack_budget, &offsets, &fallback, nullptr));
+  budget->nodes = slack_budget.nodes;
+  return found;
+}
+
 // Runs the decision procedure at capacity K on every piece above K. Returns
 // kFound when every piece now fits, kInfeasible when one piece provably
 // cannot, kGaveUp otherwise. Improvements found on the way are kept.
@@ -134,39 +168,9 @@ SearchOutcome decide(std::vector<Piece>* pieces, int64_t capacity, int64_t node_
     std::vector<int64_t> offsets, fallback;
     if (leave_slack_first && piece.buffers.size() <= kMostBuffersLeavingSlack &&
         !fills_every_step(piece.buffers, capacity)) {
-      // A piece with free space at K: the well search that may leave bytes
-      // free finds such placements where the canonical search gets lost
-      // (sparse perfect packings of 80 to 300 buffers at their bound). Where
-      // the canonical search finds one at once, it is faster: it first gets
-      // the nodes of the default attempt (MiniMalloc's challenging A-K at
-      // their capacity: about 10 ms each, where the well search takes 0.04-0.3
-      // s natively).
-      const SearchOutcome quick = placement_detail::search_at_capacity(
-          piece.buffers, capacity, short_attempt_nodes(piece.buffers.size()), budget, &offsets, nullptr, &fallback);
-      if (quick == SearchOutcome::kInfeasible) return quick;
-      if (quick == SearchOutcome::kFound) {
-        adopt_if_lower(&piece, &offsets);
-        continue;
-      }
-      adopt_if_lower(&piece, &fallback);
-      fallback.clear();
-      SearchBudget slack_budget = *budget;
-      int64_t slack_nodes = 0;
-      if (budget->deadline_seconds > 0) {
-        const double now = placement_detail::now_seconds();
-        slack_budget.deadline_seconds = now + kLeavingSlackShare * std::max(0.0, budget->deadline_seconds - now);
-      } else {
-        slack_nodes = kLeavingSlackNodesPerBuffer * static_cast<int64_t>(piece.buffers.size());
-      }
-      const SearchOutcome found = placement_detail::search_leaving_slack(piece.buffers, capacity, slack_nodes,
-                                                                         &slack_budget, &offsets, &fallback, nullptr);
-      budget->nodes = slack_budget.nodes;
-      if (found == SearchOutcome::kFound) {
-        adopt_if_lower(&piece, &offsets);
-        continue;
-      }
-      adopt_if_lower(&piece, &fallback);
-      fallback.clear();
+      const SearchOutcome first = decide_with_free_space(&piece, capacity, budget);
+      if (first == SearchOutcome::kInfeasible) return first;
+      if (first == SearchOutcome::kFound) continue;
     }
     // Where the piece fills every step at K, a placement leaves no byte free:
     // the well search (placement_wells.cpp) tiles such pieces far faster than
