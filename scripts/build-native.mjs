@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findNvcc } from './find-nvcc.mjs';
+import { NATIVE_SOURCES, sourceDigests } from './build-sources.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const statusFile = join(root, 'build', 'native-status.json');
@@ -121,6 +122,9 @@ export function nodeDir() {
 }
 
 function build() {
+  // Read before compiling: a file edited during the build then counts as
+  // changed, and the next check rebuilds.
+  const sources = sourceDigests(root, NATIVE_SOURCES);
   const nodeGyp = findNodeGyp();
   if (!nodeGyp) throw new Error('node-gyp not found (it ships with npm; run through npm or install node-gyp)');
   const nvcc = findNvcc();
@@ -143,7 +147,7 @@ function build() {
 
   const addon = join(root, 'build', 'Release', 'tensorplan_native.node');
   const needed = checkLinkage(addon);
-  return { built: true, cuda: Boolean(cuda), nvcc, needed, reason: '' };
+  return { built: true, cuda: Boolean(cuda), nvcc, needed, reason: '', sources };
 }
 
 /** Builds, records the outcome in build/native-status.json, and exits 1 on failure unless optional. */

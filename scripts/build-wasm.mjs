@@ -29,9 +29,10 @@
 //       -mllvm -inline-threshold=50 (no first-call gain), -sMALLOC=emmalloc and
 //       -sINITIAL_MEMORY=64MB (no gain beyond noise).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { sourceDigests, WASM_SOURCES } from './build-sources.mjs';
 import { coreSources } from './list-sources.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -68,10 +69,15 @@ const args = [
   '-sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100',
 ];
 
+// Read before compiling: a file edited during the build then counts as
+// changed, and scripts/check-builds-fresh.mjs rebuilds.
+const sources = sourceDigests(root, WASM_SOURCES);
 try {
   execFileSync('emcc', args, { cwd: root, env, stdio: 'inherit' });
 } catch (error) {
   console.error(`build-wasm: emcc failed (${error.message}). Install Debian's emscripten and node-acorn.`);
   process.exit(1);
 }
+mkdirSync(join(root, 'build'), { recursive: true });
+writeFileSync(join(root, 'build', 'wasm-status.json'), JSON.stringify({ built: true, sources }, null, 2) + '\n');
 console.log(`build-wasm: wrote ${join('wasm', 'dist', 'tensorplan_core.{mjs,wasm}')}`);

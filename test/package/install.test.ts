@@ -208,6 +208,8 @@ describe.skipIf(SKIP !== '')(`the packed tarball installs and works${SKIP ? ` (s
     const installed = join(project, 'node_modules', 'tensorplan');
     const status = JSON.parse(readFileSync(join(installed, 'build', 'native-status.json'), 'utf8'));
     expect(status, result.stdout + result.stderr).toMatchObject({ built: true, cuda: false });
+    // The digests of what it was built from, read by the packaged scripts/build-sources.mjs.
+    expect(Object.keys(status.sources)).toContain('core-cpp/src/placement/placement.cpp');
     const { used } = await exercise(project, env, 'native');
     expect(used.info.backends.find((b: { name: string }) => b.name === 'native').source).toBe(join(installed, 'build', 'Release', 'tensorplan_native.node'));
     expect(used.info.cuda?.compiled).toBe(false);
