@@ -37,13 +37,23 @@ function differences(recorded, current) {
   return parts.length ? `sources differ from the build's (${parts.join('; ')})` : null;
 }
 
-/** The recorded status of a build, or a reason it cannot be read. */
-function readStatus(file) {
+/**
+ * Why a recorded build under `treeRoot` is stale, judged by its status file
+ * in build/ (`statusName`) against the tree's `set`, or null when it is
+ * fresh or the status says the build failed (it then says why itself).
+ */
+function staleAgainstRecord(treeRoot, statusName, set) {
+  let status;
   try {
-    return { status: JSON.parse(readFileSync(file, 'utf8')) };
+    status = JSON.parse(readFileSync(join(treeRoot, 'build', statusName), 'utf8'));
   } catch {
-    return { unreadable: `${file.split(/[\\/]/).slice(-2).join('/')} is missing or unreadable, so what the build was made from is unknown` };
+    return `build/${statusName} is missing or unreadable, so what the build was made from is unknown`;
   }
+  if (status.built !== true) return null;
+  if (typeof status.sources !== 'object' || status.sources === null) {
+    return `build/${statusName} records no sources, so what the build was made from is unknown`;
+  }
+  return differences(status.sources, sourceDigests(treeRoot, set));
 }
 
 /**
@@ -52,13 +62,7 @@ function readStatus(file) {
  */
 export function staleNativeReason(treeRoot = root) {
   if (!existsSync(join(treeRoot, 'build', 'Release', 'tensorplan_native.node'))) return null;
-  const { status, unreadable } = readStatus(join(treeRoot, 'build', 'native-status.json'));
-  if (unreadable) return unreadable;
-  if (status.built !== true) return null;
-  if (typeof status.sources !== 'object' || status.sources === null) {
-    return 'build/native-status.json records no sources, so what the addon was built from is unknown';
-  }
-  return differences(status.sources, sourceDigests(treeRoot, NATIVE_SOURCES));
+  return staleAgainstRecord(treeRoot, 'native-status.json', NATIVE_SOURCES);
 }
 
 /**
@@ -67,14 +71,8 @@ export function staleNativeReason(treeRoot = root) {
  * git checkout); it is asked only where no local build is recorded.
  */
 export function staleWasmReason(treeRoot = root, gitChanged = () => wasmSourcesChangedInGit(treeRoot)) {
-  const statusFile = join(treeRoot, 'build', 'wasm-status.json');
-  if (existsSync(statusFile)) {
-    const { status, unreadable } = readStatus(statusFile);
-    if (unreadable) return unreadable;
-    if (typeof status.sources !== 'object' || status.sources === null) {
-      return 'build/wasm-status.json records no sources, so what the module was built from is unknown';
-    }
-    return differences(status.sources, sourceDigests(treeRoot, WASM_SOURCES));
+  if (existsSync(join(treeRoot, 'build', 'wasm-status.json'))) {
+    return staleAgainstRecord(treeRoot, 'wasm-status.json', WASM_SOURCES);
   }
   const changed = gitChanged();
   if (changed === null || changed.length === 0) return null;
