@@ -6,8 +6,9 @@
 // without this an edit to the core would be tested and measured on the code
 // from before it.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { filesUnder } from './list-sources.mjs';
 
 /**
  * The native addon's sources: what binding.gyp and scripts/build-native.mjs
@@ -26,18 +27,10 @@ export const WASM_SOURCES = {
   files: ['scripts/build-wasm.mjs', 'scripts/list-sources.mjs'],
 };
 
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return walk(path);
-    return entry.isFile() ? [path] : [];
-  });
-}
-
 /** The paths of a source set under `root`, relative to it ('/'-separated), sorted; missing ones left out. */
 export function sourcePaths(root, set) {
   return [
-    ...set.folders.filter((folder) => existsSync(join(root, folder))).flatMap((folder) => walk(join(root, folder))),
+    ...set.folders.filter((folder) => existsSync(join(root, folder))).flatMap((folder) => filesUnder(join(root, folder))),
     ...set.files.map((file) => join(root, file)).filter((path) => existsSync(path)),
   ].map((path) => relative(root, path).split('\\').join('/')).sort();
 }

@@ -9,16 +9,17 @@ import { join, relative } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-function walk(dir) {
+/** The files under `dir`, recursively, whose name `keep` accepts (all by default), as full paths. */
+export function filesUnder(dir, keep = () => true) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return walk(path);
-    return entry.isFile() && entry.name.endsWith('.cpp') ? [path] : [];
+    if (entry.isDirectory()) return filesUnder(path, keep);
+    return entry.isFile() && keep(entry.name) ? [path] : [];
   });
 }
 
 export function coreSources() {
-  return walk(join(root, 'core-cpp', 'src'))
+  return filesUnder(join(root, 'core-cpp', 'src'), (name) => name.endsWith('.cpp'))
     .map((path) => relative(root, path).split('\\').join('/'))
     .sort();
 }
