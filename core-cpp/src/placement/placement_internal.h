@@ -236,6 +236,16 @@ bool improve_from_starts(const std::vector<PlaceBuffer>& buffers, int64_t lower_
                          const std::vector<std::vector<int64_t>>& alternatives, uint64_t seed, SearchBudget* budget,
                          std::vector<int64_t>* offsets);
 
+// The overlap search (placement_overlap_search.cpp): lowers `offsets` (a
+// valid placement of `buffers`) by guided local search on overlap, each time
+// squeezing it under a height a little lower than it reaches and moving
+// buffers until none overlaps. Stops at `lower_bound`, at the budget's
+// deadline, or after `work_limit` (> 0) units of work (buffer moves tried
+// plus weight rises), whichever comes first; deterministic for a given seed
+// when the deadline does not cut it. Returns whether the height went down.
+bool improve_by_overlap_search(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t work_limit,
+                               uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
+
 // What the neighbourhood search's slab windows are cut from. busiest_step:
 // the step of [lower, upper) with the most bytes alive, among `lower` and the
 // births inside the range (16 of them drawn from `seed` when there are more);
