@@ -242,7 +242,8 @@ bool improve_from_starts(const std::vector<PlaceBuffer>& buffers, int64_t lower_
 // buffers until none overlaps. Stops at `lower_bound`, at the budget's
 // deadline, or after `work_limit` (> 0) units of work (buffer moves tried
 // plus weight rises), whichever comes first; deterministic for a given seed
-// when the deadline does not cut it. Returns whether the height went down.
+// when the deadline does not cut it. With neither a deadline nor a work
+// limit it does nothing. Returns whether the height went down.
 bool improve_by_overlap_search(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t work_limit,
                                uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
 

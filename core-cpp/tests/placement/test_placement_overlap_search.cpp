@@ -89,6 +89,11 @@ TEST(PlacementOverlapSearch, ReachesTheOptimumOfASmallPackingAndStopsThere) {
   const std::vector<int64_t> offsets = RunOverlapSearch(buffers, start, 10, 10000, 1, &lowered);
   EXPECT_TRUE(lowered);
   EXPECT_TRUE(tp::validate_placement(buffers, offsets, 10).is_ok());
+  // Without a work limit or a deadline it does not start.
+  std::vector<int64_t> unbounded = start;
+  SearchBudget no_limit;
+  EXPECT_FALSE(tp::placement_detail::improve_by_overlap_search(buffers, 10, 0, 1, &no_limit, &unbounded));
+  EXPECT_EQ(unbounded, start);
   // At the lower bound there is nothing to do.
   std::vector<int64_t> again = offsets;
   SearchBudget budget;
