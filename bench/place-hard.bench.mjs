@@ -12,7 +12,11 @@
 //   the seeds 9001 and 9002, which no setting of the solver was chosen on;
 // - bench/data/perfect-packings/pp-<n>-s<seed>.<LB>.csv: the default shape
 //   ("mixed") with seeds 1-3, the instances the solver was tuned on.
-// tensorplan minimises each one for 10 s. MiniMalloc's challenging C, D and J
+// tensorplan minimises each one for 10 s, twice: with one worker per online
+// processor (PlaceOptions.threads 0: a portfolio of searches that draw
+// differently, every piece keeping the lowest placement) and with the search
+// alone (threads 1), so the portfolio's effect is measured in the same run.
+// MiniMalloc's challenging C, D and J
 // (google/minimalloc, Apache-2.0: ../shared/bench/dsa/LICENSE.minimalloc-Apache-2.0)
 // are minimised for 10 s too, and idealloc's S_1 (cappadokes/idealloc, MIT:
 // ../shared/bench/dsa/LICENSE.idealloc-MIT) is placed with a 5 s limit.
@@ -27,7 +31,7 @@ import { fmt, printTable } from './harness.mjs';
 
 const PACKINGS = fileURLToPath(new URL('./data/perfect-packings/', import.meta.url));
 const DSA = fileURLToPath(new URL('../../shared/bench/dsa/', import.meta.url));
-const MINIMIZE_10S = { minimize: true, timeLimitSeconds: 10 };
+const MINIMIZE_10S = { minimize: true, timeLimitSeconds: 10, threads: 0 };
 
 /** The packings of one folder, by size then seed. */
 function packingsIn(folder) {
@@ -70,6 +74,7 @@ export async function run({ sessions }) {
   const tp = sessions[backend];
   const { list, missing } = groups();
   const summary = [];
+  let threads = 1;
   for (const group of list) {
     const rows = [];
     let optimal = 0;
@@ -78,6 +83,9 @@ export async function run({ sessions }) {
     let optimalSmall = 0;
     let worst = 1;
     let slowest = 0;
+    let optimalAlone = 0;
+    let withinAlone = 0;
+    let worstAlone = 1;
     for (const instance of group.instances) {
       const file = instance.path.split('/').pop();
       const { buffers } = parseMinimallocCsv(readFileSync(instance.path, 'utf8'), file);
@@ -87,11 +95,16 @@ export async function run({ sessions }) {
       const t0 = performance.now();
       const ours = tp.place(buffers, instance.options);
       const ms = performance.now() - t0;
+      const alone = instance.options.minimize ? tp.place(buffers, { ...instance.options, threads: 1 }) : ours;
+      threads = Math.max(threads, ours.stats.threads);
       const lb = ours.lowerBound;
       const ratio = ours.height / lb;
       const baseline = Math.min(greedy.height, firstFit.height, xla.height);
       if (ours.height === lb) optimal += 1;
       if (ratio <= 1.01) within += 1;
+      if (alone.height === lb) optimalAlone += 1;
+      if (alone.height / lb <= 1.01) withinAlone += 1;
+      worstAlone = Math.max(worstAlone, alone.height / lb);
       if (buffers.length < 100) {
         small += 1;
         if (ours.height === lb) optimalSmall += 1;
@@ -100,23 +113,25 @@ export async function run({ sessions }) {
       slowest = Math.max(slowest, ms);
       rows.push([
         instance.name, buffers.length, lb, fmt(baseline / lb, 4), fmt(ratio, 4), provedText(ours), ours.stats.nodes, fmt(ms, 0),
+        fmt(alone.height / lb, 4),
       ]);
     }
     if (rows.length === 0) continue;
     const count = rows.length;
     const line = group.instances[0].perfect
-      ? `at the optimum ${optimal}/${count} (under 100 buffers: ${optimalSmall}/${small}), within 1.01 ${within}/${count}, worst ${fmt(worst, 4)}, slowest ${fmt(slowest, 0)} ms`
+      ? `at the optimum ${optimal}/${count} (under 100 buffers: ${optimalSmall}/${small}), within 1.01 ${within}/${count}, worst ${fmt(worst, 4)}, slowest ${fmt(slowest, 0)} ms; 1 thread: at the optimum ${optimalAlone}/${count}, within 1.01 ${withinAlone}/${count}, worst ${fmt(worstAlone, 4)}`
       : `${count} files`;
     summary.push([group.title, line]);
     printTable(
       `${group.title} on ${backend}: height / LB (perfect packings: LB is the optimum)`,
-      ['instance', 'n', 'LB', 'best greedy', 'ours', 'proved', 'nodes', 'ms'],
+      ['instance', 'n', 'LB', 'best greedy', 'ours', 'proved', 'nodes', 'ms', 'ours, 1 thread'],
       rows,
       [line],
     );
   }
-  printTable(`hard placement instances on ${backend}, per group`, ['group', 'result'], summary, [
+  printTable(`hard placement instances on ${backend}, ${threads} threads, per group`, ['group', 'result'], summary, [
     'best greedy: the lowest of greedy-size, first-fit and xla-best; ms: the whole call, ours stopping at its limit, its proof, or its stall rule (docs/placement.md)',
+    `ours: ${threads} workers (threads 0, one per processor the process may use; docs/placement.md, "Threads"); ours, 1 thread: the search alone, run after it`,
     ...(missing.length > 0 ? [`not found under ${DSA} (it sits beside the repository in this project's workspace): ${missing.join(', ')}`] : []),
   ]);
 }

@@ -205,7 +205,7 @@ export const OPERATIONS = {
     encode: encodeVerifyTraceArgs,
   },
   tp_place: {
-    params: ['lower', 'upper', 'size', 'alignment', 'count', 'algorithm', 'capacity', 'timeLimitSeconds', 'minimize'],
+    params: ['lower', 'upper', 'size', 'alignment', 'count', 'algorithm', 'capacity', 'timeLimitSeconds', 'minimize', 'threads'],
     fields: [['offsets', 'F64'], ['summary', 'F64'], ['methodName', 'U8']],
     arrays: [
       ['lower', 'lower', 'F64', 'count', (args: PlaceArgs) => args.count, false],
@@ -1259,12 +1259,13 @@ export interface PlaceArgs {
   capacity: number;
   timeLimitSeconds: number;
   minimize: number;
+  threads: number;
 }
 /** Result of `tp_place`: TP_RESULT_FIELDS_tp_place, by name. */
 export interface PlaceResult {
   /** [count] */
   offsets: Float64Array;
-  /** [12] {height, lower_bound (max live bytes), proved_lower_bound (best bound on the optimum that was proved), feasible, proved_optimal, proved_infeasible, search nodes, seconds, method code (TP_PLACE_METHOD_LIST), best baseline height (0 if none ran), independent pieces, timed_out} */
+  /** [13] {height, lower_bound (max live bytes), proved_lower_bound (best bound on the optimum that was proved), feasible, proved_optimal, proved_infeasible, search nodes, seconds, method code (TP_PLACE_METHOD_LIST), best baseline height (0 if none ran), independent pieces, timed_out, workers that ran} */
   summary: Float64Array;
   /** UTF-8 name of the method (TP_PLACE_METHOD_LIST), e.g. "search" */
   methodName: Uint8Array;
@@ -1286,6 +1287,7 @@ export function encodePlaceArgs(args: PlaceArgs): CoreArg[] {
   checkArg('tp_place', 'capacity', 'finite', a.capacity);
   checkArg('tp_place', 'time_limit_seconds', 'finite', a.timeLimitSeconds);
   checkArg('tp_place', 'minimize', 'int32', a.minimize);
+  checkArg('tp_place', 'threads', 'int32', a.threads);
   const lowerLength = args.count;
   const lower = checkLength('tp_place', 'lower', 'F64', args.lower, 'count', lowerLength, false);
   const upperLength = args.count;
@@ -1294,7 +1296,7 @@ export function encodePlaceArgs(args: PlaceArgs): CoreArg[] {
   const size = checkLength('tp_place', 'size', 'F64', args.size, 'count', sizeLength, false);
   const alignmentLength = args.count;
   const alignment = checkLength('tp_place', 'alignment', 'F64', args.alignment, 'count', alignmentLength, true);
-  return [lower, upper, size, alignment, args.count, args.algorithm, args.capacity, args.timeLimitSeconds, args.minimize];
+  return [lower, upper, size, alignment, args.count, args.algorithm, args.capacity, args.timeLimitSeconds, args.minimize, args.threads];
 }
 /** Calls `tp_place` through `core` and names its result fields. */
 export function callPlace(core: CoreBinding, args: PlaceArgs): PlaceResult {

@@ -22,7 +22,7 @@ export interface CoreBinding {
 }
 
 /** The ABI version this facade was written against. */
-export const EXPECTED_ABI_VERSION = 2;
+export const EXPECTED_ABI_VERSION = 3;
 
 /** Fails loudly when a backend's core speaks another ABI version. */
 export function checkAbiVersion(backend: string, abiVersion: number): void {

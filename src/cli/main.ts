@@ -102,6 +102,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--capacity <bytes>', 'decision mode: find a placement within this height or prove there is none (exit 1)')
     .option('--minimize', 'find the smallest height and prove it when the time allows')
     .option('--time-limit <duration>', 'solver budget, e.g. 10s or 500ms (default 10s)')
+    .option('--threads <n>', 'with --minimize or --capacity: searches run at once, each drawing differently, the lowest kept (default 1; 0: one per usable processor; WASM runs one)')
     .addOption(new Option('--algorithm <name>', 'solver').choices(['ours', 'greedy-size', 'xla-best', 'first-fit']).default('ours'))
     .option('-o, --output <out.csv>', 'write the CSV with an offset column')
     .option('--json', 'print { height, lowerBound, proved, feasible, timeMs, algorithm }')

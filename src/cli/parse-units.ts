@@ -26,3 +26,10 @@ export function parseSeconds(text: string, option: string, allowZero = false): n
   }
   return value;
 }
+
+/** `4`, `0` -> a whole number (a count such as --threads). */
+export function parseWholeNumber(text: string, option: string): number {
+  const match = /^\s*(\d+)\s*$/.exec(text);
+  if (!match || !Number.isSafeInteger(Number(match[1]))) throw new CliError(`${option} ${JSON.stringify(text)}: expected a whole number such as 4 or 0`);
+  return Number(match[1]);
+}

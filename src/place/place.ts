@@ -36,6 +36,16 @@ export interface PlaceOptions {
   timeLimitSeconds?: number;
   /** Find the smallest height (within `capacity` when given) and prove it when the budget allows. */
   minimize?: boolean;
+  /**
+   * Under `minimize` or a `capacity`: how many workers run the search at once, each with its own
+   * random draws, every independent piece keeping the lowest placement any of them found. Where the
+   * search ends depends on its draws more than on its time, so the best of several draws is lower
+   * on average (docs/placement.md, "Threads"). Default 1 (the search alone, the same placement on
+   * every run with the same work); 0: one per processor the process may use; at most 256. With more than one,
+   * the placement may differ from run to run. The WASM backend runs one: `stats.threads` says how
+   * many ran.
+   */
+  threads?: number;
 }
 
 /**
@@ -60,7 +70,11 @@ export interface PlaceResult {
   algorithm: PlaceAlgorithm;
   /** Which part of the solver produced the offsets (e.g. 'search', 'greedy-size'). */
   method: string;
-  stats: { nodes: number; seconds: number; bestBaselineHeight: number; pieces: number; timedOut: boolean };
+  stats: {
+    nodes: number; seconds: number; bestBaselineHeight: number; pieces: number; timedOut: boolean;
+    /** Workers of the search that ran (see {@link PlaceOptions.threads}). */
+    threads: number;
+  };
 }
 
 /** ABI codes of the algorithms the API offers (c_api.h TP_PLACE_ALGORITHM_LIST, without `auto`). @internal */
@@ -130,10 +144,15 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
   }
   const limit = options.timeLimitSeconds ?? 10;
   if (typeof limit !== 'number' || !Number.isFinite(limit)) fail(`timeLimitSeconds = ${shown(limit)}: must be a finite number of seconds`);
+  const threads = options.threads ?? 1;
+  // The core checks the upper bound (placement.h kMaxPlaceThreads) and names it.
+  if (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 0 || threads > 0x7fffffff) {
+    fail(`threads = ${shown(threads)}: must be an integer >= 0 (0: one per processor the process may use)`);
+  }
   const columns = placeColumns(buffers);
   const { offsets, summary } = callPlace(core, {
     ...columns, count: buffers.length,
-    algorithm: PLACE_ALGORITHM_CODES[algorithm], capacity, timeLimitSeconds: remainingLimitSeconds(limit, started), minimize: options.minimize ? 1 : 0,
+    algorithm: PLACE_ALGORITHM_CODES[algorithm], capacity, timeLimitSeconds: remainingLimitSeconds(limit, started), minimize: options.minimize ? 1 : 0, threads,
   });
   return {
     offsets: Array.from(offsets),
@@ -145,6 +164,6 @@ export function place(core: CoreBinding, buffers: readonly PlaceBuffer[], option
     provedInfeasible: summary[5] === 1,
     algorithm,
     method: placeMethodName(summary[8]),
-    stats: { nodes: summary[6], seconds: summary[7], bestBaselineHeight: summary[9], pieces: summary[10], timedOut: summary[11] === 1 },
+    stats: { nodes: summary[6], seconds: summary[7], bestBaselineHeight: summary[9], pieces: summary[10], timedOut: summary[11] === 1, threads: summary[12] },
   };
 }

@@ -35,4 +35,16 @@ describe('tensorplan place: proved or not proved', () => {
     expect(text.stdout).toMatch(/not proved: bound 1,048,576 B \(1\.00 MiB\), best [\d,]+ B/);
     expect(text.stdout).not.toContain('>=');
   });
+
+  it('--threads runs the search as a portfolio (one worker on WASM) and is checked', () => {
+    const json = JSON.parse(run('place', small, '--minimize', '--threads', '2', '--json').stdout);
+    expect(json).toMatchObject({ optimality: 'proved optimal' });
+    expect([1, 2]).toContain(json.threads);
+    const bad = run('place', small, '--minimize', '--threads', 'many');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--threads "many": expected a whole number');
+    const tooMany = run('place', small, '--minimize', '--threads', '1000');
+    expect(tooMany.code).not.toBe(0);
+    expect(tooMany.stderr).toContain('threads = 1000: must be in [0, 256]');
+  });
 });

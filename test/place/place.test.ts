@@ -136,6 +136,22 @@ describe.each(BACKENDS)('place on %s', (backend) => {
     expect(result.height).toBeLessThan(tp.place(TRAINING_TRACE, { algorithm: 'greedy-size' }).height);
   });
 
+  it('threads: a portfolio under minimize on native (one worker on WASM, which has no threads), a valid placement, the count checked', () => {
+    const result = tp.place(STAIRS, { minimize: true, threads: 2 });
+    expect(violations(STAIRS, result.offsets)).toEqual([]);
+    expect(result).toMatchObject({ height: 12, provedOptimal: true });
+    expect(result.stats.threads).toBe(backend === 'native' ? 2 : 1);
+    // Without minimize or a capacity there is no search to share.
+    expect(tp.place(STAIRS, { threads: 2 }).stats.threads).toBe(1);
+    expect(tp.place(STAIRS, { minimize: true }).stats.threads).toBe(1);
+    for (const bad of [-1, 1.5, '2', Number.NaN]) {
+      expect(() => tp.place(STAIRS, { minimize: true, threads: bad as never })).toThrow(`threads = ${typeof bad === 'string' ? `"${bad}"` : bad}: must be an integer >= 0`);
+    }
+    // The upper bound is the core's, named by it; the session goes on.
+    expect(() => tp.place(STAIRS, { minimize: true, threads: 257 })).toThrow('threads = 257: must be in [0, 256]');
+    expect(tp.place(STAIRS, { minimize: true, threads: 256 }).height).toBe(12);
+  });
+
   it('names the first field that is not a number, column by column', () => {
     const buffers = [{ lower: 0, upper: 'x', size: 1 }, { lower: 'y', upper: 2, size: 1 }];
     expect(() => tp.place(buffers as never)).toThrow('buffers[1].lower = "y": must be a number');

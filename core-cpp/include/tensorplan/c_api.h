@@ -56,8 +56,9 @@ extern "C" {
 /* Bumped whenever a function's signature or a result's array order changes.
  * 2: every input array whose length other arguments imply also has its
  *    length passed (source_length, amax_history_count, dims_count,
- *    buffer_dims_count); the core checks one against the other. */
-#define TP_ABI_VERSION 2
+ *    buffer_dims_count); the core checks one against the other.
+ * 3: tp_place takes `threads`, and its summary ends with the workers that ran. */
+#define TP_ABI_VERSION 3
 
 /* ---- code tables ------------------------------------------------------- *
  * Every code that crosses this door is listed once, here, as an X-macro
@@ -689,15 +690,20 @@ TP_API tp_status tp_verify_trace(const int32_t* graph_i32 /*[graph_i32_count]*/,
  *   minimize                    1 = find the smallest height and prove it when
  *                               the budget allows; 0 = stop at the lower bound,
  *                               within the capacity, or after a short search
+ *   threads                     workers of the search under minimize or a
+ *                               capacity, each with its own random draws, the
+ *                               lowest placement kept: 1 = the search alone,
+ *                               0 = one per usable processor, at most 256;
+ *                               builds without threads (WASM) run one
  * Not fitting in `capacity` is not an error: the best placement comes back
  * with feasible = 0 (and proved_infeasible = 1 when that was proved). */
 #define TP_RESULT_FIELDS_tp_place(X) \
   X(F64, offsets)    /* [count] */ \
-  X(F64, summary)    /* [12] {height, lower_bound (max live bytes), proved_lower_bound (best bound on the optimum that was proved), feasible, proved_optimal, proved_infeasible, search nodes, seconds, method code (TP_PLACE_METHOD_LIST), best baseline height (0 if none ran), independent pieces, timed_out} */ \
+  X(F64, summary)    /* [13] {height, lower_bound (max live bytes), proved_lower_bound (best bound on the optimum that was proved), feasible, proved_optimal, proved_infeasible, search nodes, seconds, method code (TP_PLACE_METHOD_LIST), best baseline height (0 if none ran), independent pieces, timed_out, workers that ran} */ \
   X(U8, method_name) /* UTF-8 name of the method (TP_PLACE_METHOD_LIST), e.g. "search" */
 TP_API tp_status tp_place(const double* lower /*[count]*/, const double* upper /*[count]*/, const double* size /*[count]*/,
                           const double* alignment /*[count] or NULL*/, int32_t count, int32_t algorithm, double capacity /*finite*/,
-                          double time_limit_seconds /*finite*/, int32_t minimize, tp_result** out);
+                          double time_limit_seconds /*finite*/, int32_t minimize, int32_t threads, tp_result** out);
 
 /* ==== plans (PLANNING.md §5-§6) ========================================== *
  * Both functions take the graph as the tp_graph_* functions do (the same eight

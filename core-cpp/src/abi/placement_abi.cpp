@@ -44,7 +44,7 @@ Status decode_buffers(const double* lower, const double* upper, const double* si
 
 extern "C" tp_status tp_place(const double* lower, const double* upper, const double* size,
                               const double* alignment, int32_t count, int32_t algorithm, double capacity,
-                              double time_limit_seconds, int32_t minimize, tp_result** out) {
+                              double time_limit_seconds, int32_t minimize, int32_t threads, tp_result** out) {
   using namespace tp;
   std::vector<PlaceBuffer> buffers;
   PlaceOptions options;
@@ -72,8 +72,13 @@ extern "C" tp_status tp_place(const double* lower, const double* upper, const do
   if (status.is_ok() && minimize != 0 && minimize != 1) {
     status = Status::invalid("minimize = " + std::to_string(minimize) + ": must be 0 or 1");
   }
+  if (status.is_ok() && (threads < 0 || threads > kMaxPlaceThreads)) {
+    status = Status::invalid("threads = " + std::to_string(threads) + ": must be in [0, " +
+                             std::to_string(kMaxPlaceThreads) + "] (0: one per processor the process may use)");
+  }
   if (status.is_ok()) {
     options.algorithm = static_cast<PlaceAlgorithm>(algorithm);
+    options.threads = threads;
     options.time_limit_seconds = time_limit_seconds;
     options.minimize = minimize != 0;
     status = place(buffers, options, &placement);
@@ -100,6 +105,7 @@ extern "C" tp_status tp_place(const double* lower, const double* upper, const do
         static_cast<double>(placement.stats.best_baseline_height),
         static_cast<double>(placement.stats.components),
         placement.stats.timed_out ? 1.0 : 0.0,
+        static_cast<double>(placement.stats.threads),
     });
     result.add_text(place_method_name(placement.stats.method));
   }

@@ -29,7 +29,8 @@ using placement_detail::improve_by_feedback_dives;
 using placement_detail::improve_by_noisy_dives;
 using placement_detail::noisy_dive_work;
 using placement_detail::Piece;
-using placement_detail::search_pieces;
+using placement_detail::portfolio_workers;
+using placement_detail::search_pieces_in_portfolio;
 using placement_detail::split_at_free_steps;
 
 const char* place_method_name(PlaceMethod method) {
@@ -147,7 +148,9 @@ TP_NOINLINE Status solve_ours(const std::vector<PlaceBuffer>& buffers, const Pla
   if (!budget.dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
   if (!budget.dive_cut) improve_by_feedback_dives(buffers, options, start, lower_bound, &pieces);
   budget.improved_seconds = placement_detail::now_seconds();
-  const HeightBracket bracket = search_pieces(buffers.size(), options, start, lower_bound, &pieces, &budget, out);
+  const HeightBracket bracket = search_pieces_in_portfolio(buffers.size(), options, start, lower_bound,
+                                                           portfolio_workers(options), &pieces, &budget, out,
+                                                           &out->stats.threads);
   write_placement(pieces, buffers.size(), budget, bracket, out);
   out->stats.seconds_to_best = budget.improved_seconds - start;
   return Status::ok();
@@ -160,6 +163,10 @@ Status place(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& option
   TP_RETURN_IF_ERROR(check_place_buffers(buffers));
   if (options.capacity < 0 || options.capacity > kMaxExactInteger) {
     return Status::invalid("options.capacity = " + std::to_string(options.capacity) + ": must be in [0, 2^53]");
+  }
+  if (options.threads < 0 || options.threads > kMaxPlaceThreads) {
+    return Status::invalid("options.threads = " + std::to_string(options.threads) + ": must be in [0, " +
+                           std::to_string(kMaxPlaceThreads) + "] (0: one per processor the process may use)");
   }
   *out = Placement();
   out->lower_bound = placement_lower_bound(buffers);

@@ -79,7 +79,17 @@ struct PlaceOptions {
   // a proof is out of reach (docs/placement.md, "When minimize stops").
   // <= 0 runs to the limit.
   double stall_share = 0.5;
+  // Under minimize or with a capacity: how many workers run the search
+  // phase at once, each with its own random draws, every piece keeping the
+  // lowest placement found (placement_portfolio.cpp). 1 runs the search
+  // alone; 0 runs one per processor the process may run on; at most kMaxPlaceThreads. With
+  // more than one, the placement may differ from run to run. Builds without
+  // threads (WASM) run one; PlaceStats::threads says how many ran.
+  int32_t threads = 1;
 };
+
+// The most workers PlaceOptions::threads may ask for.
+constexpr int32_t kMaxPlaceThreads = 256;
 
 struct PlaceStats {
   int64_t nodes = 0;          // branch-and-bound nodes explored
@@ -95,6 +105,8 @@ struct PlaceStats {
   // the height nor the proved bound moved for a share of it
   // (PlaceOptions::stall_share; docs/placement.md, "When minimize stops").
   bool stalled = false;
+  // Workers of the search phase that ran (PlaceOptions::threads).
+  int32_t threads = 1;
 };
 
 struct Placement {

@@ -43,6 +43,7 @@ bool SearchBudget::expired() { return expires_within(0); }
 
 bool SearchBudget::expires_within(double seconds) {
   if (timed_out) return true;
+  if (settled != nullptr && settled->load(std::memory_order_relaxed)) return timed_out = true;
   if (deadline_seconds <= 0 && stall_seconds <= 0) return false;
   const double now = now_seconds();
   if (deadline_seconds > 0 && now + seconds > deadline_seconds) timed_out = true;

@@ -59,7 +59,7 @@ template <typename Adopt>
 void run_feedback_dives(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t work,
                         SearchBudget* dive_budget, Adopt adopt) {
   const size_t n = buffers.size();
-  std::mt19937_64 rng(0x5C0EA4F1ull);
+  std::mt19937_64 rng(worker_seed(0x5C0EA4F1ull, *dive_budget));
   // Priorities start at the area order's ranks.
   const std::vector<int32_t> area_order = preorder(buffers, heaviest_section_loads(buffers), "A");
   std::vector<double> priority(n);

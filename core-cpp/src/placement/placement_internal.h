@@ -2,6 +2,7 @@
 #ifndef TENSORPLAN_PLACEMENT_INTERNAL_H
 #define TENSORPLAN_PLACEMENT_INTERNAL_H
 
+#include <atomic>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -109,6 +110,13 @@ struct SearchBudget {
   double progress_seconds = 0;
   double improved_seconds = 0;  // when the height last went down
   bool stalled = false;
+  // The search's worker in a portfolio (placement_portfolio.cpp): 0 alone
+  // and for the first worker, whose draws are those of a search without
+  // one; the randomised searches mix it into their seeds (worker_seed).
+  uint64_t worker = 0;
+  // Raised by the worker that settles the question, so that the others end
+  // as at the deadline; expired() reads it. Null outside a portfolio.
+  const std::atomic<bool>* settled = nullptr;
   void note_progress();     // the proved bound went up
   void note_improvement();  // the height went down
   bool expired();               // checks the clock (sparingly) and records timeouts
@@ -118,6 +126,12 @@ struct SearchBudget {
 };
 
 double now_seconds();
+
+// `seed` for the budget's worker: the seed itself for worker 0, another
+// stream for each other one.
+inline uint64_t worker_seed(uint64_t seed, const SearchBudget& budget) {
+  return seed ^ (budget.worker * 0x9E3779B97F4A7C15ull);
+}
 
 // A raw 64-bit draw as a double in [0, 1) from its top 53 bits: the same on
 // every platform, where std distributions differ between standard libraries.

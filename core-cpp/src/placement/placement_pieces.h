@@ -95,6 +95,21 @@ struct HeightBracket {
 HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
                             std::vector<Piece>* pieces, SearchBudget* budget, Placement* out);
 
+// The processors this process may run on (1 in builds without threads).
+int32_t usable_processors();
+
+// How many workers PlaceOptions::threads asks for where the portfolio runs
+// (minimize or a capacity; placement_portfolio.cpp), 1 elsewhere and in
+// builds without threads.
+int32_t portfolio_workers(const PlaceOptions& options);
+
+// search_pieces in `workers` workers at once, every piece keeping the
+// lowest placement; *workers_run: how many ran (fewer when a thread could
+// not be created). One worker is search_pieces itself.
+HeightBracket search_pieces_in_portfolio(size_t buffer_count, const PlaceOptions& options, double start,
+                                         int64_t lower_bound, int32_t workers, std::vector<Piece>* pieces,
+                                         SearchBudget* budget, Placement* out, int32_t* workers_run);
+
 }  // namespace placement_detail
 }  // namespace tp
 

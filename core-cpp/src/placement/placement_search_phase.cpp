@@ -265,7 +265,7 @@ void improve_pieces_by_neighbourhoods(std::vector<Piece>* pieces, int64_t target
     std::vector<int64_t> offsets = piece.offsets;
     if (placement_detail::improve_from_starts(piece.buffers, std::max(target, piece.lower_bound),
                                               with_starts ? neighbourhood_starts(piece, target) : best_only,
-                                              0x4E16B0D5ull + index, budget, &offsets)) {
+                                              worker_seed(0x4E16B0D5ull, *budget) + index, budget, &offsets)) {
       adopt_if_lower(&piece, &offsets);
     }
   }
@@ -296,7 +296,7 @@ void improve_pieces_by_overlap_search(std::vector<Piece>* pieces, int64_t target
     if (piece.height <= target || piece.pairs > kMaxOverlapSearchPairs || budget->expired()) continue;
     std::vector<int64_t> offsets = piece.offsets;
     if (placement_detail::improve_by_overlap_search(piece.buffers, std::max(target, piece.lower_bound), 0,
-                                                    0x6F7665726C6170ull + index, budget, &offsets)) {
+                                                    worker_seed(0x6F7665726C6170ull, *budget) + index, budget, &offsets)) {
       adopt_if_lower(&piece, &offsets);
     }
   }

@@ -125,19 +125,19 @@ TEST(PlacementAbi, RejectsBadInputWithNamedFields) {
   double upper[] = {2, 3};
   double size[] = {4, 4.5};
   tp_result* result = nullptr;
-  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -1, 1, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(result, nullptr);
   EXPECT_NE(std::string(tp_last_error()).find("buffers[1].size = 4.5"), std::string::npos) << tp_last_error();
   double fine_size[] = {4, 4};
   double lower_frac[] = {0, 0.5};
-  EXPECT_EQ(tp_place(lower_frac, upper, fine_size, nullptr, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower_frac, upper, fine_size, nullptr, 2, 0, -1, 1, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("buffers[1].lower = 0.5"), std::string::npos) << tp_last_error();
   double alignment[] = {1, 6};
-  EXPECT_EQ(tp_place(lower, upper, fine_size, alignment, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, fine_size, alignment, 2, 0, -1, 1, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("buffers[1].alignment = 6"), std::string::npos) << tp_last_error();
-  EXPECT_EQ(tp_place(lower, upper, fine_size, nullptr, 2, 9, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, fine_size, nullptr, 2, 9, -1, 1, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("algorithm = 9"), std::string::npos) << tp_last_error();
-  EXPECT_EQ(tp_place(lower, upper, nullptr, nullptr, 2, 0, -1, 1, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, nullptr, nullptr, 2, 0, -1, 1, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
 }
 
 TEST(PlacementAbi, ReturnsOffsetsAndSummary) {
@@ -146,10 +146,10 @@ TEST(PlacementAbi, ReturnsOffsetsAndSummary) {
   double upper[] = {3, 9, 9, 21, 21};
   double size[] = {4, 4, 4, 4, 4};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, -1, 5, 1, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, -1, 5, 1, 1, &result), TP_OK) << tp_last_error();
   ASSERT_EQ(tp_result_count(result), 3);
   ASSERT_EQ(tp_result_length(result, 0), 5);
-  ASSERT_EQ(tp_result_length(result, 1), 12);
+  ASSERT_EQ(tp_result_length(result, 1), 13);
   const double* offsets = static_cast<const double*>(tp_result_data(result, 0));
   const double* summary = static_cast<const double*>(tp_result_data(result, 1));
   std::vector<PlaceBuffer> buffers;
@@ -163,9 +163,10 @@ TEST(PlacementAbi, ReturnsOffsetsAndSummary) {
   EXPECT_EQ(summary[1], 12);  // lower bound
   EXPECT_EQ(summary[4], 1);   // proved optimal
   EXPECT_EQ(summary[5], 0);   // not infeasible
+  EXPECT_EQ(summary[12], 1);  // one worker
   tp_result_free(result);
   // Decision mode below the optimum: a proof, not an error, and still offsets.
-  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, 11, 5, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, 11, 5, 0, 1, &result), TP_OK) << tp_last_error();
   summary = static_cast<const double*>(tp_result_data(result, 1));
   EXPECT_EQ(summary[3], 0);  // not feasible
   EXPECT_EQ(summary[5], 1);  // proved infeasible
@@ -180,24 +181,41 @@ TEST(PlacementAbi, CapacityZeroMeansZeroBytesAndMinusOneMeansNone) {
   double upper[] = {3, 9};
   double size[] = {4, 4};
   tp_result* result = nullptr;
-  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, 0, 5, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, 0, 5, 0, 1, &result), TP_OK) << tp_last_error();
   const double* summary = static_cast<const double*>(tp_result_data(result, 1));
   EXPECT_EQ(summary[3], 0);  // not feasible
   EXPECT_EQ(summary[5], 1);  // proved infeasible
   tp_result_free(result);
-  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -1, 5, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -1, 5, 0, 1, &result), TP_OK) << tp_last_error();
   summary = static_cast<const double*>(tp_result_data(result, 1));
   EXPECT_EQ(summary[3], 1);  // no capacity: feasible
   EXPECT_EQ(summary[5], 0);
   tp_result_free(result);
   double empty[] = {0, 0};
-  ASSERT_EQ(tp_place(lower, upper, empty, nullptr, 2, 0, 0, 5, 0, &result), TP_OK) << tp_last_error();
+  ASSERT_EQ(tp_place(lower, upper, empty, nullptr, 2, 0, 0, 5, 0, 1, &result), TP_OK) << tp_last_error();
   summary = static_cast<const double*>(tp_result_data(result, 1));
   EXPECT_EQ(summary[0], 0);  // height
   EXPECT_EQ(summary[3], 1);  // fits in 0 bytes
   tp_result_free(result);
-  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -2, 5, 0, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 2, 0, -2, 5, 0, 1, &result), TP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tp_last_error()).find("capacity = -2: expected -1 (none)"), std::string::npos) << tp_last_error();
+}
+
+// `threads` reaches PlaceOptions::threads: checked by the core, and the
+// workers that ran come back last in the summary.
+TEST(PlacementAbi, ThreadsAreCheckedAndTheWorkersThatRanReported) {
+  double lower[] = {0, 3, 0, 9, 0};
+  double upper[] = {3, 9, 9, 21, 21};
+  double size[] = {4, 4, 4, 4, 4};
+  tp_result* result = nullptr;
+  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, -1, 5, 1, -1, &result), TP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tp_last_error()).find("threads = -1: must be in [0, 256]"), std::string::npos) << tp_last_error();
+  EXPECT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, -1, 5, 1, 257, &result), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(tp_place(lower, upper, size, nullptr, 5, 0, -1, 5, 1, 2, &result), TP_OK) << tp_last_error();
+  const double* summary = static_cast<const double*>(tp_result_data(result, 1));
+  EXPECT_EQ(summary[0], 12);
+  EXPECT_EQ(summary[12], 2);
+  tp_result_free(result);
 }
 
 // ---- baselines on hand-worked cases -------------------------------------------
