@@ -30,7 +30,7 @@ function caught(f: () => unknown): { name: string; code: string; message: string
 const WRONG_TYPED: [string, (core: Core) => unknown][] = [
   ['a string byte count', (core) => callPlace(core, {
     lower: new Float64Array([0]), upper: new Float64Array([1]), size: new Float64Array([8]), alignment: null, count: 1,
-    algorithm: 0, capacity: '1024' as unknown as number, timeLimitSeconds: 0, minimize: 0,
+    algorithm: 0, capacity: '1024' as unknown as number, timeLimitSeconds: 0, minimize: 0, threads: 1,
   })],
   ['a fractional int32', (core) => callSwizzleScales(core, {
     source: new Uint8Array(4), sourceLength: 4, srcRows: 2, srcCols: 2, transpose: 0.5, validRows: 2, validCols: 2, inverse: 0,

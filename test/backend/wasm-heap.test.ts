@@ -30,7 +30,7 @@ describe('wasm binding with a heap past 2 GiB', () => {
     const args = {
       lower: new Float64Array([0, 3, 0, 9, 0]), upper: new Float64Array([3, 9, 9, 21, 21]),
       size: new Float64Array([4, 4, 4, 4, 4]), alignment: new Float64Array(5), count: 5,
-      algorithm: 0, capacity: -1, timeLimitSeconds: 5, minimize: 1,
+      algorithm: 0, capacity: -1, timeLimitSeconds: 5, minimize: 1, threads: 1,
     };
     const here = callPlace(core, args);
     const there = callPlace(fresh, args);
