@@ -40,10 +40,9 @@ export interface PlaceOptions {
    * Under `minimize` or a `capacity`: how many workers run the search at once, each with its own
    * random draws, every independent piece keeping the lowest placement any of them found. Where the
    * search ends depends on its draws more than on its time, so the best of several draws is lower
-   * on average (docs/placement.md, "Threads"). Default 1 (the search alone, the same placement on
-   * every run with the same work); 0: one per processor the process may use; at most 256. With more than one,
-   * the placement may differ from run to run. The WASM backend runs one: `stats.threads` says how
-   * many ran.
+   * on average (docs/placement.md, "Threads"). Default 1, the search alone; 0: one per processor
+   * the process may use; at most 256. With more than one, the placement may differ from run to
+   * run. The WASM backend runs one: `stats.threads` says how many ran.
    */
   threads?: number;
 }

@@ -82,9 +82,10 @@ struct PlaceOptions {
   // Under minimize or with a capacity: how many workers run the search
   // phase at once, each with its own random draws, every piece keeping the
   // lowest placement found (placement_portfolio.cpp). 1 runs the search
-  // alone; 0 runs one per processor the process may run on; at most kMaxPlaceThreads. With
-  // more than one, the placement may differ from run to run. Builds without
-  // threads (WASM) run one; PlaceStats::threads says how many ran.
+  // alone; 0 runs one per processor the process may run on; at most
+  // kMaxPlaceThreads. With more than one, the placement may differ from run
+  // to run. Builds without threads (WASM) run one; PlaceStats::threads says
+  // how many ran.
   int32_t threads = 1;
 };
 
