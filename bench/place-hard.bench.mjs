@@ -12,8 +12,8 @@
 //   the seeds 9001 and 9002, which no setting of the solver was chosen on;
 // - bench/data/perfect-packings/pp-<n>-s<seed>.<LB>.csv: the default shape
 //   ("mixed") with seeds 1-3, the instances the solver was tuned on.
-// tensorplan minimises each one for 10 s, twice: with one worker per online
-// processor (PlaceOptions.threads 0: a portfolio of searches that draw
+// tensorplan minimises each one for 10 s, twice: with one worker per processor
+// the process may use (PlaceOptions.threads 0: a portfolio of searches that draw
 // differently, every piece keeping the lowest placement) and with the search
 // alone (threads 1), so the portfolio's effect is measured in the same run.
 // MiniMalloc's challenging C, D and J

@@ -72,13 +72,9 @@ extern "C" tp_status tp_place(const double* lower, const double* upper, const do
   if (status.is_ok() && minimize != 0 && minimize != 1) {
     status = Status::invalid("minimize = " + std::to_string(minimize) + ": must be 0 or 1");
   }
-  if (status.is_ok() && (threads < 0 || threads > kMaxPlaceThreads)) {
-    status = Status::invalid("threads = " + std::to_string(threads) + ": must be in [0, " +
-                             std::to_string(kMaxPlaceThreads) + "] (0: one per processor the process may use)");
-  }
   if (status.is_ok()) {
     options.algorithm = static_cast<PlaceAlgorithm>(algorithm);
-    options.threads = threads;
+    options.threads = threads;  // place() checks its range
     options.time_limit_seconds = time_limit_seconds;
     options.minimize = minimize != 0;
     status = place(buffers, options, &placement);
