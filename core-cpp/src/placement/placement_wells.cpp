@@ -63,19 +63,25 @@
 // where the greedy baselines leave 1.38-1.47.
 //
 // Leaving bytes free. Where the live bytes stay below K at some steps (free
-// space: sparse packings, MiniMalloc's challenging instances), a placement
-// at K leaves exactly K minus the live bytes free at each step: that is the
+// space: sparse packings, MiniMalloc's challenging instances), a placement at
+// K leaves exactly K minus the live bytes free at each step: that is the
 // section's slack. The same search then runs with one more way to go on at
-// each end of a well: leave the byte there free, which raises that end
-// section towards the wall beside it (the lower wall of a one-section well),
-// as far as its slack allows. The bytes left free per section are part of
-// the state (and of its key), the floor is the highest top placed there,
-// and the bottom-row check lets a row pass a section with slack left. It
-// is tried after every buffer, since tilings of partitions leave little
-// free. Raising a section only as far as a wall is one choice among many,
-// so this search is not complete: where any section has slack, a run that
-// ends without a placement proves nothing. With no slack anywhere it is the
-// search above, node for node.
+// each end of a well: leave the byte there free, which raises that end section
+// towards the lower of the well's two walls, as far as its slack allows.
+// Filled across, such holes bring the well level with its lower wall: one flat
+// floor with the neighbour beyond it, where an end section raised towards the
+// higher wall would stand alone as a step. On sparse perfect packings (tuning
+// seeds 601-616, this search alone for 3 s at the bound, one run each,
+// 2026-11-29) it places 13 of the 16 of 300 buffers and 11 of the 16 of 400,
+// where raising towards the wall beside the end placed 7 and none
+// (docs/placement.md, "Leaving bytes free"). The bytes left free per section
+// are part of the state (and of its key), the floor is the highest top placed
+// there, and the bottom-row check lets a row pass a section with slack left.
+// It is tried after every buffer, since tilings of partitions leave little
+// free. Raising a section only as far as a wall is one choice among many, so
+// this search is not complete: where any section has slack, a run that ends
+// without a placement proves nothing. With no slack anywhere it is the search
+// above, node for node.
 //
 // Measured in the prototype on the committed perfect packings
 // (bench/data/perfect-packings): every instance of 200 and 400 buffers is
@@ -430,13 +436,13 @@ class WellSearch {
         side_candidates(s, e, y, true, &left);
         side_candidates(s, e, y, false, &right);
         // Leaving the byte free instead raises that end section of the well
-        // towards the wall beside it (both walls for a one-section well), as
-        // far as the section's slack allows: one more way to go on.
+        // towards the lower of its two walls, as far as the section's slack
+        // allows: one more way to go on (see "Leaving bytes free" above).
         const int64_t wall_left = s == 0 ? capacity_ : floor_[static_cast<size_t>(s - 1)];
         const int64_t wall_right = e == sections_ ? capacity_ : floor_[static_cast<size_t>(e)];
         const int64_t lower_wall = std::min(wall_left, wall_right);
-        const int64_t waste_left = std::min(slack_left(s), (e == s + 1 ? lower_wall : wall_left) - y);
-        const int64_t waste_right = std::min(slack_left(e - 1), (e == s + 1 ? lower_wall : wall_right) - y);
+        const int64_t waste_left = std::min(slack_left(s), lower_wall - y);
+        const int64_t waste_right = std::min(slack_left(e - 1), lower_wall - y);
         const size_t ways_left = left.size() + (waste_left > 0 ? 1 : 0);
         const size_t ways_right = right.size() + (waste_right > 0 ? 1 : 0);
         if (ways_left == 0 || ways_right == 0) return false;

@@ -120,6 +120,26 @@ TEST(WellSearchLeavingSlack, TilesSmallSparsePerfectPackingsAtTheirBound) {
   }
 }
 
+// Where a byte is left free, the end section of the well rises towards the
+// lower of its two walls (placement_wells.cpp, "Leaving bytes free"). Counted
+// in nodes, with no deadline, so the answer is the same on every machine:
+// these sparse packings of 300 buffers are tiled at their bound within
+// 500,000 nodes (16,000-255,000 each), where raising an end section towards
+// the wall beside it tiled none of seeds 1-8 in 2,000,000.
+TEST(WellSearchLeavingSlack, TilesSparsePackingsOf300BuffersWithinANodeLimit) {
+  for (uint64_t seed : {2, 3, 4, 6}) {
+    const tp::PerfectPacking p = sparse_packing(300, seed);
+    ASSERT_FALSE(tp::placement_detail::fills_every_step(p.buffers, p.height));
+    SearchBudget budget;  // no deadline: the node limit ends it
+    std::vector<int64_t> offsets, fallback;
+    ASSERT_EQ(tp::placement_detail::search_leaving_slack(p.buffers, p.height, 500000, &budget, &offsets, &fallback,
+                                                         nullptr),
+              SearchOutcome::kFound)
+        << "seed " << seed;
+    EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok()) << "seed " << seed;
+  }
+}
+
 // Given up at its deadline, on a sparse packing of 600 buffers: the fallback
 // places every buffer validly, and the deepest partial placement behind it
 // lies below the capacity with a buffer or more left out.

@@ -42,26 +42,28 @@ TEST(PlacementStall, ABudgetWithoutAStallTimeNeverStalls) {
   EXPECT_FALSE(budget.stalled);
 }
 
-// A sparse perfect packing: free space, so no well search (it only tiles
-// pieces without a free byte), and the search phase starts at once.
+// A sparse perfect packing: free space, so no well search without waste (it
+// only tiles pieces without a free byte). The search neither finds nor proves
+// this one's optimum in seconds: with two workers it ended at 1.03-1.05 times
+// it after 10, 20 and 60 s (2026-11-29).
 std::vector<tp::PlaceBuffer> sparse_packing() {
   tp::PerfectPackingShape shape;
   EXPECT_TRUE(tp::perfect_packing_family("sparse", &shape));
-  return tp::random_perfect_packing(600, 9001, shape).buffers;
+  return tp::random_perfect_packing(600, 605, shape).buffers;
 }
 
 TEST(PlacementStall, MinimizeStopsLongBeforeItsLimitWhereNothingMovesAndSaysSo) {
   const std::vector<tp::PlaceBuffer> buffers = sparse_packing();
   tp::PlaceOptions options;
   options.minimize = true;
-  options.time_limit_seconds = 60;
-  options.stall_share = 0.005;  // 0.3 s without progress ends it
+  options.time_limit_seconds = 20;
+  options.stall_share = 0.015;  // 0.3 s without progress ends it
   tp::Placement placement;
   ASSERT_TRUE(tp::place(buffers, options, &placement).is_ok());
   ASSERT_FALSE(placement.proved_optimal);  // the search does not find the packing in time
   EXPECT_TRUE(placement.stats.stalled);
   EXPECT_FALSE(placement.stats.timed_out);
-  EXPECT_LT(placement.stats.seconds, 30);
+  EXPECT_LT(placement.stats.seconds, 15);  // 7-9 s on 2 cores: the phases before the rule take a third
   EXPECT_LE(placement.stats.seconds_to_best, placement.stats.seconds);
   EXPECT_LT(placement.proved_lower_bound, placement.height);  // bound and best differ: not proved
   EXPECT_TRUE(tp::validate_placement(buffers, placement.offsets, 0).is_ok());
