@@ -472,6 +472,11 @@ class WellSearch {
   uint64_t state_key() const { return mix(placed_key_ ^ waste_key_) | 1; }  // never 0, the empty slot
   // The key of the state with buffer b placed as well.
   uint64_t state_key_with(int32_t b) const { return mix(placed_key_ ^ buffer_key(b) ^ waste_key_) | 1; }
+  // The key of the state with `bytes` more left free on top of section s.
+  uint64_t state_key_with_waste(int32_t s, int64_t bytes) const {
+    const int64_t wasted = wasted_[static_cast<size_t>(s)];
+    return mix(placed_key_ ^ waste_key_ ^ waste_key(s, wasted) ^ waste_key(s, wasted + bytes)) | 1;
+  }
   uint64_t& refuted_slot(uint64_t key) { return refuted_[key & (refuted_.size() - 1)]; }
   // The table of refuted states is up to 8 MB, and reading a node's slot
   // was a cache miss that took a third of the well search's time (perf, a
@@ -487,10 +492,10 @@ class WellSearch {
 #endif
   }
   static uint64_t buffer_key(int32_t b) { return mix(static_cast<uint64_t>(b) + 0x51EDull); }
-  uint64_t waste_key(int32_t s) const {
-    const int64_t wasted = wasted_[static_cast<size_t>(s)];
+  static uint64_t waste_key(int32_t s, int64_t wasted) {
     return wasted == 0 ? 0 : mix(static_cast<uint64_t>(s) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(wasted));
   }
+  uint64_t waste_key(int32_t s) const { return waste_key(s, wasted_[static_cast<size_t>(s)]); }
 
   // Leaves `bytes` free on top of section s (sign 1) or takes that back (-1).
   void waste(int32_t s, int64_t bytes, int64_t sign) {
@@ -576,6 +581,7 @@ class WellSearch {
       ranked.push_back({edge_score(b, y), b});
       prefetch_refuted_slot(state_key_with(b));
     }
+    if (choice.waste > 0) prefetch_refuted_slot(state_key_with_waste(choice.waste_section, choice.waste));
     std::sort(ranked.begin(), ranked.end(), [&](const Ranked& p, const Ranked& q) {
       if (p.score != q.score) return p.score > q.score;
       const PlaceBuffer& x = buffers_[static_cast<size_t>(p.buffer)];
