@@ -468,16 +468,18 @@ class WellSearch {
   // every section per node that told nothing more: without it, a 600-buffer
   // packing's search visits about a fifth more nodes per second.) A section
   // with none left free adds nothing to the key, so where no byte may be
-  // left free the key is the placed set's alone.
-  uint64_t state_key() const { return mix(placed_key_ ^ waste_key_) | 1; }  // never 0, the empty slot
+  // left free the key is the placed set's alone. A key is never 0, the
+  // table's empty slot.
+  static uint64_t state_key(uint64_t placed_key, uint64_t waste_key) { return mix(placed_key ^ waste_key) | 1; }
+  uint64_t state_key() const { return state_key(placed_key_, waste_key_); }
   // The key of the state with buffer b placed as well.
-  uint64_t state_key_with(int32_t b) const { return mix(placed_key_ ^ buffer_key(b) ^ waste_key_) | 1; }
+  uint64_t state_key_with(int32_t b) const { return state_key(placed_key_ ^ buffer_key(b), waste_key_); }
   // The key of the state with `bytes` more left free on top of section s.
   uint64_t state_key_with_waste(int32_t s, int64_t bytes) const {
     const int64_t wasted = wasted_[static_cast<size_t>(s)];
-    return mix(placed_key_ ^ waste_key_ ^ waste_key(s, wasted) ^ waste_key(s, wasted + bytes)) | 1;
+    return state_key(placed_key_, waste_key_ ^ waste_key(s, wasted) ^ waste_key(s, wasted + bytes));
   }
-  uint64_t& refuted_slot(uint64_t key) { return refuted_[key & (refuted_.size() - 1)]; }
+  size_t refuted_index(uint64_t key) const { return key & (refuted_.size() - 1); }
   // The table of refuted states is up to 8 MB, and reading a node's slot
   // was a cache miss that took a third of the well search's time (perf, a
   // skewed packing of 600 buffers). So a node asks for the slots of all its
@@ -486,7 +488,7 @@ class WellSearch {
   // the speed (docs/placement.md, "The well search").
   void prefetch_refuted_slot(uint64_t key) const {
 #if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(&refuted_[key & (refuted_.size() - 1)]);
+    __builtin_prefetch(&refuted_[refuted_index(key)]);
 #else
     (void)key;
 #endif
@@ -564,7 +566,7 @@ class WellSearch {
     // third of the nodes of a 600-buffer packing's search are such
     // transpositions.
     const uint64_t key = state_key();
-    uint64_t& slot = refuted_slot(key);
+    uint64_t& slot = refuted_[refuted_index(key)];
     if (slot == key) return false;
     Choice choice;
     if (!choose(&choice)) return false;
