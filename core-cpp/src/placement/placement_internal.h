@@ -204,10 +204,12 @@ SearchOutcome search_leaving_slack(const std::vector<PlaceBuffer>& buffers, int6
 // The well search's repair of a partial tiling (placement_wells.cpp):
 // `partial` holds offsets of `buffers`, -1 where not placed, with no byte
 // free below any placed buffer at the capacity. Moves take placed buffers
-// back and run the well search on; *partial becomes the deepest partial
-// tiling reached. kFound (the tiling in *offsets) or kGaveUp after about
-// `node_budget` nodes or at the budget's deadline. Under minimize the well
-// search runs it itself on its deepest tiling.
+// back and run the well search on, in episodes: every other one starts from
+// one of the largest buffers alone on the floor instead of from *partial.
+// *partial becomes the deepest partial tiling reached. kFound (the tiling in
+// *offsets) or kGaveUp after about `node_budget` nodes or at the budget's
+// deadline. Under minimize the well search runs it itself on its deepest
+// tiling.
 SearchOutcome repair_partial_tiling(const std::vector<PlaceBuffer>& buffers, int64_t capacity, int64_t node_budget,
                                     SearchBudget* budget, std::vector<int64_t>* partial, std::vector<int64_t>* offsets);
 

@@ -51,7 +51,9 @@
 // buffers are taken back around a drawn section and the search runs on from
 // what is left, so what a run placed is not thrown away. On skewed packings
 // of 600 buffers (tuning seeds), 6 s of well search found 10 tilings of 32
-// this way and none by restarts alone.
+// this way and none by restarts alone. The repair goes in episodes, and
+// every other one starts from one of the largest buffers alone on the floor
+// instead (repair_in_episodes, kEpisodeNodesPerBuffer).
 //
 // When the search gives up, the deepest partial tiling that the runs reached
 // in each direction (everything below a ragged floor, no byte free) is
@@ -694,6 +696,26 @@ constexpr int64_t kRestartNodesPerBuffer = 4000;
 // Each repair's run of the well search: this many times the restarts' unit
 // of nodes (max(256, buffers)).
 constexpr int64_t kRepairRunUnits = 20;
+// The repair goes in episodes of this many nodes per buffer. Every other
+// episode goes on from the deepest partial tiling kept so far; the others
+// each start from one of the kAnchors largest buffers (bytes x steps) alone
+// on the floor, in turn. The restarts and the repair build every tiling from
+// the bottom up, and a large buffer that lives long needs a floor flat over
+// its whole lifetime, which a floor built that way seldom leaves: their
+// partial tilings end with such buffers left over (on skewed seed 603 the
+// three largest, 0.16-0.31 of the height over 357-412 steps). Put on the
+// floor first, such a buffer has its flat floor, and the search builds the
+// rest around it. The bottom is no restriction for one that lies at the top
+// of a tiling: upside down (offset y to capacity - y - size) a tiling is a
+// tiling. Chosen on skewed packings of 600 buffers (seeds 701-760) and
+// time-cuts-skewed ones (701-720), none of them tuned on before, 6 s of well
+// search alone, one run each, two at a time on 2 cores (2026-11-29): tiled
+// 19 and 22 of the two sets of 40 instead of 13-17 (four runs) and 16 (two);
+// 8 anchors with 8000 nodes per buffer, 23 of the second set; 4 anchors, 21;
+// an anchor in every episode but one in nine, 19 and 15; 2000 nodes, 14 of
+// the first.
+constexpr int64_t kEpisodeNodesPerBuffer = 4000;
+constexpr size_t kAnchors = 8;
 // The repair lists the buffers alive in each section and scans them for
 // every buffer it takes back: above this many entries (4 MiB of indices;
 // the held-out perfect packings of 600 buffers have 3,000-23,000) it does
@@ -719,15 +741,16 @@ double placed_area(const std::vector<PlaceBuffer>& buffers, const std::vector<in
 // is left with a short node limit, alternating the two directions, and
 // keeps the deepest tiling that run reached when it covers at least as
 // much area as the current one. Ruin and recreate as in Shaw (CP 1998),
-// with the well search as the recreate step. Returns kFound with the
-// tiling in *offsets, or kGaveUp at the deadline or after `node_budget`
-// nodes (> 0) with the deepest tiling in *state.
+// with the well search as the recreate step. `episode` varies the draws
+// (repair_in_episodes). Returns kFound with the tiling in *offsets, or
+// kGaveUp at the deadline or after `node_budget` nodes (> 0) with the
+// deepest tiling in *state.
 SearchOutcome repair_deepest_tiling(const std::vector<PlaceBuffer>& buffers, WellSearch* forward, WellSearch* backward,
-                                    int64_t run_nodes, int64_t node_budget, SearchBudget* budget,
+                                    int64_t run_nodes, int64_t node_budget, uint64_t episode, SearchBudget* budget,
                                     std::vector<int64_t>* offsets, std::vector<int64_t>* state) {
   const int64_t nodes_before = budget->nodes;
   double area = placed_area(buffers, *state);
-  uint64_t draw = worker_seed(0x7A11B0A7ull, *budget);
+  uint64_t draw = worker_seed(0x7A11B0A7ull, *budget) + episode * 0x9E3779B97F4A7C15ull;
   std::vector<int64_t> trial, reached;
   std::vector<int32_t> unplaced;
   const int32_t sections = forward->sections();
@@ -761,6 +784,61 @@ SearchOutcome repair_deepest_tiling(const std::vector<PlaceBuffer>& buffers, Wel
   return SearchOutcome::kGaveUp;
 }
 
+// The buffers with the most bytes x steps, largest first (ties to the lower
+// index), at most `count` of them.
+std::vector<int32_t> largest_by_area(const std::vector<PlaceBuffer>& buffers, size_t count) {
+  std::vector<int32_t> order(buffers.size());
+  for (size_t b = 0; b < buffers.size(); ++b) order[b] = static_cast<int32_t>(b);
+  auto area = [&](int32_t b) {
+    const PlaceBuffer& x = buffers[static_cast<size_t>(b)];
+    return static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return area(x) > area(y); });
+  order.resize(std::min(count, order.size()));
+  return order;
+}
+
+// The repair in episodes (kEpisodeNodesPerBuffer, above): even episodes go
+// on from *state, odd ones from an anchor alone on the floor; an episode's
+// partial tiling replaces *state when it covers more area (or as much, when
+// it went on from *state). Each episode draws its moves from its own seed.
+// kFound with the tiling in *offsets, or kGaveUp at the deadline or after
+// `node_budget` nodes (> 0) with the deepest partial tiling in *state.
+SearchOutcome repair_in_episodes(const std::vector<PlaceBuffer>& buffers, WellSearch* forward, WellSearch* backward,
+                                 int64_t run_nodes, int64_t node_budget, SearchBudget* budget,
+                                 std::vector<int64_t>* offsets, std::vector<int64_t>* state) {
+  const std::vector<int32_t> anchors = largest_by_area(buffers, kAnchors);
+  const int64_t episode_nodes = kEpisodeNodesPerBuffer * static_cast<int64_t>(buffers.size());
+  const int64_t nodes_before = budget->nodes;
+  double area = placed_area(buffers, *state);
+  std::vector<int64_t> trial;
+  for (int64_t episode = 0; !budget->timed_out && !budget->expired(); ++episode) {
+    int64_t nodes = episode_nodes;
+    if (node_budget > 0) {
+      const int64_t left = node_budget - (budget->nodes - nodes_before);
+      if (left <= 0) break;
+      nodes = std::min(nodes, left);
+    }
+    const bool goes_on = episode % 2 == 0;
+    if (goes_on) {
+      trial = *state;
+    } else {
+      trial.assign(buffers.size(), -1);
+      trial[static_cast<size_t>(anchors[static_cast<size_t>(episode / 2) % anchors.size()])] = 0;
+    }
+    if (repair_deepest_tiling(buffers, forward, backward, run_nodes, nodes, static_cast<uint64_t>(episode), budget,
+                              offsets, &trial) == SearchOutcome::kFound) {
+      return SearchOutcome::kFound;
+    }
+    const double reached = placed_area(buffers, trial);
+    if (reached > area || (goes_on && reached == area)) {
+      area = reached;
+      state->swap(trial);
+    }
+  }
+  return SearchOutcome::kGaveUp;
+}
+
 // The mirror in time: lifetime [lower, upper) becomes [-upper, -lower);
 // buffers overlap in it exactly when they overlap in the instance, so its
 // placements are the instance's.
@@ -785,8 +863,8 @@ SearchOutcome repair_partial_tiling(const std::vector<PlaceBuffer>& buffers, int
   if (!forward.prepare_repair(kMostRepairEntries)) return SearchOutcome::kGaveUp;
   WellSearch backward(mirrored, capacity, budget);
   const int64_t unit = std::max<int64_t>(256, static_cast<int64_t>(buffers.size()));
-  return repair_deepest_tiling(buffers, &forward, &backward, kRepairRunUnits * unit, std::max<int64_t>(1, node_budget),
-                               budget, offsets, partial);
+  return repair_in_episodes(buffers, &forward, &backward, kRepairRunUnits * unit, std::max<int64_t>(1, node_budget),
+                            budget, offsets, partial);
 }
 
 bool fills_every_step(const std::vector<PlaceBuffer>& buffers, int64_t capacity) {
@@ -884,7 +962,7 @@ SearchOutcome fill_from_the_floor(const std::vector<PlaceBuffer>& buffers, int64
         state = backward.deepest_offsets();
       }
       if (state.empty()) state.assign(buffers.size(), -1);
-      if (repair_deepest_tiling(buffers, &forward, &backward, kRepairRunUnits * unit, 0, budget, offsets, &state) ==
+      if (repair_in_episodes(buffers, &forward, &backward, kRepairRunUnits * unit, 0, budget, offsets, &state) ==
           SearchOutcome::kFound) {
         return SearchOutcome::kFound;
       }

@@ -315,6 +315,23 @@ TEST(WellSearch, RepairFinishesTheLowerHalfOfASkewedPackingsTiling) {
   }
 }
 
+// Every other episode of the repair starts from one of the largest buffers
+// alone on the floor. From the empty floor, skewed seed 713 of 600 buffers is
+// tiled within 4,000,000 nodes, in the first such episode (the first 2,400,000
+// nodes go on from the empty floor); the repair without those episodes had
+// not tiled it by then. Node budgets make the answer the same on every run.
+TEST(WellSearch, RepairTilesFromAnAnchorWhereTheEmptyFloorDidNot) {
+  tp::PerfectPackingShape skewed;
+  ASSERT_TRUE(tp::perfect_packing_family("skewed", &skewed));
+  const tp::PerfectPacking p = tp::random_perfect_packing(600, 713, skewed);
+  std::vector<int64_t> partial(p.buffers.size(), -1), offsets;
+  SearchBudget budget;
+  ASSERT_EQ(tp::placement_detail::repair_partial_tiling(p.buffers, p.height, 4000000, &budget, &partial, &offsets),
+            SearchOutcome::kFound);
+  EXPECT_GT(budget.nodes, 4000 * 600) << "tiled before the first anchored episode";
+  EXPECT_TRUE(tp::validate_placement(p.buffers, offsets, p.height).is_ok());
+}
+
 // Given up, what the repair leaves is still a partial tiling, covering at
 // least the area it started from (a move is kept only then), and the node
 // budget holds within one move's run (20 x max(256, buffers) nodes).
