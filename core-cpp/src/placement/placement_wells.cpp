@@ -710,10 +710,11 @@ constexpr int64_t kRepairRunUnits = 20;
 // tiling. Chosen on skewed packings of 600 buffers (seeds 701-760) and
 // time-cuts-skewed ones (701-720), none of them tuned on before, 6 s of well
 // search alone, one run each, two at a time on 2 cores (2026-11-29): tiled
-// 19 and 22 of the two sets of 40 instead of 13-17 (four runs) and 16 (two);
-// 8 anchors with 8000 nodes per buffer, 23 of the second set; 4 anchors, 21;
-// an anchor in every episode but one in nine, 19 and 15; 2000 nodes, 14 of
-// the first.
+// 20 and 22 of the two sets of 40 instead of 13-17 (four runs) and 16 (two).
+// In a copy of the search that kept an episode's tiling only when it covered
+// more area (19 and 22): 8000 nodes per buffer, 23 of the second set; 2000,
+// 14 of the first; 4 anchors, 21 of the second; an anchor in eight episodes
+// of nine, 19 of the first, and 16 anchors that way, 15.
 constexpr int64_t kEpisodeNodesPerBuffer = 4000;
 constexpr size_t kAnchors = 8;
 // The repair lists the buffers alive in each section and scans them for
@@ -819,7 +820,7 @@ SearchOutcome repair_in_episodes(const std::vector<PlaceBuffer>& buffers, WellSe
       if (left <= 0) break;
       nodes = std::min(nodes, left);
     }
-    const bool goes_on = episode % 2 == 0;
+    const bool goes_on = episode % 2 == 0 || anchors.empty();
     if (goes_on) {
       trial = *state;
     } else {
