@@ -785,20 +785,6 @@ SearchOutcome repair_deepest_tiling(const std::vector<PlaceBuffer>& buffers, Wel
   return SearchOutcome::kGaveUp;
 }
 
-// The buffers with the most bytes x steps, largest first (ties to the lower
-// index), at most `count` of them.
-std::vector<int32_t> largest_by_area(const std::vector<PlaceBuffer>& buffers, size_t count) {
-  std::vector<int32_t> order(buffers.size());
-  for (size_t b = 0; b < buffers.size(); ++b) order[b] = static_cast<int32_t>(b);
-  auto area = [&](int32_t b) {
-    const PlaceBuffer& x = buffers[static_cast<size_t>(b)];
-    return static_cast<double>(x.size) * static_cast<double>(x.upper - x.lower);
-  };
-  std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return area(x) > area(y); });
-  order.resize(std::min(count, order.size()));
-  return order;
-}
-
 // The repair in episodes (kEpisodeNodesPerBuffer, above): even episodes go
 // on from *state, odd ones from an anchor alone on the floor; an episode's
 // partial tiling replaces *state when it covers more area (or as much, when
@@ -808,7 +794,8 @@ std::vector<int32_t> largest_by_area(const std::vector<PlaceBuffer>& buffers, si
 SearchOutcome repair_in_episodes(const std::vector<PlaceBuffer>& buffers, WellSearch* forward, WellSearch* backward,
                                  int64_t run_nodes, int64_t node_budget, SearchBudget* budget,
                                  std::vector<int64_t>* offsets, std::vector<int64_t>* state) {
-  const std::vector<int32_t> anchors = largest_by_area(buffers, kAnchors);
+  std::vector<int32_t> anchors = preorder(buffers, {}, "A");  // the most bytes x steps first
+  anchors.resize(std::min(kAnchors, anchors.size()));
   const int64_t episode_nodes = kEpisodeNodesPerBuffer * static_cast<int64_t>(buffers.size());
   const int64_t nodes_before = budget->nodes;
   double area = placed_area(buffers, *state);
