@@ -50,13 +50,14 @@ constexpr size_t kMaxSearchBuffers = 4000;
 
 // Pieces with free space at `target` (the proved bound), after the feedback
 // dives: the well search that may leave bytes free (search_leaving_slack),
-// from 20% to 30% of the limit, then the completion of its deepest partial
-// placement by the search above it (complete_deepest_tilings) to 33%, then
-// the windows from whichever placement is lowest. The dives leave
-// long-lived buffers on top; this search builds the placement from the
-// bottom up, as a tiling, and leaves the windows a start with another
-// structure. Measured with the whole solver at 10 s, one run each, two at a
-// time on 2 cores (2026-11-29), against the solver without it:
+// from 20% to 40% of the limit (kFreeSpaceSearchUntil), then the completion
+// of its deepest partial placement by the search above it
+// (complete_deepest_tilings) to 43%, then the windows from whichever
+// placement is lowest. The dives leave long-lived buffers on top; this
+// search builds the placement from the bottom up, as a tiling, and leaves
+// the windows a start with another structure. Measured with the whole
+// solver at 10 s, one run each, two at a time on 2 cores (2026-11-29),
+// against the solver without it:
 // - MiniMalloc's challenging D (213 buffers) reached its lower bound, so
 //   proved optimal, at 5.8-5.9 s in both runs (1.0218 times the bound
 //   without this search), and J (409 buffers) ended at 1.0290 in both
@@ -66,11 +67,19 @@ constexpr size_t kMaxSearchBuffers = 4000;
 //   of the 14 within 1.01 instead of 10;
 // - sparse ones of 600 buffers (seeds 601-618 but 609): mean 1.0391 before,
 //   1.0351 after, one of 17 within 1.01 in both.
-// Other ends, on the same sets: to 35% with the completion to 40%, 1.0049
-// (two runs), 1.0378, D at the bound in 8 of 9 runs and J at 1.0290-1.0362;
-// to 45% and 65%, those of 600 buffers with seeds 613-618 at 1.0408
-// instead of 1.0295: the windows need the time.
+// Before its repair went in episodes (placement_wells.cpp), an end at 45%
+// left those of 600 buffers with seeds 613-618 at 1.0408 instead of 1.0295
+// with 30%. With the episodes the time pays: on 49 sparse packings of 600 buffers (seeds 601-650 but 609; 10 s,
+// one run each, 2026-11-30), two workers one at a time ended at a mean of
+// 1.0105 with 30%, 32 within 1.01 and 20 at the optimum, 1.0083 (35, 24)
+// with 40%, 1.0088 (36, 24) with 45% and, on seeds 601-618 but 609, 1.0185
+// with 60% against 1.0162; one worker, two at a time, 1.0193 (22, 16) with
+// 30% and 1.0130 (25, 16) with 40%. MiniMalloc's challenging A-K, two
+// workers: the same heights but J's, which moves with the timing (1.0062
+// with 30%, 35% and 40%, 1.0072 with 45%, 1.0041 with 50%).
 // Measured up to 630 buffers; larger pieces keep that time for the windows.
+constexpr double kFreeSpaceSearchUntil = 0.4;
+constexpr double kFreeSpaceCompletionUntil = 0.43;
 constexpr size_t kMostBuffersLeavingSlack = 1000;
 
 // The capacity question's share of the time left that the well search which
@@ -457,8 +466,12 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
       bracket.best = pieces_height(*pieces);
       // Where a piece that fills every step took the well search's 60%,
       // these two phases have no time left, and the windows do the rest.
-      run_phase_until(0.3, [&](SearchBudget* phase) { fill_pieces_with_free_space(pieces, bracket.proved, phase); });
-      run_phase_until(0.33, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, true, phase); });
+      run_phase_until(kFreeSpaceSearchUntil, [&](SearchBudget* phase) {
+        fill_pieces_with_free_space(pieces, bracket.proved, phase);
+      });
+      run_phase_until(kFreeSpaceCompletionUntil, [&](SearchBudget* phase) {
+        complete_deepest_tilings(pieces, bracket.proved, true, phase);
+      });
       run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, false, phase); });
       run_phase_until(0.7, [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });
     }
