@@ -9,11 +9,15 @@
 // alignment column where the family aligns. bench/data/perfect-packings/
 // holds the sets the benchmark uses: the default shape with seeds 1-3 in the
 // folder itself (the seeds the solver was tuned on), and every family with
-// the held-out seeds 9001 and 9002 in its subfolder.
+// the held-out seeds in its subfolder: 9001 and 9002 at 80, 300 and 600
+// buffers, and 9003-9006 at 600.
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,15 +25,22 @@
 
 namespace {
 
-std::vector<long long> parse_list(const char* text) {
-  std::vector<long long> values;
-  for (const char* p = text; *p != '\0';) {
+// A comma-separated list of integers from 1 to `most`; false (with the
+// offending text named) on anything else, so that a typo is not read as 0.
+bool parse_list(const char* option, const char* text, long long most, std::vector<long long>* values) {
+  values->clear();
+  for (const char* p = text;;) {
     char* end = nullptr;
-    values.push_back(std::strtoll(p, &end, 10));
-    if (end == p) break;
-    p = *end == ',' ? end + 1 : end;
+    errno = 0;
+    const long long value = std::strtoll(p, &end, 10);
+    if (end == p || errno != 0 || value < 1 || value > most || (*end != ',' && *end != '\0')) {
+      std::fprintf(stderr, "%s: \"%s\" is not a list of integers from 1 to %lld\n", option, text, most);
+      return false;
+    }
+    values->push_back(value);
+    if (*end == '\0') return true;
+    p = end + 1;
   }
-  return values;
 }
 
 bool write_packing(const std::string& dir, long long n, long long seed, const tp::PerfectPackingShape& shape) {
@@ -57,17 +68,33 @@ bool write_packing(const std::string& dir, long long n, long long seed, const tp
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [--family NAME|all] [--sizes 20,40,80,100,200,400,600] [--seeds 1,2,3]\n", argv[0]);
+  const char* usage = "usage: %s DIR [--family NAME|all] [--sizes 20,40,80,100,200,400,600] [--seeds 1,2,3]\n";
+  // A DIR that looks like an option (--help, a misplaced flag) is refused
+  // rather than created as a folder of that name.
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, usage, argv[0]);
     return 2;
   }
   std::vector<long long> sizes = {20, 40, 80, 100, 200, 400, 600};
   std::vector<long long> seeds = {1, 2, 3};
   std::vector<std::string> families;
-  for (int i = 2; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--sizes") == 0) sizes = parse_list(argv[++i]);
-    else if (std::strcmp(argv[i], "--seeds") == 0) seeds = parse_list(argv[++i]);
-    else if (std::strcmp(argv[i], "--family") == 0) {
+  for (int i = 2; i < argc; ++i) {
+    const bool known = std::strcmp(argv[i], "--sizes") == 0 || std::strcmp(argv[i], "--seeds") == 0 ||
+                       std::strcmp(argv[i], "--family") == 0;
+    // An unknown or valueless option would otherwise leave the defaults in
+    // place and write packings nobody asked for.
+    if (!known || i + 1 >= argc) {
+      std::fprintf(stderr, known ? "%s needs a value\n" : "unknown argument %s\n", argv[i]);
+      std::fprintf(stderr, usage, argv[0]);
+      return 2;
+    }
+    if (std::strcmp(argv[i], "--sizes") == 0) {
+      if (!parse_list(argv[i], argv[i + 1], std::numeric_limits<int32_t>::max(), &sizes)) return 2;
+      ++i;
+    } else if (std::strcmp(argv[i], "--seeds") == 0) {
+      if (!parse_list(argv[i], argv[i + 1], std::numeric_limits<long long>::max(), &seeds)) return 2;
+      ++i;
+    } else {
       const std::string name = argv[++i];
       if (name == "all") {
         for (const char* family : tp::perfect_packing_family_names()) families.push_back(family);
