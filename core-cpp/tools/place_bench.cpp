@@ -9,6 +9,7 @@
 // By default tensorplan's solver minimises (proving when it can); --fast runs
 // it without minimize, as plan() would by default.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,24 +50,47 @@ Run run(const std::vector<tp::PlaceBuffer>& buffers, tp::PlaceAlgorithm algorith
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [--time-limit S] [--fast]\n", argv[0]);
+  const char* usage = "usage: %s DIR [--time-limit S] [--fast] [--capacity-from-name]\n";
+  // A DIR that looks like an option (--help, a misplaced flag) is refused
+  // rather than searched for files.
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, usage, argv[0]);
     return 2;
   }
   double time_limit = 10.0;
   bool minimize = true;
   bool capacity_from_name = false;
   for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc) time_limit = std::atof(argv[++i]);
-    else if (std::strcmp(argv[i], "--fast") == 0) minimize = false;
-    else if (std::strcmp(argv[i], "--capacity-from-name") == 0) capacity_from_name = true;
+    if (std::strcmp(argv[i], "--time-limit") == 0) {
+      // A limit that does not parse would otherwise be read as 0: no limit
+      // at all, and a minimize that may run for hours.
+      char* end = nullptr;
+      const double seconds = i + 1 < argc ? std::strtod(argv[i + 1], &end) : 0;
+      if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || !std::isfinite(seconds) || seconds <= 0) {
+        std::fprintf(stderr, "--time-limit: \"%s\" is not a finite positive number of seconds\n", i + 1 < argc ? argv[i + 1] : "");
+        return 2;
+      }
+      time_limit = seconds;
+      ++i;
+    } else if (std::strcmp(argv[i], "--fast") == 0) {
+      minimize = false;
+    } else if (std::strcmp(argv[i], "--capacity-from-name") == 0) {
+      capacity_from_name = true;
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", argv[i]);
+      std::fprintf(stderr, usage, argv[0]);
+      return 2;
+    }
   }
   std::vector<std::string> files;
   std::error_code error;
   for (auto it = std::filesystem::recursive_directory_iterator(argv[1], error);
-       it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
-    if (error) break;
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
     if (it->is_regular_file() && it->path().extension() == ".csv") files.push_back(it->path().string());
+  }
+  if (error) {
+    std::fprintf(stderr, "cannot read %s: %s\n", argv[1], error.message().c_str());
+    return 2;
   }
   std::sort(files.begin(), files.end());
   std::printf("%-40s %7s %14s %9s %9s %9s %9s %10s %9s %9s %9s %10s %10s %10s %8s %s\n", "file", "n", "LB", "greedy",
