@@ -9,9 +9,9 @@
 // - bench/data/perfect-packings/<family>/pp-<n>-s<seed>.<LB>.csv: one folder
 //   per family of shapes (perfect_packing_family(): time cuts against space
 //   cuts, guillotine or not, pinwheels, density, size skew, alignment), with
-//   the seeds 9001 and 9002 at 80, 300 and 600 buffers and 9003-9006 at 600
-//   (10 per family), which no setting of the solver was chosen on; four more
-//   at 600, where the families differ most, so that a family's count is not
+//   10 packings per family that no setting of the solver was chosen on: the
+//   seeds 9001 and 9002 at 80, 300 and 600 buffers, and 9003-9006 at 600,
+//   where the families differ most, so that a family's count there is not
 //   decided by two draws;
 // - bench/data/perfect-packings/pp-<n>-s<seed>.<LB>.csv: the default shape
 //   ("mixed") with seeds 1-3, the instances the solver was tuned on.
