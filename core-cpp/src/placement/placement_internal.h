@@ -252,6 +252,14 @@ bool improve_from_starts(const std::vector<PlaceBuffer>& buffers, int64_t lower_
                          const std::vector<std::vector<int64_t>>& alternatives, uint64_t seed, SearchBudget* budget,
                          std::vector<int64_t>* offsets);
 
+// The jostle (placement_jostle.cpp): pushes every buffer of `offsets` (a
+// valid placement of `buffers`) as high as it goes under the placement's
+// height, highest top first, then drops every buffer as low as it goes,
+// lowest offset first; ties in either order by a hash of the index and
+// `salt`. The placement stays valid, no buffer ends higher than the height,
+// and none ends above where the first pass put it.
+void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, std::vector<int64_t>* offsets);
+
 // The overlap search (placement_overlap_search.cpp): lowers `offsets` (a
 // valid placement of `buffers`) by guided local search on overlap, each time
 // squeezing it under a height a little lower than it reaches and moving

@@ -20,6 +20,8 @@
 // from the lowest free byte up at the busiest step of the picked buffer's
 // life, over a random reach of time around it, so the holes that lowering it
 // needs are in the window.
+// After a run of windows that lower nothing, the whole placement is jostled
+// (placement_jostle.cpp) and the windows go on from there.
 // Ruin-and-recreate in the sense of Shaw, "Using constraint programming and
 // local search methods to solve vehicle routing problems" (CP 1998), with a
 // complete search as the recreate step.
@@ -56,6 +58,17 @@ struct Draws {
 // 1.0190 and 1.0490 to 1.0000 and 1.0356.
 constexpr int64_t kSlabPercent = 60;
 constexpr int64_t kWindowNodes = 4;
+
+// After this many windows in a row that lower nothing, the placement is
+// jostled (placement_jostle.cpp): pushed up under its height and dropped
+// again, so that the holes the windows could not reach move. On 49 sparse
+// perfect packings of 600 buffers (seeds 601-650 but 609; 10 s per call,
+// two workers, each packing run with and without it in turn, 2026-11-30,
+// two runs with the order of the two swapped), it ended 39 and 39 within
+// 1.01 times the optimum, at a mean of 1.0082 and 1.0068, against 34 and
+// 34 at 1.0087 and 1.0091 without it; 23 and 23 at the optimum against 23
+// and 21. The value 10 is the only one measured.
+constexpr int64_t kJostleAfterFailures = 10;
 
 }  // namespace
 
@@ -137,8 +150,18 @@ bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t 
   SearchScratch scratch;  // one table for the thousands of window searches
   std::vector<int64_t> steps;
   std::vector<std::pair<int64_t, int64_t>> spans;
+  int64_t failures_in_a_row = 0;
   while (height > lower_bound) {
     if (budget->expired()) break;
+    if (failures_in_a_row >= kJostleAfterFailures) {
+      // The jostle never raises the height; where it lowers it, that counts.
+      jostle_placement(buffers, draws.next(), offsets);
+      failures_in_a_row = 0;
+      const int64_t before = height;
+      height = placement_height(buffers, *offsets);
+      if (height < before) budget->note_improvement();
+      if (height <= lower_bound) break;
+    }
     // Work is nodes plus windows: a window refuted before any node (its
     // freed bytes and the floor already reach the height) still costs a scan.
     if (node_work > 0 && budget->nodes - nodes_at_start + windows >= node_work) break;
@@ -258,8 +281,10 @@ bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t 
       height = placement_height(buffers, *offsets);
       if (height < before) budget->note_improvement();
       want = std::max(8.0, want * 0.9);
+      failures_in_a_row = 0;
     } else {
       want = std::min(most, want * 1.05 + 0.5);
+      ++failures_in_a_row;
     }
   }
   return height < initial;
