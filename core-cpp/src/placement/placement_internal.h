@@ -257,8 +257,11 @@ bool improve_from_starts(const std::vector<PlaceBuffer>& buffers, int64_t lower_
 // height, highest top first, then drops every buffer as low as it goes,
 // lowest offset first; ties in either order by a hash of the index and
 // `salt`. The placement stays valid, no buffer ends higher than the height,
-// and none ends above where the first pass put it.
-void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, std::vector<int64_t>* offsets);
+// and none ends above where the first pass put it. Where `budget` (may be
+// null) expires on the way, the pass stops where it is, the placement still
+// valid and no higher.
+void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, SearchBudget* budget,
+                      std::vector<int64_t>* offsets);
 
 // The overlap search (placement_overlap_search.cpp): lowers `offsets` (a
 // valid placement of `buffers`) by guided local search on overlap, each time

@@ -14,6 +14,9 @@
 // lower. The second pass takes them by offset, lowest first, down to the
 // lowest free aligned offset, and for the same reason no buffer goes up.
 // So the placement stays valid and never rises above the height it had.
+// The same holds after any prefix of either pass (a buffer not yet taken in
+// the first pass lies below every one taken that is alive with it, and in
+// the second above), so a pass that meets the deadline stops where it is.
 //
 // Why it helps. The neighbourhood search (placement_neighbourhood.cpp)
 // frees windows closed upwards, and the holes deep below a fixed buffer are
@@ -30,11 +33,17 @@ namespace placement_detail {
 
 namespace {
 
+constexpr size_t kBuffersPerCheck = 64;
+
 int64_t align_down(int64_t value, int64_t alignment) {
   if (alignment <= 1) return value;
   int64_t rounded = value / alignment * alignment;
   if (rounded > value) rounded -= alignment;  // value < 0 rounds towards zero
   return rounded;
+}
+
+int64_t top_of(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& at, int32_t i) {
+  return at[static_cast<size_t>(i)] + buffers[static_cast<size_t>(i)].size;
 }
 
 // A permutation of the buffers with bytes, by `key` and ties by a hash of
@@ -53,59 +62,75 @@ std::vector<int32_t> order_by(const std::vector<PlaceBuffer>& buffers, uint64_t 
   return order;
 }
 
+// The [offset, top) spans of the buffers already in `index` that are alive
+// with buffer i.
+void spans_alive_with(int32_t i, const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& at,
+                      LifetimeIndex* index, std::vector<int32_t>* alive, std::vector<std::pair<int64_t, int64_t>>* spans) {
+  alive->clear();
+  index->collect(i, alive);
+  spans->clear();
+  for (int32_t j : *alive) {
+    spans->emplace_back(at[static_cast<size_t>(j)], top_of(buffers, at, j));
+  }
+}
+
+// The highest aligned offset for b under `height` that overlaps none of
+// `spans` (sorted here by top, highest first: a span wholly above the
+// candidate is passed by, one wholly below ends the scan).
+int64_t highest_fit(const PlaceBuffer& b, int64_t height, std::vector<std::pair<int64_t, int64_t>>* spans) {
+  std::sort(spans->begin(), spans->end(), [](const std::pair<int64_t, int64_t>& x, const std::pair<int64_t, int64_t>& y) {
+    return x.second > y.second;
+  });
+  int64_t offset = align_down(height - b.size, b.alignment);
+  for (const auto& span : *spans) {
+    if (span.second <= offset) break;
+    if (span.first < offset + b.size) offset = align_down(span.first - b.size, b.alignment);
+  }
+  return offset;
+}
+
+// The lowest aligned offset for b that overlaps none of `spans` (sorted
+// here by offset).
+int64_t lowest_fit(const PlaceBuffer& b, std::vector<std::pair<int64_t, int64_t>>* spans) {
+  std::sort(spans->begin(), spans->end());
+  int64_t offset = 0;
+  for (const auto& span : *spans) {
+    if (span.first >= offset + b.size) break;  // the gap below this span fits
+    if (span.second > offset) offset = align_up(span.second, b.alignment);
+  }
+  return offset;
+}
+
 }  // namespace
 
-void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, std::vector<int64_t>* offsets) {
+void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, SearchBudget* budget,
+                      std::vector<int64_t>* offsets) {
   std::vector<int64_t>& at = *offsets;
   const int64_t height = placement_height(buffers, at);
   std::vector<int32_t> alive;
-  std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, top) of those alive with the buffer
-
-  // Up, by top, highest first.
-  {
-    const std::vector<int32_t> order =
-        order_by(buffers, salt, [&](int32_t i) { return -(at[static_cast<size_t>(i)] + buffers[static_cast<size_t>(i)].size); });
-    LifetimeIndex index(buffers);
-    for (int32_t i : order) {
-      const PlaceBuffer& b = buffers[static_cast<size_t>(i)];
-      alive.clear();
-      index.collect(i, &alive);
-      taken.clear();
-      for (int32_t j : alive) taken.emplace_back(at[static_cast<size_t>(j)], at[static_cast<size_t>(j)] + buffers[static_cast<size_t>(j)].size);
-      // Highest top first: a span wholly above the candidate is passed by.
-      std::sort(taken.begin(), taken.end(), [](const std::pair<int64_t, int64_t>& x, const std::pair<int64_t, int64_t>& y) {
-        return x.second > y.second;
-      });
-      int64_t offset = align_down(height - b.size, b.alignment);
-      for (const auto& span : taken) {
-        if (span.second <= offset) break;                                        // all the rest lie below
-        if (span.first < offset + b.size) offset = align_down(span.first - b.size, b.alignment);  // overlaps: go under it
-      }
-      // Never below its own offset, which is free (above): the max only
-      // states what the order guarantees.
-      at[static_cast<size_t>(i)] = std::max(offset, at[static_cast<size_t>(i)]);
-      index.insert(i);
-    }
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  // The clock, every kBuffersPerCheck buffers: a buffer costs a scan of
+  // those alive with it, which on a piece where thousands live together
+  // adds up.
+  size_t visited = 0;
+  auto out_of_time = [&]() { return budget != nullptr && visited++ % kBuffersPerCheck == 0 && budget->expired(); };
+  // Up, by top, highest first. A buffer never goes below its own offset,
+  // which is free (above): the max only states what the order guarantees,
+  // as the min does on the way down.
+  LifetimeIndex up(buffers);
+  for (int32_t i : order_by(buffers, salt, [&](int32_t k) { return -top_of(buffers, at, k); })) {
+    if (out_of_time()) return;
+    spans_alive_with(i, buffers, at, &up, &alive, &spans);
+    at[static_cast<size_t>(i)] = std::max(highest_fit(buffers[static_cast<size_t>(i)], height, &spans), at[static_cast<size_t>(i)]);
+    up.insert(i);
   }
   // Down, by offset, lowest first.
-  {
-    const std::vector<int32_t> order = order_by(buffers, salt, [&](int32_t i) { return at[static_cast<size_t>(i)]; });
-    LifetimeIndex index(buffers);
-    for (int32_t i : order) {
-      const PlaceBuffer& b = buffers[static_cast<size_t>(i)];
-      alive.clear();
-      index.collect(i, &alive);
-      taken.clear();
-      for (int32_t j : alive) taken.emplace_back(at[static_cast<size_t>(j)], at[static_cast<size_t>(j)] + buffers[static_cast<size_t>(j)].size);
-      std::sort(taken.begin(), taken.end());
-      int64_t offset = 0;
-      for (const auto& span : taken) {
-        if (span.first >= offset + b.size) break;                    // a gap below this span fits
-        if (span.second > offset) offset = align_up(span.second, b.alignment);
-      }
-      at[static_cast<size_t>(i)] = std::min(offset, at[static_cast<size_t>(i)]);
-      index.insert(i);
-    }
+  LifetimeIndex down(buffers);
+  for (int32_t i : order_by(buffers, salt, [&](int32_t k) { return at[static_cast<size_t>(k)]; })) {
+    if (out_of_time()) return;
+    spans_alive_with(i, buffers, at, &down, &alive, &spans);
+    at[static_cast<size_t>(i)] = std::min(lowest_fit(buffers[static_cast<size_t>(i)], &spans), at[static_cast<size_t>(i)]);
+    down.insert(i);
   }
 }
 

@@ -157,7 +157,7 @@ bool improve_by_neighbourhoods(const std::vector<PlaceBuffer>& buffers, int64_t 
     if (budget->expired()) break;
     if (failures_in_a_row >= kJostleAfterFailures) {
       // The jostle never raises the height; where it lowers it, that counts.
-      jostle_placement(buffers, draws.next(), offsets);
+      jostle_placement(buffers, draws.next(), budget, offsets);
       failures_in_a_row = 0;
       const int64_t before = height;
       height = placement_height(buffers, *offsets);

@@ -1,8 +1,9 @@
 // The jostle (placement_jostle.cpp): from any valid placement it hands back
 // a valid one, alignments kept, no higher than the start; the second pass
 // leaves no buffer that could drop lower; the same salt gives the same
-// placement; and on placements with holes it moves buffers and can lower
-// the height.
+// placement; on placements with holes it moves buffers and can lower the
+// height; and a budget already past its deadline stops it before it moves
+// anything.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -58,7 +59,7 @@ TEST(PlacementJostle, KeepsPlacementsValidNoHigherAndSettled) {
     ASSERT_TRUE(tp::validate_placement(buffers, start, 0).is_ok());
     const int64_t start_height = tp::placement_height(buffers, start);
     std::vector<int64_t> offsets = start;
-    tp::placement_detail::jostle_placement(buffers, static_cast<uint64_t>(trial), &offsets);
+    tp::placement_detail::jostle_placement(buffers, static_cast<uint64_t>(trial), nullptr, &offsets);
     ASSERT_TRUE(tp::validate_placement(buffers, offsets, 0).is_ok()) << "trial " << trial;
     const int64_t height = tp::placement_height(buffers, offsets);
     EXPECT_LE(height, start_height) << "trial " << trial;
@@ -69,7 +70,7 @@ TEST(PlacementJostle, KeepsPlacementsValidNoHigherAndSettled) {
       }
     }
     std::vector<int64_t> again = start;
-    tp::placement_detail::jostle_placement(buffers, static_cast<uint64_t>(trial), &again);
+    tp::placement_detail::jostle_placement(buffers, static_cast<uint64_t>(trial), nullptr, &again);
     EXPECT_EQ(again, offsets) << "trial " << trial;
     moved += offsets != start ? 1 : 0;
     lowered += height < start_height ? 1 : 0;
@@ -83,9 +84,25 @@ TEST(PlacementJostle, KeepsAPerfectPackingAtItsHeight) {
   // valid and at the optimum whatever order the passes take.
   const tp::PerfectPacking packing = tp::random_perfect_packing(120, 5);
   std::vector<int64_t> offsets = packing.offsets;
-  tp::placement_detail::jostle_placement(packing.buffers, 99, &offsets);
+  tp::placement_detail::jostle_placement(packing.buffers, 99, nullptr, &offsets);
   ASSERT_TRUE(tp::validate_placement(packing.buffers, offsets, packing.height).is_ok());
   EXPECT_EQ(tp::placement_height(packing.buffers, offsets), packing.height);
+}
+
+TEST(PlacementJostle, StopsAtTheDeadline) {
+  std::mt19937_64 rng(31);
+  const std::vector<PlaceBuffer> buffers = RandomBuffers(&rng, 40);
+  std::vector<int64_t> start = tp::place_first_fit(buffers);
+  for (int64_t& offset : start) offset *= 2;  // holes, so a jostle would move buffers
+  std::vector<int64_t> jostled = start;
+  tp::placement_detail::jostle_placement(buffers, 1, nullptr, &jostled);
+  ASSERT_NE(jostled, start);
+  tp::placement_detail::SearchBudget budget;
+  budget.deadline_seconds = tp::placement_detail::now_seconds() - 1;
+  std::vector<int64_t> offsets = start;
+  tp::placement_detail::jostle_placement(buffers, 1, &budget, &offsets);
+  EXPECT_EQ(offsets, start);
+  EXPECT_TRUE(budget.timed_out);
 }
 
 }  // namespace
