@@ -13,6 +13,28 @@
 namespace tp {
 namespace placement_detail {
 
+void placed_spans_alive_with(int32_t i, const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& offsets,
+                             LifetimeIndex* placed, std::vector<int32_t>* alive,
+                             std::vector<std::pair<int64_t, int64_t>>* spans) {
+  alive->clear();
+  placed->collect(i, alive);
+  spans->clear();
+  for (int32_t j : *alive) {
+    const int64_t at = offsets[static_cast<size_t>(j)];
+    spans->emplace_back(at, at + buffers[static_cast<size_t>(j)].size);
+  }
+}
+
+int64_t lowest_fit(const PlaceBuffer& b, std::vector<std::pair<int64_t, int64_t>>* spans) {
+  std::sort(spans->begin(), spans->end());
+  int64_t offset = 0;
+  for (const auto& [low, high] : *spans) {
+    if (low >= offset + b.size) break;  // the gap below this span fits
+    offset = std::max(offset, align_up(high, b.alignment));
+  }
+  return offset;
+}
+
 namespace {
 
 // Puts every buffer whose offset is -1 at its lowest offset clear of the
@@ -24,23 +46,10 @@ int64_t complete_in_order(const std::vector<PlaceBuffer>& buffers, const std::ve
     if ((*offsets)[c] >= 0) placed.insert(static_cast<int32_t>(c));
   }
   std::vector<int32_t> alive;
-  std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, top) of the placed buffers alive with one
+  std::vector<std::pair<int64_t, int64_t>> spans;
   for (int32_t b : order) {
-    const PlaceBuffer& x = buffers[static_cast<size_t>(b)];
-    alive.clear();
-    placed.collect(b, &alive);
-    taken.clear();
-    for (int32_t c : alive) {
-      const int64_t at = (*offsets)[static_cast<size_t>(c)];
-      taken.push_back({at, at + buffers[static_cast<size_t>(c)].size});
-    }
-    std::sort(taken.begin(), taken.end());
-    int64_t y = 0;
-    for (const auto& [low, high] : taken) {
-      if (low >= y + x.size) break;
-      y = std::max(y, align_up(high, x.alignment));
-    }
-    (*offsets)[static_cast<size_t>(b)] = y;
+    placed_spans_alive_with(b, buffers, *offsets, &placed, &alive, &spans);
+    (*offsets)[static_cast<size_t>(b)] = lowest_fit(buffers[static_cast<size_t>(b)], &spans);
     placed.insert(b);
   }
   return placement_height(buffers, *offsets);

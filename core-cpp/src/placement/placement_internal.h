@@ -28,6 +28,12 @@ inline int64_t align_up(int64_t value, int64_t alignment) {
   return rem == 0 ? value : value + (alignment - rem);
 }
 
+// Rounds toward zero: a negative value gives at most 0 (the searches that
+// call it treat an offset below 0 as no candidate, or never reach one).
+inline int64_t align_down(int64_t value, int64_t alignment) {
+  return alignment <= 1 ? value : value / alignment * alignment;
+}
+
 // Finds, for a query lifetime, the already placed buffers alive at some step
 // of it. A segment tree over the distinct step boundaries: a placed buffer is
 // stored as "covering" at the O(log T) nodes of its canonical cover and as
@@ -53,6 +59,15 @@ class LifetimeIndex {
 };
 
 struct SearchBudget;
+
+// The [offset, top) spans of the buffers in `placed` alive with buffer i, at
+// `offsets` (`alive` is scratch).
+void placed_spans_alive_with(int32_t i, const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& offsets,
+                             LifetimeIndex* placed, std::vector<int32_t>* alive,
+                             std::vector<std::pair<int64_t, int64_t>>* spans);
+// The lowest aligned offset for b that overlaps none of `spans` (sorted here
+// by offset): first fit among the buffers alive with it.
+int64_t lowest_fit(const PlaceBuffer& b, std::vector<std::pair<int64_t, int64_t>>* spans);
 
 // How best fit measures a gap. Both take the smallest gap that fits (the
 // lowest offset among equal ones) among the placed buffers alive with the

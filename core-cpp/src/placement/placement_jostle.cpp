@@ -35,13 +35,6 @@ namespace {
 
 constexpr size_t kBuffersPerCheck = 64;
 
-int64_t align_down(int64_t value, int64_t alignment) {
-  if (alignment <= 1) return value;
-  int64_t rounded = value / alignment * alignment;
-  if (rounded > value) rounded -= alignment;  // value < 0 rounds towards zero
-  return rounded;
-}
-
 int64_t top_of(const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& at, int32_t i) {
   return at[static_cast<size_t>(i)] + buffers[static_cast<size_t>(i)].size;
 }
@@ -62,18 +55,6 @@ std::vector<int32_t> order_by(const std::vector<PlaceBuffer>& buffers, uint64_t 
   return order;
 }
 
-// The [offset, top) spans of the buffers already in `index` that are alive
-// with buffer i.
-void spans_alive_with(int32_t i, const std::vector<PlaceBuffer>& buffers, const std::vector<int64_t>& at,
-                      LifetimeIndex* index, std::vector<int32_t>* alive, std::vector<std::pair<int64_t, int64_t>>* spans) {
-  alive->clear();
-  index->collect(i, alive);
-  spans->clear();
-  for (int32_t j : *alive) {
-    spans->emplace_back(at[static_cast<size_t>(j)], top_of(buffers, at, j));
-  }
-}
-
 // The highest aligned offset for b under `height` that overlaps none of
 // `spans` (sorted here by top, highest first: a span wholly above the
 // candidate is passed by, one wholly below ends the scan).
@@ -85,18 +66,6 @@ int64_t highest_fit(const PlaceBuffer& b, int64_t height, std::vector<std::pair<
   for (const auto& span : *spans) {
     if (span.second <= offset) break;
     if (span.first < offset + b.size) offset = align_down(span.first - b.size, b.alignment);
-  }
-  return offset;
-}
-
-// The lowest aligned offset for b that overlaps none of `spans` (sorted
-// here by offset).
-int64_t lowest_fit(const PlaceBuffer& b, std::vector<std::pair<int64_t, int64_t>>* spans) {
-  std::sort(spans->begin(), spans->end());
-  int64_t offset = 0;
-  for (const auto& span : *spans) {
-    if (span.first >= offset + b.size) break;  // the gap below this span fits
-    if (span.second > offset) offset = align_up(span.second, b.alignment);
   }
   return offset;
 }
@@ -120,7 +89,7 @@ void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, Se
   LifetimeIndex up(buffers);
   for (int32_t i : order_by(buffers, salt, [&](int32_t k) { return -top_of(buffers, at, k); })) {
     if (out_of_time()) return;
-    spans_alive_with(i, buffers, at, &up, &alive, &spans);
+    placed_spans_alive_with(i, buffers, at, &up, &alive, &spans);
     at[static_cast<size_t>(i)] = std::max(highest_fit(buffers[static_cast<size_t>(i)], height, &spans), at[static_cast<size_t>(i)]);
     up.insert(i);
   }
@@ -128,7 +97,7 @@ void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, Se
   LifetimeIndex down(buffers);
   for (int32_t i : order_by(buffers, salt, [&](int32_t k) { return at[static_cast<size_t>(k)]; })) {
     if (out_of_time()) return;
-    spans_alive_with(i, buffers, at, &down, &alive, &spans);
+    placed_spans_alive_with(i, buffers, at, &down, &alive, &spans);
     at[static_cast<size_t>(i)] = std::min(lowest_fit(buffers[static_cast<size_t>(i)], &spans), at[static_cast<size_t>(i)]);
     down.insert(i);
   }

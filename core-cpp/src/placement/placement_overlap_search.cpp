@@ -34,10 +34,6 @@ namespace {
 // ended at 1.0284 (1.0263), lowering 11 (9).
 constexpr double kStepShare = 0.001;
 
-// Rounds toward zero: a negative value gives at most 0, which is a candidate
-// offset anyway (align_up is placement_internal.h's).
-int64_t align_down(int64_t value, int64_t alignment) { return value / alignment * alignment; }
-
 int64_t byte_overlap(int64_t a, int64_t a_size, int64_t b, int64_t b_size) {
   return std::max<int64_t>(0, std::min(a + a_size, b + b_size) - std::max(a, b));
 }
