@@ -69,7 +69,11 @@ constexpr int64_t kWindowNodes = 4;
 // 34 at 1.0087 and 1.0091 without it; 23 and 23 at the optimum against 23
 // and 21 (outside the product); the product then ended them at 1.0077, 36
 // within 1.01 and 22 at the optimum. No run without it had ended more than
-// 35 of them within 1.01. The value 10 is the only one measured.
+// 35 of them within 1.01. After 4 instead of 10, with each packing run
+// with both in turn (2026-11-30, at db56902), 32 ended within 1.01 at a
+// mean of 1.0084, against 39 at 1.0070; a jostle of only the buffers alive
+// in a random range of steps gave 37-39 at 1.0080-1.0084, within the spread
+// (docs/placement.md, "Hard instances").
 constexpr int64_t kJostleAfterFailures = 10;
 
 }  // namespace
