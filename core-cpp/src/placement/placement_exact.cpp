@@ -136,8 +136,11 @@ class CanonicalSearch {
     reset_state();
     node_limit_ = node_limit;
     run_nodes_ = 0;
-    std::vector<int32_t> all(static_cast<size_t>(n_));
-    std::iota(all.begin(), all.end(), 0);
+    Part all;
+    all.members.resize(static_cast<size_t>(n_));
+    std::iota(all.members.begin(), all.members.end(), 0);
+    all.unplaced = n_;
+    index_part(all);
     Step step = solve_partition(all, 0, sections_);
     if (step == Step::kFound) *offsets = solution_;
     return step;
@@ -146,8 +149,37 @@ class CanonicalSearch {
  private:
   using MemoEntry = SearchMemoEntry;
 
+  // The buffers a search() works on (all of them, or a piece split off by
+  // continue_after): the unplaced ones first, in members[0, unplaced). A node
+  // then looks only at those. Placing moves a buffer to the front of the
+  // placed tail and unplacing (LIFO) moves the boundary back, as live_ does
+  // per section; part_slot_ holds each member's index, for the innermost
+  // part that placed it.
+  struct Part {
+    std::vector<int32_t> members;
+    int32_t unplaced = 0;
+  };
+
+  void index_part(const Part& part) {
+    for (size_t k = 0; k < part.members.size(); ++k) part_slot_[static_cast<size_t>(part.members[k])] = static_cast<int32_t>(k);
+  }
+
+  void take_from_part(Part* part, int32_t b) {
+    const int32_t last = --part->unplaced;
+    const int32_t slot = part_slot_[static_cast<size_t>(b)];
+    const int32_t other = part->members[static_cast<size_t>(last)];
+    part->members[static_cast<size_t>(slot)] = other;
+    part->members[static_cast<size_t>(last)] = b;
+    part_slot_[static_cast<size_t>(other)] = slot;
+    part_slot_[static_cast<size_t>(b)] = last;
+  }
+
   struct Change {
-    int32_t kind;  // 0 minoff, 1 top, 2 floor
+    // Built in the trail's own storage: a temporary written field by field
+    // and then copied whole stalls on store forwarding, and the trail is
+    // written at almost every node.
+    Change(int32_t kind_in, int32_t index_in, int64_t old_value_in) : kind(kind_in), index(index_in), old_value(old_value_in) {}
+    int32_t kind;  // 0 minoff, 2 floor
     int32_t index;
     int64_t old_value;
   };
@@ -294,9 +326,14 @@ class CanonicalSearch {
   void reset_state() {
     offset_.assign(static_cast<size_t>(n_), -1);
     solution_.assign(static_cast<size_t>(n_), 0);
+    saved_tops_key_.assign(static_cast<size_t>(n_), 0);
+    part_slot_.assign(static_cast<size_t>(n_), 0);
     minoff_.assign(static_cast<size_t>(n_), 0);
     top_ = base_;
     floor_ = base_;
+    placed_key_ = 0;
+    tops_key_ = 0;
+    for (int32_t s = 0; s < sections_; ++s) tops_key_ ^= top_hash(s, top_[static_cast<size_t>(s)]);
     for (int32_t b = 0; b < n_; ++b) {
       int64_t lowest = 0;
       for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) lowest = std::max(lowest, base_[static_cast<size_t>(s)]);
@@ -339,22 +376,27 @@ class CanonicalSearch {
     deepest_offsets_ = offset_;
   }
 
-  Step solve_partition(const std::vector<int32_t>& part, int32_t section_lo, int32_t section_hi) {
-    return search(part, 0x7A11ull, section_lo, section_hi, 0, -1);
+  Step solve_partition(Part& part, int32_t section_lo, int32_t section_hi) {
+    return search(part, part_key_from_here(0x7A11ull, section_lo, section_hi), section_lo, section_hi, 0, -1);
   }
 
   // Returns false when no unplaced buffer is alive with b ("hatless").
+  // Sets [changed_lo_, changed_hi_): the sections whose floor or unplaced
+  // bytes it changed.
   bool place(int32_t b, int64_t offset) {
     const PlaceBuffer& buf = buffers_[static_cast<size_t>(b)];
     offset_[static_cast<size_t>(b)] = offset;
     solution_[static_cast<size_t>(b)] = offset;
     const int64_t top = offset + buf.size;
+    placed_key_ ^= zobrist_[static_cast<size_t>(b)];
+    saved_tops_key_[static_cast<size_t>(b)] = tops_key_;
     // A buffer is placed at most once on the current branch, so the values
     // it overwrites in its own sections are saved in its own slots.
     for (int32_t s = first_[static_cast<size_t>(b)]; s < end_[static_cast<size_t>(b)]; ++s) {
       const size_t own = static_cast<size_t>(slot_start_[static_cast<size_t>(b)] + s - first_[static_cast<size_t>(b)]);
       saved_top_[own] = top_[static_cast<size_t>(s)];
       saved_floor_[own] = floor_[static_cast<size_t>(s)];
+      tops_key_ ^= top_hash(s, top_[static_cast<size_t>(s)]) ^ top_hash(s, top);
       top_[static_cast<size_t>(s)] = top;
       floor_[static_cast<size_t>(s)] = top;
       remaining_[static_cast<size_t>(s)] -= buf.size;
@@ -373,7 +415,7 @@ class CanonicalSearch {
       if (offset_[static_cast<size_t>(c)] >= 0) continue;
       has_hat = true;
       if (minoff_[static_cast<size_t>(c)] >= top) continue;
-      trail_.push_back({0, c, minoff_[static_cast<size_t>(c)]});
+      trail_.emplace_back(0, c, minoff_[static_cast<size_t>(c)]);
       minoff_[static_cast<size_t>(c)] = align_up(top, buffers_[static_cast<size_t>(c)].alignment);
       // Every raised buffer overlaps b in time, so together their sections
       // form one contiguous range.
@@ -390,18 +432,27 @@ class CanonicalSearch {
       if (rem == 0) continue;
       const int64_t now = std::max(offset, floor_[static_cast<size_t>(s)]) + rem;
       if (now > capacity_ || top + rem <= capacity_) continue;
+      // The floor is never below the section's top, so the scan can stop at
+      // the first member at or below the floor: the floor then stays.
+      const int64_t old_floor = floor_[static_cast<size_t>(s)];
       int64_t lowest = -1;
       const int32_t live_end = member_start_[static_cast<size_t>(s)] + live_count_[static_cast<size_t>(s)];
       for (int32_t m = member_start_[static_cast<size_t>(s)]; m < live_end; ++m) {
-        const int32_t c = live_[static_cast<size_t>(m)];
-        if (lowest < 0 || minoff_[static_cast<size_t>(c)] < lowest) lowest = minoff_[static_cast<size_t>(c)];
+        const int64_t minoff = minoff_[static_cast<size_t>(live_[static_cast<size_t>(m)])];
+        if (minoff <= old_floor) {
+          lowest = -1;
+          break;
+        }
+        if (lowest < 0 || minoff < lowest) lowest = minoff;
       }
       const int64_t floor = std::max(top_[static_cast<size_t>(s)], lowest);
       if (floor > floor_[static_cast<size_t>(s)]) {
-        trail_.push_back({2, s, floor_[static_cast<size_t>(s)]});
+        trail_.emplace_back(2, s, floor_[static_cast<size_t>(s)]);
         floor_[static_cast<size_t>(s)] = floor;
       }
     }
+    changed_lo_ = std::min(first_[static_cast<size_t>(b)], touched_lo);
+    changed_hi_ = std::max(end_[static_cast<size_t>(b)], touched_hi);
     return has_hat;
   }
 
@@ -409,7 +460,6 @@ class CanonicalSearch {
     while (trail_.size() > mark) {
       const Change& c = trail_.back();
       if (c.kind == 0) minoff_[static_cast<size_t>(c.index)] = c.old_value;
-      else if (c.kind == 1) top_[static_cast<size_t>(c.index)] = c.old_value;
       else floor_[static_cast<size_t>(c.index)] = c.old_value;
       trail_.pop_back();
     }
@@ -422,6 +472,8 @@ class CanonicalSearch {
       ++live_count_[static_cast<size_t>(s)];  // b is the first of the placed tail (LIFO)
     }
     offset_[static_cast<size_t>(b)] = -1;
+    placed_key_ ^= zobrist_[static_cast<size_t>(b)];
+    tops_key_ = saved_tops_key_[static_cast<size_t>(b)];
   }
 
   int64_t max_remaining(int32_t section_lo, int32_t section_hi) const {
@@ -462,42 +514,42 @@ class CanonicalSearch {
     return x ^ (x >> 31);
   }
 
+  // The hash of one section's top, a term of the fingerprint below.
+  static uint64_t top_hash(int32_t section, int64_t top) {
+    return mix64(static_cast<uint64_t>(top) * 0x100000001B3ull + static_cast<uint64_t>(section));
+  }
+
   // Fingerprint of the subproblem below a node: which buffers of the piece
   // are placed and the top of every section of the piece. Offsets below the
   // tops do not matter to the rest of the search, so different branches that
   // stack the same buffers differently reach the same fingerprint.
-  uint64_t state_key(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi) const {
-    uint64_t key = part_key ^ mix64(static_cast<uint64_t>(heuristic_) + 0x51ull);
-    for (int32_t c : part) {
-      if (offset_[static_cast<size_t>(c)] >= 0) key ^= zobrist_[static_cast<size_t>(c)];
-    }
-    for (int32_t s = section_lo; s < section_hi; ++s) {
-      key ^= mix64(static_cast<uint64_t>(top_[static_cast<size_t>(s)]) * 0x100000001B3ull + static_cast<uint64_t>(s));
-    }
+  // placed_key_ and tops_key_ cover every buffer and section and are kept up
+  // to date by place() and unplace(); a piece's search leaves the buffers and
+  // sections outside it as they were, so their share is a constant that
+  // part_key_from_here() folds into the piece's key once, and a node then
+  // costs O(1) here instead of a pass over the piece.
+  uint64_t part_key_from_here(uint64_t part_key, int32_t section_lo, int32_t section_hi) const {
+    uint64_t key = part_key ^ placed_key_ ^ tops_key_;
+    for (int32_t s = section_lo; s < section_hi; ++s) key ^= top_hash(s, top_[static_cast<size_t>(s)]);
     return key;
   }
 
-  Step search(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
+  uint64_t state_key(uint64_t part_key) const {
+    return part_key ^ mix64(static_cast<uint64_t>(heuristic_) + 0x51ull) ^ placed_key_ ^ tops_key_;
+  }
+
+  Step search(Part& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
               int32_t last_pos) {
     if (out_of_budget()) return Step::kAborted;
     // Failed before from a level at most this one (at the same level, with
     // a preorder bound at most this one): this node's canonical completions
     // are a subset of that node's, so it fails too.
-    const uint64_t key = state_key(part, part_key, section_lo, section_hi);
+    const uint64_t key = state_key(part_key);
     MemoEntry& memo = memo_[static_cast<size_t>(key & memo_mask_)];
     if (memo.key == key && memo.used == generation_ &&
         (level > memo.level || (level == memo.level && last_pos >= memo.last_pos))) {
       return Step::kNotFound;
     }
-    int64_t lowest_top = -1;
-    bool any = false;
-    for (int32_t c : part) {
-      if (offset_[static_cast<size_t>(c)] >= 0) continue;
-      any = true;
-      const int64_t t = minoff_[static_cast<size_t>(c)] + buffers_[static_cast<size_t>(c)].size;
-      if (lowest_top < 0 || t < lowest_top) lowest_top = t;
-    }
-    if (!any) return Step::kFound;
     // Placing any buffer at offset m raises the level to m, and every section
     // of the partition with unplaced bytes then needs m + (its unplaced
     // bytes, the buffer's own included when it covers it) <= capacity: so
@@ -505,19 +557,28 @@ class CanonicalSearch {
     // The section test after placing would refute each such one a node
     // later; on tight instances (no slack at all) most of them are such.
     const int64_t highest_level = capacity_ - max_remaining(section_lo, section_hi);
+    // One pass over the piece finds the lowest top an unplaced buffer can
+    // have (for dominance) and the candidates that pass the other tests;
+    // dominance then filters the candidates.
     std::vector<int32_t>& cands = candidates_[static_cast<size_t>(depth_)];
     cands.clear();
-    for (int32_t c : part) {
-      if (offset_[static_cast<size_t>(c)] >= 0) continue;
+    int64_t lowest_top = -1;
+    for (int32_t k = 0; k < part.unplaced; ++k) {
+      const int32_t c = part.members[static_cast<size_t>(k)];
       const int64_t m = minoff_[static_cast<size_t>(c)];
+      const int64_t t = m + buffers_[static_cast<size_t>(c)].size;
+      if (lowest_top < 0 || t < lowest_top) lowest_top = t;
       if (m < level || (m == level && pos_[static_cast<size_t>(c)] < last_pos)) continue;  // canonical order
-      if (m >= lowest_top) continue;                                                      // dominance
-      if (m + buffers_[static_cast<size_t>(c)].size > capacity_) continue;
+      if (t > capacity_) continue;
       if (m > highest_level) continue;                                                    // sections
       const int32_t twin = twin_before_[static_cast<size_t>(c)];
       if (twin >= 0 && offset_[static_cast<size_t>(twin)] < 0) continue;  // its twin goes first
       cands.push_back(c);
     }
+    if (part.unplaced == 0) return Step::kFound;
+    cands.erase(std::remove_if(cands.begin(), cands.end(),
+                               [&](int32_t c) { return minoff_[static_cast<size_t>(c)] >= lowest_top; }),  // dominance
+                cands.end());
     std::stable_sort(cands.begin(), cands.end(), [&](int32_t a, int32_t b) {
       if (minoff_[static_cast<size_t>(a)] != minoff_[static_cast<size_t>(b)]) return minoff_[static_cast<size_t>(a)] < minoff_[static_cast<size_t>(b)];
       return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
@@ -527,16 +588,23 @@ class CanonicalSearch {
       const int64_t offset = minoff_[static_cast<size_t>(b)];
       const size_t mark = trail_.size();
       const bool has_hat = place(b, offset);
+      take_from_part(&part, b);
       ++depth_;
       if (keep_deepest_ && depth_ > deepest_) {
         deepest_ = depth_;
         deepest_pending_ = true;
       }
       Step step = Step::kNotFound;
-      if (sections_fit(section_lo, section_hi, offset)) step = continue_after(part, part_key, section_lo, section_hi, offset, b);
+      // Only the sections place() changed need the test: in every other one
+      // the floor and the unplaced bytes are as at the node that chose b,
+      // whose own test passed (at the root: trivially_infeasible), and the
+      // new level, b's offset, is at most highest_level, so at most the
+      // capacity less the unplaced bytes of any section of the piece.
+      if (sections_fit(changed_lo_, changed_hi_, offset)) step = continue_after(part, part_key, section_lo, section_hi, offset, b);
       if (step != Step::kFound && deepest_pending_) save_deepest();
       --depth_;
       unplace(b, mark);
+      ++part.unplaced;  // b is the first of the placed tail (LIFO)
       if (step != Step::kNotFound) return step;
       // Nothing unplaced lives alongside b, so where b sits changes nobody
       // else's options: if the rest fails with b at its lowest spot, it
@@ -606,7 +674,7 @@ class CanonicalSearch {
 
   // After placing b: split off independent pieces if b was the last buffer
   // crossing some section boundary, else keep searching this partition.
-  Step continue_after(const std::vector<int32_t>& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
+  Step continue_after(Part& part, uint64_t part_key, int32_t section_lo, int32_t section_hi, int64_t level,
                       int32_t b) {
     std::vector<int32_t> cutpoints;
     for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) {
@@ -620,8 +688,8 @@ class CanonicalSearch {
       cutpoints.push_back(section_hi);
       for (size_t i = 1; i < cutpoints.size() && step == Step::kFound; ++i) {
         std::vector<int32_t> piece;
-        for (int32_t c : part) {
-          if (offset_[static_cast<size_t>(c)] >= 0) continue;
+        for (int32_t k = 0; k < part.unplaced; ++k) {
+          const int32_t c = part.members[static_cast<size_t>(k)];
           if (end_[static_cast<size_t>(c)] <= cutpoints[i - 1] || first_[static_cast<size_t>(c)] >= cutpoints[i]) continue;
           piece.push_back(c);
         }
@@ -638,9 +706,16 @@ class CanonicalSearch {
         reorder_piece(&piece);
         uint64_t piece_key = mix64(static_cast<uint64_t>(cutpoints[i - 1]) * 131 + static_cast<uint64_t>(cutpoints[i]));
         for (int32_t c : piece) piece_key ^= mix64(zobrist_[static_cast<size_t>(c)]);
-        step = search(piece, piece_key, cutpoints[i - 1], cutpoints[i], 0, -1);
+        Part piece_part;
+        piece_part.members = std::move(piece);
+        piece_part.unplaced = static_cast<int32_t>(piece_part.members.size());
+        index_part(piece_part);
+        step = search(piece_part, part_key_from_here(piece_key, cutpoints[i - 1], cutpoints[i]), cutpoints[i - 1], cutpoints[i], 0, -1);
         for (const auto& [c, rank] : saved) pos_[static_cast<size_t>(c)] = rank;
       }
+      // The pieces indexed their members for themselves; this part places
+      // and unplaces its own again once b is unplaced.
+      index_part(part);
     }
     for (int32_t s = first_[static_cast<size_t>(b)]; s + 1 < end_[static_cast<size_t>(b)]; ++s) ++cuts_[static_cast<size_t>(s)];
     return step;
@@ -663,7 +738,13 @@ class CanonicalSearch {
   // Search state.
   std::vector<int64_t> offset_, solution_, minoff_, top_, floor_, remaining_;
   std::vector<int32_t> cuts_;
+  std::vector<int32_t> part_slot_;  // see Part
   std::vector<Change> trail_;
+  // Fingerprint terms (state_key): the XOR of the placed buffers' zobrist_
+  // and of every section's top_hash; the latter before each buffer's placement.
+  uint64_t placed_key_ = 0, tops_key_ = 0;
+  std::vector<uint64_t> saved_tops_key_;
+  int32_t changed_lo_ = 0, changed_hi_ = 0;  // set by place()
   std::vector<std::vector<int32_t>> candidates_;
   int32_t depth_ = 0;
   int heuristic_ = 0;
