@@ -55,7 +55,13 @@ struct Draws {
 // 600 buffers (docs/placement.md, "Hard instances"), one run each: without
 // slabs 31 of the 36 reached the optimum, with slabs 31, with slabs and four
 // times the nodes 32, and the two 600-buffer sparse packings went from
-// 1.0190 and 1.0490 to 1.0000 and 1.0356.
+// 1.0190 and 1.0490 to 1.0000 and 1.0356. Once the canonical search's
+// nodes cost 1.8 times fewer instructions (docs/placement.md, "The canonical
+// search's cost per node"), eight times the nodes instead of four, on 49
+// sparse perfect packings of 600 buffers (seeds 601-650 but 609; two
+// workers, 10 s per call, each packing run with both in turn, 2026-11-30),
+// ended 36 within 1.01 times the optimum at a mean of 1.0081, against 39
+// at 1.0068: the cheaper nodes go to more windows, not longer ones.
 constexpr int64_t kSlabPercent = 60;
 constexpr int64_t kWindowNodes = 4;
 
