@@ -153,8 +153,9 @@ class CanonicalSearch {
   // continue_after): the unplaced ones first, in members[0, unplaced). A node
   // then looks only at those. Placing moves a buffer to the front of the
   // placed tail and unplacing (LIFO) moves the boundary back, as live_ does
-  // per section; part_slot_ holds each member's index, for the innermost
-  // part that placed it.
+  // per section. part_slot_ holds each buffer's index among the members of
+  // the part being searched: the pieces of a split index their own, and the
+  // part that split re-indexes its members when they return.
   struct Part {
     std::vector<int32_t> members;
     int32_t unplaced = 0;
