@@ -551,6 +551,7 @@ class CanonicalSearch {
         (level > memo.level || (level == memo.level && last_pos >= memo.last_pos))) {
       return Step::kNotFound;
     }
+    if (part.unplaced == 0) return Step::kFound;
     // Placing any buffer at offset m raises the level to m, and every section
     // of the partition with unplaced bytes then needs m + (its unplaced
     // bytes, the buffer's own included when it covers it) <= capacity: so
@@ -576,7 +577,6 @@ class CanonicalSearch {
       if (twin >= 0 && offset_[static_cast<size_t>(twin)] < 0) continue;  // its twin goes first
       cands.push_back(c);
     }
-    if (part.unplaced == 0) return Step::kFound;
     cands.erase(std::remove_if(cands.begin(), cands.end(),
                                [&](int32_t c) { return minoff_[static_cast<size_t>(c)] >= lowest_top; }),  // dominance
                 cands.end());
