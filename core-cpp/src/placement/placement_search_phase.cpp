@@ -385,8 +385,32 @@ void complete_deepest_tilings(std::vector<Piece>* pieces, int64_t target, bool f
   }
 }
 
+// Where the dives start with the best placement still at kFarAboveBound
+// times the proved bound or more, they run until kDivesUntilFarAbove of the
+// limit instead of kDivesUntil. A completion that far above leaves the
+// dives most to gain, and they need more than 5% of the limit for it: on
+// time-cuts-skewed seed 802 (600 buffers; one worker, 10 s), the completion
+// left 1.1541 times the optimum, the dives cut at 70% left 1.1095 and the
+// search ended at 1.1087; allowed to run on, the dives stopped by
+// themselves (kMostDives) at 77% with 1.0912, and the overlap search took
+// that to 1.0452, where from 1.1095 it lowered nothing. On 62 skewed and
+// time-cuts-skewed packings of 600 buffers (the twelve held-out ones, seeds
+// 701-720 of both families and time-cuts-skewed 801-810; two workers, 10 s,
+// each packing run with both in turn, 2026-11-30), this ended them at a
+// mean of 1.0043 times the optimum and at worst 1.0575, against 1.0054 and
+// 1.1085 (seed 802: 1.0443), 53 within 1.01 and 41 at the optimum with
+// either; no other height moved by more than 0.001. Every piece's dives
+// until 80% instead ended those 62 at 1.0048, with 11 higher and 5 lower
+// than at 70%, among them the held-out skewed pp-600-s9006 (1.0259 against
+// 1.0216) and time-cuts-skewed pp-600-s9004 (1.0182 against 1.0121): where
+// the completion is close, the overlap search needs the time more.
+constexpr double kDivesUntil = 0.7;
+constexpr double kDivesUntilFarAbove = 0.8;
+constexpr double kFarAboveBound = 1.1;
+
 // The pieces the well search gave up on, after their completion: feedback
-// dives (placement_feedback_dives.cpp) from 65% to 70% of the limit. The
+// dives (placement_feedback_dives.cpp) from 65% to 70% of the limit
+// (kDivesUntil; kDivesUntilFarAbove, below, where that leaves too little). The
 // well search's fallback, like the dives of a piece with free space, leaves
 // long-lived buffers on top, where the neighbourhood search cannot lower
 // them. On 14 skewed and time-cuts-skewed packings of 600 buffers (seeds
@@ -496,7 +520,9 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
         complete_deepest_tilings(pieces, bracket.proved, true, phase);
       });
       run_phase_until(0.65, [&](SearchBudget* phase) { complete_deepest_tilings(pieces, bracket.proved, false, phase); });
-      run_phase_until(0.7, [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });
+      const bool far_above = static_cast<double>(bracket.best) >= kFarAboveBound * static_cast<double>(bracket.proved);
+      run_phase_until(far_above ? kDivesUntilFarAbove : kDivesUntil,
+                      [&](SearchBudget* phase) { dive_untiled_pieces(pieces, bracket.proved, phase); });
     }
     if (options.time_limit_seconds > 0 && options.stall_share > 0) {
       // The stall rule (docs/placement.md, "When minimize stops"): from
