@@ -410,7 +410,8 @@ constexpr double kFarAboveBound = 1.1;
 
 // The pieces the well search gave up on, after their completion: feedback
 // dives (placement_feedback_dives.cpp) from 65% to 70% of the limit
-// (kDivesUntil; kDivesUntilFarAbove, below, where that leaves too little). The
+// (kDivesUntil; kDivesUntilFarAbove, above, where they start far above the
+// bound). The
 // well search's fallback, like the dives of a piece with free space, leaves
 // long-lived buffers on top, where the neighbourhood search cannot lower
 // them. On 14 skewed and time-cuts-skewed packings of 600 buffers (seeds
