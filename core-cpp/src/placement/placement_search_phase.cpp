@@ -411,10 +411,9 @@ constexpr double kFarAboveBound = 1.1;
 // The pieces the well search gave up on, after their completion: feedback
 // dives (placement_feedback_dives.cpp) from 65% to 70% of the limit
 // (kDivesUntil; kDivesUntilFarAbove, above, where they start far above the
-// bound). The
-// well search's fallback, like the dives of a piece with free space, leaves
-// long-lived buffers on top, where the neighbourhood search cannot lower
-// them. On 14 skewed and time-cuts-skewed packings of 600 buffers (seeds
+// bound). The well search's fallback, like the dives of a piece with free
+// space, leaves long-lived buffers on top, where the neighbourhood search
+// cannot lower them. On 14 skewed and time-cuts-skewed packings of 600 buffers (seeds
 // 501-508 and 501-504, and the two held-out ones), 10 s, one run each: the
 // time-cuts-skewed seed 501 ended at 1.0761 times the optimum instead of
 // 1.1626 (the fallback left two buffers living 437 and 167 steps on top),
