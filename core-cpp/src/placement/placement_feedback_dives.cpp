@@ -91,7 +91,7 @@ void run_feedback_dives(const std::vector<PlaceBuffer>& buffers, int64_t lower_b
 }  // namespace
 
 void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
-                               int64_t lower_bound, std::vector<Piece>* pieces) {
+                               int64_t lower_bound, std::vector<Piece>* pieces, const std::atomic<bool>* settled) {
   const size_t n = buffers.size();
   if (!options.minimize || n < 2 || n > kMostBuffersForFeedbackDives) return;
   // A piece that fills every step at the bound needs a tiling, which the
@@ -108,6 +108,7 @@ void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const Pl
   if (!free_space_above || pieces_height(*pieces) <= lower_bound) return;
   SearchBudget dive_budget;
   dive_budget.deadline_seconds = options.time_limit_seconds > 0 ? start + kTimeShare * options.time_limit_seconds : 0;
+  dive_budget.settled = settled;
   const int64_t work = options.time_limit_seconds > 0 ? 0 : noisy_dive_work(n);
   run_feedback_dives(buffers, lower_bound, work, &dive_budget, [&](std::vector<int64_t>* offsets) {
     for (Piece& piece : *pieces) adopt_if_lower(&piece, *offsets, PlaceMethod::kConstructive);

@@ -289,6 +289,14 @@ void jostle_placement(const std::vector<PlaceBuffer>& buffers, uint64_t salt, Se
 bool improve_by_overlap_search(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t work_limit,
                                uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
 
+// The overlap search's moves at one height, with the buffers marked in
+// `fixed` held where they are (they must lie under `height` and overlap no
+// other held one): moves the others until no two buffers overlap. Returns
+// whether it got there before the budget's deadline (it needs one);
+// `offsets` is changed only then.
+bool separate_around_fixed(const std::vector<PlaceBuffer>& buffers, int64_t height, const std::vector<char>& fixed,
+                           uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets);
+
 // What the neighbourhood search's slab windows are cut from. busiest_step:
 // the step of [lower, upper) with the most bytes alive, among `lower` and the
 // births inside the range (16 of them drawn from `seed` when there are more);

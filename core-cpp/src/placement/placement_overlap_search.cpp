@@ -64,9 +64,13 @@ class OverlapSearch {
     }
   }
 
+  // Buffers marked here never move (null: every buffer may).
+  void hold_fixed(const std::vector<char>* fixed) { fixed_ = fixed; }
+
   // Squeezes `offsets` under `height` and moves buffers until none overlaps
   // another; returns false when the budget's deadline passes or the work
-  // limit is spent first (*offsets then holds overlapping buffers).
+  // limit is spent first (*offsets then holds overlapping buffers). Held
+  // buffers are squeezed too: callers hold only buffers under the height.
   bool remove_overlap(int64_t height, std::vector<int64_t>* offsets) {
     height_ = height;
     offsets_ = offsets;
@@ -126,7 +130,7 @@ class OverlapSearch {
   void collect_overlapping() {
     order_.clear();
     for (size_t i = 0; i < buffers_.size(); ++i) {
-      if (overlapping_[i] > 0) order_.push_back(static_cast<int32_t>(i));
+      if (overlapping_[i] > 0 && !(fixed_ != nullptr && (*fixed_)[i])) order_.push_back(static_cast<int32_t>(i));
     }
   }
 
@@ -244,6 +248,7 @@ class OverlapSearch {
   }
 
   const std::vector<PlaceBuffer>& buffers_;
+  const std::vector<char>* fixed_ = nullptr;
   std::mt19937_64 rng_;
   int64_t work_limit_;
   int64_t work_ = 0;
@@ -258,6 +263,18 @@ class OverlapSearch {
 };
 
 }  // namespace
+
+bool separate_around_fixed(const std::vector<PlaceBuffer>& buffers, int64_t height, const std::vector<char>& fixed,
+                           uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets) {
+  if (buffers.empty()) return true;
+  if (budget->deadline_seconds <= 0 && budget->stall_seconds <= 0) return false;
+  OverlapSearch search(buffers, seed, 0, budget);
+  search.hold_fixed(&fixed);
+  std::vector<int64_t> trial = *offsets;
+  if (!search.remove_overlap(height, &trial)) return false;
+  *offsets = trial;
+  return true;
+}
 
 bool improve_by_overlap_search(const std::vector<PlaceBuffer>& buffers, int64_t lower_bound, int64_t work_limit,
                                uint64_t seed, SearchBudget* budget, std::vector<int64_t>* offsets) {

@@ -5,6 +5,7 @@
 #ifndef TENSORPLAN_PLACEMENT_PIECES_H
 #define TENSORPLAN_PLACEMENT_PIECES_H
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -72,14 +73,36 @@ void improve_by_noisy_dives(const std::vector<PlaceBuffer>& buffers, const Place
 
 // Under minimize, skyline dives whose order moves the buffers that ended
 // above the lower bound forward, each piece keeping what is lower
-// (placement_feedback_dives.cpp).
+// (placement_feedback_dives.cpp). They end early when `settled` (may be
+// null) rises: inside a portfolio worker, another worker's answer.
 void improve_by_feedback_dives(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
-                               int64_t lower_bound, std::vector<Piece>* pieces);
+                               int64_t lower_bound, std::vector<Piece>* pieces,
+                               const std::atomic<bool>* settled = nullptr);
 // The same dives on one piece that fills every step at `target` and that the
 // well search gave up on, until the budget's deadline: its long-lived
 // buffers, like those of pieces with free space, are the ones the well
 // search's fallback leaves on top. Returns whether the piece got lower.
 bool improve_untiled_piece_by_feedback_dives(Piece* piece, int64_t target, SearchBudget* budget);
+
+// The step of the middle three fifths of the buffers' time (from the first
+// birth to the last death) that the fewest buffers cross, alive both before
+// and after it; the earliest among equals. False when that range holds no
+// step.
+struct NearCut {
+  int64_t step = 0;
+  int32_t crossing = 0;
+};
+bool find_near_cut(const std::vector<PlaceBuffer>& buffers, NearCut* cut);
+
+// A piece of 400-1000 buffers with free space at `target` (the proved
+// bound) and a step in the middle three fifths of its time that at most
+// four buffers cross (placement_near_cut.cpp).
+bool has_near_cut(const Piece& piece, int64_t target);
+// Minimises the two sides of that step on their own, joins them, and lowers
+// the whole by the windows and the overlap search, until the budget's
+// deadline (the shares of `time_limit` are in placement_near_cut.cpp).
+// The piece takes the result when it is lower; returns whether it did.
+bool place_at_near_cut(Piece* piece, int64_t target, SearchBudget* budget);
 
 // What the search phase knows: no placement is lower than `proved`, and the
 // pieces reach `best`.

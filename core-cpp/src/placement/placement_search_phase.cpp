@@ -429,6 +429,24 @@ void dive_untiled_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudge
   }
 }
 
+// Whether this worker, under minimize with a time limit and no capacity,
+// is one of a portfolio's odd workers and the instance has one piece above
+// the proved bound, which has a near cut (has_near_cut). The even workers
+// search it as a whole: the two kinds of search end low on different
+// packings, and the portfolio keeps the lower (placement_near_cut.cpp has
+// the figures).
+bool decomposes_at_near_cut(const PlaceOptions& options, const std::vector<Piece>& pieces,
+                            const HeightBracket& bracket, const SearchBudget& budget) {
+  if (budget.worker % 2 != 1 || options.time_limit_seconds <= 0 || options.capacity > 0) return false;
+  const Piece* above = nullptr;
+  for (const Piece& piece : pieces) {
+    if (piece.height <= bracket.proved) continue;
+    if (above != nullptr) return false;
+    above = &piece;
+  }
+  return above != nullptr && has_near_cut(*above, std::max(bracket.proved, above->lower_bound));
+}
+
 // Takes back what a phase's copy of the budget recorded: its nodes, its
 // progress, and a stall (which ends every later phase too).
 void absorb_phase(SearchBudget* budget, const SearchBudget& phase) {
@@ -496,6 +514,18 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     bracket.best = pieces_height(*pieces);
   };
   if (options.minimize && !out->proved_infeasible) {
+    if (decomposes_at_near_cut(options, *pieces, bracket, *budget)) {
+      // The odd workers take the one piece above the bound apart where few
+      // buffers cross (placement_near_cut.cpp) for the whole limit.
+      for (Piece& piece : *pieces) {
+        if (piece.height > bracket.proved) {
+          const int64_t target = std::max(bracket.proved, piece.lower_bound);
+          if (place_at_near_cut(&piece, target, budget)) budget->note_improvement();
+        }
+      }
+      bracket.best = pieces_height(*pieces);
+      return bracket;
+    }
     if (bracket.proved < bracket.best) {
       // 60% of the time limit (all of it without one) for the pieces that
       // must be tiled without a free byte; the phases below get the rest,
