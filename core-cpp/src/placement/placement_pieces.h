@@ -91,12 +91,14 @@ bool improve_untiled_piece_by_feedback_dives(Piece* piece, int64_t target, Searc
 struct NearCut {
   int64_t step = 0;
   int32_t crossing = 0;
+  int32_t larger_side = 0;  // buffers alive before the step, or from it on: the more
 };
 bool find_near_cut(const std::vector<PlaceBuffer>& buffers, NearCut* cut);
 
 // A piece of 400-1000 buffers with free space at `target` (the proved
 // bound) and a step in the middle three fifths of its time that at most
-// four buffers cross (placement_near_cut.cpp).
+// four buffers cross, neither side of it holding more than 5/8 of the
+// buffers (placement_near_cut.cpp).
 bool has_near_cut(const Piece& piece, int64_t target);
 // Minimises the two sides of that step on their own, joins them, and lowers
 // the whole by the windows and the overlap search, until the budget's
