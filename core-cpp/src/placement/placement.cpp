@@ -23,14 +23,12 @@ namespace tp {
 
 using placement_detail::SearchBudget;
 using placement_detail::SearchOutcome;
-using placement_detail::construct_pieces;
 using placement_detail::HeightBracket;
-using placement_detail::improve_by_feedback_dives;
-using placement_detail::improve_by_noisy_dives;
 using placement_detail::noisy_dive_work;
 using placement_detail::Piece;
+using placement_detail::pieces_offsets;
 using placement_detail::portfolio_workers;
-using placement_detail::search_pieces_in_portfolio;
+using placement_detail::solve_pieces;
 using placement_detail::split_at_free_steps;
 
 const char* place_method_name(PlaceMethod method) {
@@ -100,6 +98,21 @@ int64_t placement_height(const std::vector<PlaceBuffer>& buffers, const std::vec
 }
 
 
+namespace placement_detail {
+
+HeightBracket solve_pieces(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
+                           int64_t lower_bound, int32_t workers, std::vector<Piece>* pieces, SearchBudget* budget,
+                           Placement* out) {
+  construct_pieces(buffers, lower_bound, pieces, budget, &out->stats);
+  if (!budget->dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, pieces);
+  if (!budget->dive_cut) improve_by_feedback_dives(buffers, options, start, lower_bound, pieces, budget->settled);
+  budget->improved_seconds = now_seconds();
+  return search_pieces_in_portfolio(buffers.size(), options, start, lower_bound, workers, pieces, budget, out,
+                                    &out->stats.threads);
+}
+
+}  // namespace placement_detail
+
 namespace {
 
 // Gathers the pieces' offsets into the whole instance's placement. The method
@@ -107,10 +120,9 @@ namespace {
 // such piece was searched.
 void write_placement(const std::vector<Piece>& pieces, size_t buffer_count, const SearchBudget& budget,
                      const HeightBracket& bracket, Placement* out) {
-  out->offsets.assign(buffer_count, 0);
+  out->offsets = pieces_offsets(pieces, buffer_count);
   PlaceMethod method = PlaceMethod::kNone;
   for (const Piece& piece : pieces) {
-    for (size_t k = 0; k < piece.members.size(); ++k) out->offsets[static_cast<size_t>(piece.members[k])] = piece.offsets[k];
     if (piece.height == bracket.best && (method == PlaceMethod::kNone || piece.method == PlaceMethod::kSearch)) {
       method = piece.method;
     }
@@ -144,13 +156,8 @@ TP_NOINLINE Status solve_ours(const std::vector<PlaceBuffer>& buffers, const Pla
     budget.dive_step_limit = noisy_dive_work(buffers.size());
   }
   out->stats.components = static_cast<int32_t>(pieces.size());
-  construct_pieces(buffers, lower_bound, &pieces, &budget, &out->stats);
-  if (!budget.dive_cut) improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
-  if (!budget.dive_cut) improve_by_feedback_dives(buffers, options, start, lower_bound, &pieces);
-  budget.improved_seconds = placement_detail::now_seconds();
-  const HeightBracket bracket = search_pieces_in_portfolio(buffers.size(), options, start, lower_bound,
-                                                           portfolio_workers(options), &pieces, &budget, out,
-                                                           &out->stats.threads);
+  const HeightBracket bracket =
+      solve_pieces(buffers, options, start, lower_bound, portfolio_workers(options), &pieces, &budget, out);
   write_placement(pieces, buffers.size(), budget, bracket, out);
   out->stats.seconds_to_best = budget.improved_seconds - start;
   return Status::ok();

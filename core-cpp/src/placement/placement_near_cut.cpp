@@ -131,19 +131,10 @@ std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int
   SearchBudget budget;
   budget.deadline_seconds = std::min(parent->deadline_seconds, start + seconds);
   budget.settled = parent->settled;
-  PlaceStats stats;
-  construct_pieces(buffers, lower_bound, &pieces, &budget, &stats);
-  improve_by_noisy_dives(buffers, options, start, lower_bound, &pieces);
-  improve_by_feedback_dives(buffers, options, start, lower_bound, &pieces, parent->settled);
-  budget.improved_seconds = now_seconds();
   Placement scratch;
-  search_pieces(buffers.size(), options, start, lower_bound, &pieces, &budget, &scratch);
+  solve_pieces(buffers, options, start, lower_bound, 1, &pieces, &budget, &scratch);
   parent->nodes += budget.nodes;
-  std::vector<int64_t> offsets(buffers.size(), 0);
-  for (const Piece& piece : pieces) {
-    for (size_t k = 0; k < piece.members.size(); ++k) offsets[static_cast<size_t>(piece.members[k])] = piece.offsets[k];
-  }
-  return offsets;
+  return pieces_offsets(pieces, buffers.size());
 }
 
 bool alive_together(const PlaceBuffer& a, const PlaceBuffer& b) {

@@ -51,6 +51,14 @@ std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers) 
   return pieces;
 }
 
+std::vector<int64_t> pieces_offsets(const std::vector<Piece>& pieces, size_t buffer_count) {
+  std::vector<int64_t> offsets(buffer_count, 0);
+  for (const Piece& piece : pieces) {
+    for (size_t k = 0; k < piece.members.size(); ++k) offsets[static_cast<size_t>(piece.members[k])] = piece.offsets[k];
+  }
+  return offsets;
+}
+
 int64_t pieces_height(const std::vector<Piece>& pieces) {
   int64_t height = 0;
   for (const Piece& p : pieces) height = std::max(height, p.height);

@@ -47,6 +47,9 @@ const std::vector<std::vector<int64_t>>& neighbourhood_starts(const Piece& piece
 std::vector<Piece> split_at_free_steps(const std::vector<PlaceBuffer>& buffers);
 
 int64_t pieces_height(const std::vector<Piece>& pieces);
+// The pieces' offsets gathered into a placement of the whole instance of
+// `buffer_count` buffers (0 for the buffers of 0 bytes, which no piece holds).
+std::vector<int64_t> pieces_offsets(const std::vector<Piece>& pieces, size_t buffer_count);
 
 // Takes `offsets` (a placement of the piece's buffers, or empty) as the
 // piece's placement, found by the search, when it is lower than the one it
@@ -119,6 +122,14 @@ struct HeightBracket {
 // out->proved_infeasible when the capacity is refuted.
 HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, double start, int64_t lower_bound,
                             std::vector<Piece>* pieces, SearchBudget* budget, Placement* out);
+
+// The solver after the split (place() with algorithm 'ours'): the
+// constructive phase, the noisy and the feedback dives, and the search
+// phase in `workers` workers, within `budget` (whose `settled` flag, when
+// set, ends the dives and the search early too). Fills out->stats.
+HeightBracket solve_pieces(const std::vector<PlaceBuffer>& buffers, const PlaceOptions& options, double start,
+                           int64_t lower_bound, int32_t workers, std::vector<Piece>* pieces, SearchBudget* budget,
+                           Placement* out);
 
 // The processors this process may run on (1 in builds without threads).
 int32_t usable_processors();

@@ -429,22 +429,22 @@ void dive_untiled_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudge
   }
 }
 
-// Whether this worker, under minimize with a time limit and no capacity,
-// is one of a portfolio's odd workers and the instance has one piece above
-// the proved bound, which has a near cut (has_near_cut). The even workers
-// search it as a whole: the two kinds of search end low on different
-// packings, and the portfolio keeps the lower (placement_near_cut.cpp has
-// the figures).
-bool decomposes_at_near_cut(const PlaceOptions& options, const std::vector<Piece>& pieces,
-                            const HeightBracket& bracket, const SearchBudget& budget) {
-  if (budget.worker % 2 != 1 || options.time_limit_seconds <= 0 || options.capacity > 0) return false;
-  const Piece* above = nullptr;
-  for (const Piece& piece : pieces) {
+// The piece this worker takes apart where few buffers cross, or null: in
+// one of a portfolio's odd workers, under minimize with a time limit and no
+// capacity, the one piece above the proved bound when it has a near cut
+// (has_near_cut). The even workers search it as a whole: the two kinds of
+// search end low on different packings, and the portfolio keeps the lower
+// (placement_near_cut.cpp has the figures).
+Piece* piece_to_cut(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
+                    std::vector<Piece>* pieces) {
+  if (budget.worker % 2 != 1 || options.time_limit_seconds <= 0 || options.capacity > 0) return nullptr;
+  Piece* above = nullptr;
+  for (Piece& piece : *pieces) {
     if (piece.height <= bracket.proved) continue;
-    if (above != nullptr) return false;
+    if (above != nullptr) return nullptr;
     above = &piece;
   }
-  return above != nullptr && has_near_cut(*above, std::max(bracket.proved, above->lower_bound));
+  return above != nullptr && has_near_cut(*above, std::max(bracket.proved, above->lower_bound)) ? above : nullptr;
 }
 
 // Takes back what a phase's copy of the budget recorded: its nodes, its
@@ -514,15 +514,10 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     bracket.best = pieces_height(*pieces);
   };
   if (options.minimize && !out->proved_infeasible) {
-    if (decomposes_at_near_cut(options, *pieces, bracket, *budget)) {
-      // The odd workers take the one piece above the bound apart where few
-      // buffers cross (placement_near_cut.cpp) for the whole limit.
-      for (Piece& piece : *pieces) {
-        if (piece.height > bracket.proved) {
-          const int64_t target = std::max(bracket.proved, piece.lower_bound);
-          if (place_at_near_cut(&piece, target, budget)) budget->note_improvement();
-        }
-      }
+    if (Piece* piece = piece_to_cut(options, bracket, *budget, pieces)) {
+      // The odd workers take it apart where few buffers cross
+      // (placement_near_cut.cpp) for the whole limit.
+      if (place_at_near_cut(piece, std::max(bracket.proved, piece->lower_bound), budget)) budget->note_improvement();
       bracket.best = pieces_height(*pieces);
       return bracket;
     }
