@@ -111,6 +111,30 @@ HeightBracket solve_pieces(const std::vector<PlaceBuffer>& buffers, const PlaceO
                                     &out->stats.threads);
 }
 
+// What place() does under minimize with one worker, on `buffers`, for
+// `seconds` (within the parent's deadline), ending early when the parent's
+// portfolio is settled. It aims at `goal` where that is above the buffers'
+// own bound: for a side of a near cut, the whole's bound is as low as the
+// side needs to go, and the search at that height has the bytes between the
+// two to spare. Adds the nodes to the parent's count.
+std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int64_t goal, double seconds,
+                                    SearchBudget* parent) {
+  const double start = now_seconds();
+  PlaceOptions options;
+  options.minimize = true;
+  options.threads = 1;
+  options.time_limit_seconds = seconds;
+  const int64_t lower_bound = std::max(goal, placement_lower_bound(buffers));
+  std::vector<Piece> pieces = split_at_free_steps(buffers);
+  SearchBudget budget;
+  budget.deadline_seconds = std::min(parent->deadline_seconds, start + seconds);
+  budget.settled = parent->settled;
+  Placement scratch;
+  solve_pieces(buffers, options, start, lower_bound, 1, &pieces, &budget, &scratch);
+  parent->nodes += budget.nodes;
+  return pieces_offsets(pieces, buffers.size());
+}
+
 }  // namespace placement_detail
 
 namespace {

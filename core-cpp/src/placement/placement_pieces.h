@@ -109,6 +109,42 @@ bool has_near_cut(const Piece& piece, int64_t target);
 // The piece takes the result when it is lower; returns whether it did.
 bool place_at_near_cut(Piece* piece, int64_t target, SearchBudget* budget);
 
+// Buffers placed as one (placement_bundles.cpp): those with the same
+// lifetime stacked, and a buffer followed at its death by one of the same
+// size chained at its offset, until nothing more joins. `buffers` holds one
+// buffer per bundle, whose lifetime and size cover its parts; `parts` the
+// input's indices and offsets inside the bundle. The live bytes at every
+// step are the input's. Buffers of 0 bytes are in no bundle.
+struct BundlePart {
+  int32_t buffer = 0;
+  int64_t offset = 0;
+};
+struct Bundles {
+  std::vector<PlaceBuffer> buffers;
+  std::vector<std::vector<BundlePart>> parts;
+};
+Bundles bundle_buffers(const std::vector<PlaceBuffer>& buffers);
+// A placement of the input from `offsets`, a placement of bundles.buffers
+// (the buffers of 0 bytes at offset 0): valid, and at the same height.
+std::vector<int64_t> unbundle_offsets(const Bundles& bundles, const std::vector<int64_t>& offsets,
+                                      size_t buffer_count);
+// Whether the bundles are a search of their own for the piece: it fills
+// every step at `target` (the proved bound), and they join enough of its
+// buffers (bundle_count: how many bundles they make).
+bool worth_bundling(const Piece& piece, int64_t target, size_t bundle_count);
+// Minimises the piece's bundles aiming at `target` for a share of the time
+// left, then the piece's buffers from there by the windows and the overlap
+// search, until the budget's deadline; the piece takes the result when it
+// is lower. Returns whether it did.
+bool place_as_bundles(Piece* piece, const Bundles& bundles, int64_t target, SearchBudget* budget);
+
+// What place() does under minimize with one worker, on `buffers`, for
+// `seconds` (within the parent's deadline), ending early when the parent's
+// portfolio is settled, aiming at `goal` where that is above the buffers'
+// own bound (placement_near_cut.cpp). Adds the nodes to the parent's count.
+std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int64_t goal, double seconds,
+                                    SearchBudget* parent);
+
 // What the search phase knows: no placement is lower than `proved`, and the
 // pieces reach `best`.
 struct HeightBracket {

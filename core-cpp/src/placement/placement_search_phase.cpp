@@ -429,14 +429,11 @@ void dive_untiled_pieces(std::vector<Piece>* pieces, int64_t target, SearchBudge
   }
 }
 
-// The piece this worker takes apart where few buffers cross, or null: in
-// one of a portfolio's odd workers, under minimize with a time limit and no
-// capacity, the one piece above the proved bound when it has a near cut
-// (has_near_cut). The even workers search it as a whole: the two kinds of
-// search end low on different packings, and the portfolio keeps the lower
-// (placement_near_cut.cpp has the figures).
-Piece* piece_to_cut(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
-                    std::vector<Piece>* pieces) {
+// In one of a portfolio's odd workers, under minimize with a time limit and
+// no capacity, the one piece above the proved bound; null where there is
+// none or more than one, or elsewhere.
+Piece* odd_workers_piece(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
+                         std::vector<Piece>* pieces) {
   if (budget.worker % 2 != 1 || options.time_limit_seconds <= 0 || options.capacity > 0) return nullptr;
   Piece* above = nullptr;
   for (Piece& piece : *pieces) {
@@ -444,7 +441,32 @@ Piece* piece_to_cut(const PlaceOptions& options, const HeightBracket& bracket, c
     if (above != nullptr) return nullptr;
     above = &piece;
   }
+  return above;
+}
+
+// The piece this worker takes apart where few buffers cross, or null: the
+// odd workers' piece (odd_workers_piece) when it has a near cut
+// (has_near_cut). The even workers search it as a whole: the two kinds of
+// search end low on different packings, and the portfolio keeps the lower
+// (placement_near_cut.cpp has the figures).
+Piece* piece_to_cut(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
+                    std::vector<Piece>* pieces) {
+  Piece* above = odd_workers_piece(options, bracket, budget, pieces);
   return above != nullptr && has_near_cut(*above, std::max(bracket.proved, above->lower_bound)) ? above : nullptr;
+}
+
+// The piece this worker places as bundles (placement_bundles.cpp), or null:
+// the odd workers' piece (odd_workers_piece) when it fills every step at
+// the proved bound and its bundles join enough of its buffers
+// (worth_bundling). The even workers search the buffers themselves, so a
+// placement the bundles cannot reach is still searched for.
+Piece* piece_to_bundle(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
+                       std::vector<Piece>* pieces, Bundles* bundles) {
+  Piece* above = odd_workers_piece(options, bracket, budget, pieces);
+  if (above == nullptr) return nullptr;
+  *bundles = bundle_buffers(above->buffers);
+  return worth_bundling(*above, std::max(bracket.proved, above->lower_bound), bundles->buffers.size()) ? above
+                                                                                                        : nullptr;
 }
 
 // Takes back what a phase's copy of the budget recorded: its nodes, its
@@ -514,6 +536,16 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     bracket.best = pieces_height(*pieces);
   };
   if (options.minimize && !out->proved_infeasible) {
+    Bundles bundles;
+    if (Piece* piece = piece_to_bundle(options, bracket, *budget, pieces, &bundles)) {
+      // The odd workers search its bundles, then its buffers from there,
+      // for the whole limit.
+      if (place_as_bundles(piece, bundles, std::max(bracket.proved, piece->lower_bound), budget)) {
+        budget->note_improvement();
+      }
+      bracket.best = pieces_height(*pieces);
+      return bracket;
+    }
     if (Piece* piece = piece_to_cut(options, bracket, *budget, pieces)) {
       // The odd workers take it apart where few buffers cross
       // (placement_near_cut.cpp) for the whole limit.
