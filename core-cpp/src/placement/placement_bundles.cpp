@@ -40,8 +40,10 @@ namespace {
 // Rounds of joining: a stack can then join a chain and a chain a stack;
 // the packings measured stopped changing within five.
 constexpr int32_t kMostRounds = 8;
-// The bundles run only where they join at least this many buffers per 1000:
-// with fewer, they are the same search as the even workers'.
+// The bundles run only where they join at least this many buffers per 1000.
+// Set, not tuned: the packings measured join 20-63% of their buffers, and
+// where few join, the bundles are nearly the buffers themselves and the
+// odd workers' other searches give the second opinion.
 constexpr int64_t kFewestJoinedPerMille = 50;
 // The share of the time left that the bundles' search gets; the buffers
 // themselves get the rest, from its placement, so that where the bundles
