@@ -8,7 +8,8 @@
 // shifted up into the bytes it leaves free, or mirrored, so that its own
 // buffers keep clear of the crossing ones; the overlap search's moves
 // separate what still collides. The windows and the overlap search then
-// lower the whole.
+// lower the whole. Where the piece's bundles (placement_bundles.cpp) have
+// such a step too, the odd workers cut the bundles instead.
 //
 // Measured as a prototype outside the product (2026-11-30, at bef7461's
 // search; docs/placement.md, "Hard instances"): 22 of 53 sparse perfect

@@ -132,6 +132,12 @@ std::vector<int64_t> unbundle_offsets(const Bundles& bundles, const std::vector<
 // every step at `target` (the proved bound), and they join enough of its
 // buffers (bundle_count: how many bundles they make).
 bool worth_bundling(const Piece& piece, int64_t target, size_t bundle_count);
+// The piece's bundles as a piece of their own, placed by first fit in
+// their order (a start for the searches that take a piece), and the
+// bundled piece's placement, unbundled, taken by the piece when it is lower
+// (returns whether it was).
+Piece bundles_piece(const Piece& piece, const Bundles& bundles);
+bool adopt_bundled(Piece* piece, const Bundles& bundles, const Piece& bundled);
 // Minimises the piece's bundles aiming at `target` for a share of the time
 // left, then the piece's buffers from there by the windows and the overlap
 // search, until the budget's deadline; the piece takes the result when it

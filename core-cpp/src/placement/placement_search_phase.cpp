@@ -548,8 +548,19 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     }
     if (Piece* piece = piece_to_cut(options, bracket, *budget, pieces)) {
       // The odd workers take it apart where few buffers cross
-      // (placement_near_cut.cpp) for the whole limit.
-      if (place_at_near_cut(piece, std::max(bracket.proved, piece->lower_bound), budget)) budget->note_improvement();
+      // (placement_near_cut.cpp) for the whole limit: its bundles
+      // (placement_bundles.cpp) where they have such a step too, else its
+      // buffers.
+      const int64_t target = std::max(bracket.proved, piece->lower_bound);
+      bundles = bundle_buffers(piece->buffers);
+      Piece bundled = bundles_piece(*piece, bundles);
+      if (has_near_cut(bundled, target)) {
+        if (place_at_near_cut(&bundled, target, budget) && adopt_bundled(piece, bundles, bundled)) {
+          budget->note_improvement();
+        }
+      } else if (place_at_near_cut(piece, target, budget)) {
+        budget->note_improvement();
+      }
       bracket.best = pieces_height(*pieces);
       return bracket;
     }

@@ -2,9 +2,10 @@
 // bytes at every step, hold every buffer of more than 0 bytes exactly once
 // inside their own lifetime and size, and join what they should; any valid
 // placement of the bundles gives a valid placement of the buffers at the
-// same height, alignments kept; they are searched only for pieces that
-// fill every step; and place() with two workers (the odd one searches the
-// bundles) returns a valid placement.
+// same height, alignments kept; a bundled piece starts from a valid
+// placement and is taken back only when lower; they are searched as a
+// whole only for pieces that fill every step; and place() with two workers
+// (the odd one searches the bundles) returns a valid placement.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,6 +115,37 @@ TEST(PlacementBundles, AnyPlacementOfTheBundlesIsOneOfTheBuffersAtItsHeight) {
     EXPECT_EQ(tp::placement_height(buffers, offsets), tp::placement_height(bundles.buffers, bundle_offsets))
         << "trial " << trial;
   }
+}
+
+TEST(PlacementBundles, ABundledPieceStartsValidAndIsTakenBackOnlyWhenLower) {
+  tp::PerfectPackingShape shape;
+  tp::perfect_packing_family("sparse", &shape);
+  const tp::PerfectPacking packing = tp::random_perfect_packing(300, 23, shape);
+  const Bundles bundles = tp::placement_detail::bundle_buffers(packing.buffers);
+  tp::placement_detail::Piece piece;
+  piece.buffers = packing.buffers;
+  piece.offsets = packing.offsets;  // the optimum: nothing is lower
+  piece.height = packing.height;
+  piece.lower_bound = packing.height;
+  tp::placement_detail::Piece bundled = tp::placement_detail::bundles_piece(piece, bundles);
+  ASSERT_EQ(bundled.buffers.size(), bundles.buffers.size());
+  EXPECT_TRUE(tp::validate_placement(bundled.buffers, bundled.offsets, 0).is_ok());
+  EXPECT_EQ(bundled.height, tp::placement_height(bundled.buffers, bundled.offsets));
+  EXPECT_GE(bundled.height, packing.height);
+  EXPECT_EQ(bundled.lower_bound, packing.height);
+  // First fit is above the optimum here, so the piece keeps its own.
+  ASSERT_GT(bundled.height, packing.height);
+  EXPECT_FALSE(tp::placement_detail::adopt_bundled(&piece, bundles, bundled));
+  EXPECT_EQ(piece.offsets, packing.offsets);
+  // From a higher placement of the piece, the bundled one is taken, valid
+  // and at the bundles' height.
+  std::vector<int64_t> raised = packing.offsets;
+  for (int64_t& offset : raised) offset += bundled.height;
+  piece.offsets = raised;
+  piece.height = tp::placement_height(piece.buffers, raised);
+  ASSERT_TRUE(tp::placement_detail::adopt_bundled(&piece, bundles, bundled));
+  EXPECT_TRUE(tp::validate_placement(piece.buffers, piece.offsets, 0).is_ok());
+  EXPECT_EQ(piece.height, bundled.height);
 }
 
 TEST(PlacementBundles, WorthBundlingOnlyWherePiecesFillEveryStepAndEnoughJoin) {

@@ -3,7 +3,7 @@
 // space, 400-1000 buffers and at most four crossing; the sides placed and
 // joined give a valid placement, alignments kept, never higher than the
 // piece had; and place() with two workers on such an instance (the odd one
-// takes it apart) returns a valid placement.
+// takes it apart, or its bundles) returns a valid placement.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,11 +82,13 @@ std::vector<PlaceBuffer> TwoPackingsAndASeam(uint64_t seed, int32_t crossing, in
     b.upper += first.span;
     buffers.push_back(b);
   }
+  // The spines differ in size, so that bundles (placement_bundles.cpp) do
+  // not chain them into one buffer across the seam.
   for (const auto& range : {std::make_pair(int64_t{0}, first.span), std::make_pair(first.span, first.span + second.span)}) {
     PlaceBuffer spine;
     spine.lower = range.first;
     spine.upper = range.second;
-    spine.size = 2048;
+    spine.size = range.first == 0 ? 2048 : 3072;
     spine.alignment = alignment;
     buffers.push_back(spine);
   }
@@ -208,6 +210,28 @@ TEST(PlacementNearCut, JoinedSidesAreValidAlignedAndNoHigher) {
 
 TEST(PlacementNearCut, PortfolioWithTheCutReturnsAValidPlacement) {
   const std::vector<PlaceBuffer> buffers = TwoPackingsAndASeam(77, 2, 1);
+  tp::PlaceOptions options;
+  options.minimize = true;
+  options.threads = 2;
+  options.time_limit_seconds = 1.5;
+  tp::Placement out;
+  ASSERT_TRUE(tp::place(buffers, options, &out).is_ok());
+  EXPECT_TRUE(tp::validate_placement(buffers, out.offsets, 0).is_ok());
+  EXPECT_GE(out.height, out.lower_bound);
+  EXPECT_LE(out.height, tp::placement_height(buffers, tp::place_first_fit(buffers)));
+}
+
+TEST(PlacementNearCut, PortfolioCuttingTheBundlesReturnsAValidPlacement) {
+  // Large enough that the bundles (placement_bundles.cpp) still number 400
+  // or more and have the seam as their near cut: the odd worker cuts them.
+  const std::vector<PlaceBuffer> buffers = TwoPackingsAndASeam(78, 2, 1, 360);
+  const tp::placement_detail::Bundles bundles = tp::placement_detail::bundle_buffers(buffers);
+  Piece piece;
+  piece.buffers = buffers;
+  piece.lower_bound = tp::placement_lower_bound(buffers);
+  const Piece bundled = tp::placement_detail::bundles_piece(piece, bundles);
+  ASSERT_TRUE(tp::placement_detail::has_near_cut(bundled, piece.lower_bound))
+      << bundles.buffers.size() << " bundles of " << buffers.size();
   tp::PlaceOptions options;
   options.minimize = true;
   options.threads = 2;
