@@ -48,6 +48,12 @@ std::vector<PlaceBuffer> RandomInstance(std::mt19937_64* rng, int32_t count, int
   return buffers;
 }
 
+tp::PerfectPacking FamilyPacking(const char* family, int32_t count, uint64_t seed) {
+  tp::PerfectPackingShape shape;
+  tp::perfect_packing_family(family, &shape);
+  return tp::random_perfect_packing(count, seed, shape);
+}
+
 TEST(PlacementBundles, KeepLiveBytesAndHoldEachBufferOnceInsideItsBundle) {
   std::mt19937_64 rng(9090);
   for (int trial = 0; trial < 400; ++trial) {
@@ -118,9 +124,7 @@ TEST(PlacementBundles, AnyPlacementOfTheBundlesIsOneOfTheBuffersAtItsHeight) {
 }
 
 TEST(PlacementBundles, ABundledPieceStartsValidAndIsTakenBackOnlyWhenLower) {
-  tp::PerfectPackingShape shape;
-  tp::perfect_packing_family("sparse", &shape);
-  const tp::PerfectPacking packing = tp::random_perfect_packing(300, 23, shape);
+  const tp::PerfectPacking packing = FamilyPacking("sparse", 300, 23);
   const Bundles bundles = tp::placement_detail::bundle_buffers(packing.buffers);
   tp::placement_detail::Piece piece;
   piece.buffers = packing.buffers;
@@ -150,9 +154,7 @@ TEST(PlacementBundles, ABundledPieceStartsValidAndIsTakenBackOnlyWhenLower) {
 
 TEST(PlacementBundles, WorthBundlingOnlyWherePiecesFillEveryStepAndEnoughJoin) {
   for (const char* family : {"skewed", "sparse"}) {
-    tp::PerfectPackingShape shape;
-    tp::perfect_packing_family(family, &shape);
-    const tp::PerfectPacking packing = tp::random_perfect_packing(300, 17, shape);
+    const tp::PerfectPacking packing = FamilyPacking(family, 300, 17);
     tp::placement_detail::Piece piece;
     piece.buffers = packing.buffers;
     const Bundles bundles = tp::placement_detail::bundle_buffers(packing.buffers);
@@ -167,9 +169,7 @@ TEST(PlacementBundles, WorthBundlingOnlyWherePiecesFillEveryStepAndEnoughJoin) {
 }
 
 TEST(PlacementBundles, PortfolioSearchingTheBundlesReturnsAValidPlacement) {
-  tp::PerfectPackingShape shape;
-  tp::perfect_packing_family("time-cuts-skewed", &shape);
-  const tp::PerfectPacking packing = tp::random_perfect_packing(420, 31, shape);
+  const tp::PerfectPacking packing = FamilyPacking("time-cuts-skewed", 420, 31);
   const Bundles bundles = tp::placement_detail::bundle_buffers(packing.buffers);
   tp::placement_detail::Piece piece;
   piece.buffers = packing.buffers;

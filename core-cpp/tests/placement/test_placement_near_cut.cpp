@@ -208,8 +208,9 @@ TEST(PlacementNearCut, JoinedSidesAreValidAlignedAndNoHigher) {
   }
 }
 
-TEST(PlacementNearCut, PortfolioWithTheCutReturnsAValidPlacement) {
-  const std::vector<PlaceBuffer> buffers = TwoPackingsAndASeam(77, 2, 1);
+// place() under minimize with two workers (the odd one takes the instance
+// apart) returns a valid placement, no higher than first fit.
+void ExpectTwoWorkersPlaceValidly(const std::vector<PlaceBuffer>& buffers) {
   tp::PlaceOptions options;
   options.minimize = true;
   options.threads = 2;
@@ -219,6 +220,10 @@ TEST(PlacementNearCut, PortfolioWithTheCutReturnsAValidPlacement) {
   EXPECT_TRUE(tp::validate_placement(buffers, out.offsets, 0).is_ok());
   EXPECT_GE(out.height, out.lower_bound);
   EXPECT_LE(out.height, tp::placement_height(buffers, tp::place_first_fit(buffers)));
+}
+
+TEST(PlacementNearCut, PortfolioWithTheCutReturnsAValidPlacement) {
+  ExpectTwoWorkersPlaceValidly(TwoPackingsAndASeam(77, 2, 1));
 }
 
 TEST(PlacementNearCut, PortfolioCuttingTheBundlesReturnsAValidPlacement) {
@@ -232,15 +237,7 @@ TEST(PlacementNearCut, PortfolioCuttingTheBundlesReturnsAValidPlacement) {
   const Piece bundled = tp::placement_detail::bundles_piece(piece, bundles);
   ASSERT_TRUE(tp::placement_detail::has_near_cut(bundled, piece.lower_bound))
       << bundles.buffers.size() << " bundles of " << buffers.size();
-  tp::PlaceOptions options;
-  options.minimize = true;
-  options.threads = 2;
-  options.time_limit_seconds = 1.5;
-  tp::Placement out;
-  ASSERT_TRUE(tp::place(buffers, options, &out).is_ok());
-  EXPECT_TRUE(tp::validate_placement(buffers, out.offsets, 0).is_ok());
-  EXPECT_GE(out.height, out.lower_bound);
-  EXPECT_LE(out.height, tp::placement_height(buffers, tp::place_first_fit(buffers)));
+  ExpectTwoWorkersPlaceValidly(buffers);
 }
 
 }  // namespace
