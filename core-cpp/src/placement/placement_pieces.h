@@ -147,7 +147,8 @@ bool place_as_bundles(Piece* piece, const Bundles& bundles, int64_t target, Sear
 // What place() does under minimize with one worker, on `buffers`, for
 // `seconds` (within the parent's deadline), ending early when the parent's
 // portfolio is settled, aiming at `goal` where that is above the buffers'
-// own bound (placement_near_cut.cpp). Adds the nodes to the parent's count.
+// own bound (placement.cpp; the near cut's sides and the bundles are
+// searched so). Adds the nodes to the parent's count.
 std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int64_t goal, double seconds,
                                     SearchBudget* parent);
 
