@@ -204,18 +204,8 @@ bool place_as_bundles(Piece* piece, const Bundles& bundles, int64_t target, Sear
   if (bundle_offsets.size() != bundles.buffers.size()) return false;
   std::vector<int64_t> offsets = unbundle_offsets(bundles, bundle_offsets, piece->buffers.size());
   if (!validate_placement(piece->buffers, offsets, 0).is_ok()) return false;  // not expected: bundles keep it valid
-  if (placement_height(piece->buffers, offsets) > target && !budget->expired()) {
-    // The buffers themselves, from the bundles' placement: the windows until
-    // halfway to the deadline, the overlap search after.
-    SearchBudget windows = *budget;
-    windows.deadline_seconds = (now_seconds() + budget->deadline_seconds) / 2;
-    improve_by_neighbourhoods(piece->buffers, target, 0, worker_seed(0xB0D1E5ull, *budget), &windows, &offsets);
-    budget->nodes = windows.nodes;
-    budget->improved_seconds = std::max(budget->improved_seconds, windows.improved_seconds);
-    if (!budget->expired()) {
-      improve_by_overlap_search(piece->buffers, target, 0, worker_seed(0xB0D1E50ull, *budget), budget, &offsets);
-    }
-  }
+  // The buffers themselves, from the bundles' placement.
+  lower_until_deadline(piece->buffers, target, budget, &offsets);
   return adopt_if_lower(piece, &offsets);
 }
 

@@ -269,15 +269,7 @@ bool place_at_near_cut(Piece* piece, int64_t target, SearchBudget* budget) {
   settle_crossing(buffers, first, second, &offsets);
   if (!validate_placement(buffers, offsets, 0).is_ok()) return false;  // not expected: each step keeps it valid
 
-  // The windows until halfway to the deadline, the overlap search after.
-  SearchBudget windows = *budget;
-  windows.deadline_seconds = (now_seconds() + budget->deadline_seconds) / 2;
-  improve_by_neighbourhoods(buffers, target, 0, worker_seed(0x4E16B0D5ull, *budget), &windows, &offsets);
-  budget->nodes = windows.nodes;
-  budget->improved_seconds = std::max(budget->improved_seconds, windows.improved_seconds);
-  if (!budget->expired()) {
-    improve_by_overlap_search(buffers, target, 0, worker_seed(0x6F7665726C6170ull, *budget), budget, &offsets);
-  }
+  lower_until_deadline(buffers, target, budget, &offsets);
   return adopt_if_lower(piece, &offsets);
 }
 

@@ -144,6 +144,13 @@ bool adopt_bundled(Piece* piece, const Bundles& bundles, const Piece& bundled);
 // is lower. Returns whether it did.
 bool place_as_bundles(Piece* piece, const Bundles& bundles, int64_t target, SearchBudget* budget);
 
+// Lowers `offsets` (a valid placement of `buffers`) towards `target` until
+// the budget's deadline: the windows until halfway there, the overlap
+// search after (placement_search_phase.cpp). How the near cut and the
+// bundles finish on the buffers themselves.
+void lower_until_deadline(const std::vector<PlaceBuffer>& buffers, int64_t target, SearchBudget* budget,
+                          std::vector<int64_t>* offsets);
+
 // What place() does under minimize with one worker, on `buffers`, for
 // `seconds` (within the parent's deadline), ending early when the parent's
 // portfolio is settled, aiming at `goal` where that is above the buffers'

@@ -444,29 +444,31 @@ Piece* odd_workers_piece(const PlaceOptions& options, const HeightBracket& brack
   return above;
 }
 
-// The piece this worker takes apart where few buffers cross, or null: the
-// odd workers' piece (odd_workers_piece) when it has a near cut
-// (has_near_cut). The even workers search it as a whole: the two kinds of
-// search end low on different packings, and the portfolio keeps the lower
-// (placement_near_cut.cpp has the figures).
-Piece* piece_to_cut(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
-                    std::vector<Piece>* pieces) {
-  Piece* above = odd_workers_piece(options, bracket, budget, pieces);
-  return above != nullptr && has_near_cut(*above, std::max(bracket.proved, above->lower_bound)) ? above : nullptr;
-}
-
-// The piece this worker places as bundles (placement_bundles.cpp), or null:
-// the odd workers' piece (odd_workers_piece) when it fills every step at
-// the proved bound and its bundles join enough of its buffers
-// (worth_bundling). The even workers search the buffers themselves, so a
-// placement the bundles cannot reach is still searched for.
-Piece* piece_to_bundle(const PlaceOptions& options, const HeightBracket& bracket, const SearchBudget& budget,
-                       std::vector<Piece>* pieces, Bundles* bundles) {
-  Piece* above = odd_workers_piece(options, bracket, budget, pieces);
-  if (above == nullptr) return nullptr;
-  *bundles = bundle_buffers(above->buffers);
-  return worth_bundling(*above, std::max(bracket.proved, above->lower_bound), bundles->buffers.size()) ? above
-                                                                                                        : nullptr;
+// The odd workers' own search of their piece, for the whole limit, where
+// one applies; false where none does (the worker then searches as the even
+// ones do). The even workers search the buffers as a whole: the searches
+// end low on different packings, and the portfolio keeps the lower.
+// - A piece that fills every step at the target and whose bundles join
+//   enough of its buffers (worth_bundling) is searched as bundles, then as
+//   buffers (place_as_bundles; placement_bundles.cpp has the figures).
+// - A piece with a near cut (has_near_cut) is taken apart there
+//   (placement_near_cut.cpp): its bundles where they have such a step too,
+//   else its buffers.
+bool search_as_odd_worker(Piece* piece, int64_t target, SearchBudget* budget) {
+  const Bundles bundles = bundle_buffers(piece->buffers);
+  bool lower = false;
+  if (worth_bundling(*piece, target, bundles.buffers.size())) {
+    lower = place_as_bundles(piece, bundles, target, budget);
+  } else if (has_near_cut(*piece, target)) {
+    Piece bundled = bundles_piece(*piece, bundles);
+    lower = has_near_cut(bundled, target)
+                ? place_at_near_cut(&bundled, target, budget) && adopt_bundled(piece, bundles, bundled)
+                : place_at_near_cut(piece, target, budget);
+  } else {
+    return false;
+  }
+  if (lower) budget->note_improvement();
+  return true;
 }
 
 // Takes back what a phase's copy of the budget recorded: its nodes, its
@@ -479,6 +481,19 @@ void absorb_phase(SearchBudget* budget, const SearchBudget& phase) {
 }
 
 }  // namespace
+
+void lower_until_deadline(const std::vector<PlaceBuffer>& buffers, int64_t target, SearchBudget* budget,
+                          std::vector<int64_t>* offsets) {
+  if (placement_height(buffers, *offsets) <= target || budget->expired()) return;
+  SearchBudget windows = *budget;
+  windows.deadline_seconds = (now_seconds() + budget->deadline_seconds) / 2;
+  improve_by_neighbourhoods(buffers, target, 0, worker_seed(0x4E16B0D5ull, *budget), &windows, offsets);
+  budget->nodes = windows.nodes;
+  budget->improved_seconds = std::max(budget->improved_seconds, windows.improved_seconds);
+  if (!budget->expired()) {
+    improve_by_overlap_search(buffers, target, 0, worker_seed(0x6F7665726C6170ull, *budget), budget, offsets);
+  }
+}
 
 // The search phase: answers the capacity question when one is asked, makes
 // one short attempt at the lower bound by default, and hunts for the optimum
@@ -536,31 +551,8 @@ HeightBracket search_pieces(size_t buffer_count, const PlaceOptions& options, do
     bracket.best = pieces_height(*pieces);
   };
   if (options.minimize && !out->proved_infeasible) {
-    Bundles bundles;
-    if (Piece* piece = piece_to_bundle(options, bracket, *budget, pieces, &bundles)) {
-      // The odd workers search its bundles, then its buffers from there,
-      // for the whole limit.
-      if (place_as_bundles(piece, bundles, std::max(bracket.proved, piece->lower_bound), budget)) {
-        budget->note_improvement();
-      }
-      bracket.best = pieces_height(*pieces);
-      return bracket;
-    }
-    if (Piece* piece = piece_to_cut(options, bracket, *budget, pieces)) {
-      // The odd workers take it apart where few buffers cross
-      // (placement_near_cut.cpp) for the whole limit: its bundles
-      // (placement_bundles.cpp) where they have such a step too, else its
-      // buffers.
-      const int64_t target = std::max(bracket.proved, piece->lower_bound);
-      bundles = bundle_buffers(piece->buffers);
-      Piece bundled = bundles_piece(*piece, bundles);
-      if (has_near_cut(bundled, target)) {
-        if (place_at_near_cut(&bundled, target, budget) && adopt_bundled(piece, bundles, bundled)) {
-          budget->note_improvement();
-        }
-      } else if (place_at_near_cut(piece, target, budget)) {
-        budget->note_improvement();
-      }
+    Piece* odd = odd_workers_piece(options, bracket, *budget, pieces);
+    if (odd != nullptr && search_as_odd_worker(odd, std::max(bracket.proved, odd->lower_bound), budget)) {
       bracket.best = pieces_height(*pieces);
       return bracket;
     }
