@@ -116,9 +116,11 @@ HeightBracket solve_pieces(const std::vector<PlaceBuffer>& buffers, const PlaceO
 // portfolio is settled. It aims at `goal` where that is above the buffers'
 // own bound: for a side of a near cut, the whole's bound is as low as the
 // side needs to go, and the search at that height has the bytes between the
-// two to spare. Adds the nodes to the parent's count.
+// two to spare. It searches as the portfolio's worker `worker` does (its
+// seeds, and an odd worker's shares of the time). Adds the nodes to the
+// parent's count.
 std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int64_t goal, double seconds,
-                                    SearchBudget* parent) {
+                                    uint64_t worker, SearchBudget* parent) {
   const double start = now_seconds();
   PlaceOptions options;
   options.minimize = true;
@@ -129,6 +131,7 @@ std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int
   SearchBudget budget;
   budget.deadline_seconds = std::min(parent->deadline_seconds, start + seconds);
   budget.settled = parent->settled;
+  budget.worker = worker;
   Placement scratch;
   solve_pieces(buffers, options, start, lower_bound, 1, &pieces, &budget, &scratch);
   parent->nodes += budget.nodes;

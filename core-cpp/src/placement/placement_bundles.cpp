@@ -200,7 +200,7 @@ bool place_as_bundles(Piece* piece, const Bundles& bundles, int64_t target, Sear
   const double time_left = budget->deadline_seconds - now_seconds();
   if (time_left <= 0) return false;
   const std::vector<int64_t> bundle_offsets =
-      minimize_alone(bundles.buffers, target, kBundlesShare * time_left, budget);
+      minimize_alone(bundles.buffers, target, kBundlesShare * time_left, 0, budget);
   if (bundle_offsets.size() != bundles.buffers.size()) return false;
   std::vector<int64_t> offsets = unbundle_offsets(bundles, bundle_offsets, piece->buffers.size());
   if (!validate_placement(piece->buffers, offsets, 0).is_ok()) return false;  // not expected: bundles keep it valid

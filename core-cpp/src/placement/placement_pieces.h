@@ -154,10 +154,11 @@ void lower_until_deadline(const std::vector<PlaceBuffer>& buffers, int64_t targe
 // What place() does under minimize with one worker, on `buffers`, for
 // `seconds` (within the parent's deadline), ending early when the parent's
 // portfolio is settled, aiming at `goal` where that is above the buffers'
-// own bound (placement.cpp; the near cut's sides and the bundles are
-// searched so). Adds the nodes to the parent's count.
+// own bound, searched as the portfolio's worker `worker` searches
+// (placement.cpp; the near cut's sides and the bundles are searched so).
+// Adds the nodes to the parent's count.
 std::vector<int64_t> minimize_alone(const std::vector<PlaceBuffer>& buffers, int64_t goal, double seconds,
-                                    SearchBudget* parent);
+                                    uint64_t worker, SearchBudget* parent);
 
 // What the search phase knows: no placement is lower than `proved`, and the
 // pieces reach `best`.

@@ -181,29 +181,35 @@ TEST(PlacementNearCut, QualifiesOnlyWithFewCrossingAndFreeSpace) {
   }
 }
 
+// The sides are searched as the calling worker searches (an odd worker in a
+// portfolio, the only caller; worker 0 here too): either way the join holds.
 TEST(PlacementNearCut, JoinedSidesAreValidAlignedAndNoHigher) {
-  for (int64_t alignment : {int64_t{1}, int64_t{4096}}) {
-    for (int32_t crossing : {1, 2, 4}) {
-      // The first seed from 30 whose seam is the cut found (a step inside a
-      // packing may be crossed by as few and lie off centre).
-      std::vector<PlaceBuffer> buffers;
-      for (uint64_t seed = 30; seed < 60 && !Qualifies(buffers); seed += 2) {
-        buffers = TwoPackingsAndASeam(seed, crossing, alignment);
+  for (uint64_t worker : {uint64_t{0}, uint64_t{1}}) {
+    for (int64_t alignment : {int64_t{1}, int64_t{4096}}) {
+      for (int32_t crossing : {1, 2, 4}) {
+        // The first seed from 30 whose seam is the cut found (a step inside a
+        // packing may be crossed by as few and lie off centre).
+        std::vector<PlaceBuffer> buffers;
+        for (uint64_t seed = 30; seed < 60 && !Qualifies(buffers); seed += 2) {
+          buffers = TwoPackingsAndASeam(seed, crossing, alignment);
+        }
+        ASSERT_TRUE(Qualifies(buffers)) << "alignment " << alignment << " crossing " << crossing;
+        Piece piece = WholePiece(buffers);
+        const int64_t start_height = piece.height;
+        const int64_t bound = tp::placement_lower_bound(buffers);
+        ASSERT_TRUE(tp::placement_detail::has_near_cut(piece, bound));
+        tp::placement_detail::SearchBudget budget;
+        budget.worker = worker;
+        budget.deadline_seconds = tp::placement_detail::now_seconds() + 1.0;
+        const bool lowered = tp::placement_detail::place_at_near_cut(&piece, bound, &budget);
+        const tp::Status valid = tp::validate_placement(piece.buffers, piece.offsets, 0);
+        ASSERT_TRUE(valid.is_ok()) << "worker " << worker << " alignment " << alignment << " crossing " << crossing
+                                   << ": " << valid.message();
+        EXPECT_EQ(piece.height, tp::placement_height(piece.buffers, piece.offsets));
+        EXPECT_LE(piece.height, start_height);
+        EXPECT_EQ(lowered, piece.height < start_height);
+        EXPECT_GE(piece.height, bound);
       }
-      ASSERT_TRUE(Qualifies(buffers)) << "alignment " << alignment << " crossing " << crossing;
-      Piece piece = WholePiece(buffers);
-      const int64_t start_height = piece.height;
-      const int64_t bound = tp::placement_lower_bound(buffers);
-      ASSERT_TRUE(tp::placement_detail::has_near_cut(piece, bound));
-      tp::placement_detail::SearchBudget budget;
-      budget.deadline_seconds = tp::placement_detail::now_seconds() + 1.0;
-      const bool lowered = tp::placement_detail::place_at_near_cut(&piece, bound, &budget);
-      const tp::Status valid = tp::validate_placement(piece.buffers, piece.offsets, 0);
-      ASSERT_TRUE(valid.is_ok()) << "alignment " << alignment << " crossing " << crossing << ": " << valid.message();
-      EXPECT_EQ(piece.height, tp::placement_height(piece.buffers, piece.offsets));
-      EXPECT_LE(piece.height, start_height);
-      EXPECT_EQ(lowered, piece.height < start_height);
-      EXPECT_GE(piece.height, bound);
     }
   }
 }
