@@ -129,6 +129,11 @@ struct SearchBudget {
   // and for the first worker, whose draws are those of a search without
   // one; the randomised searches mix it into their seeds (worker_seed).
   uint64_t worker = 0;
+  // Whether the search runs without other workers (a portfolio of one, the
+  // default, and every WASM search): it then takes a piece apart at a near
+  // cut itself, where in a portfolio the odd workers do that beside the
+  // even ones' search of the whole (placement_search_phase.cpp).
+  bool alone = false;
   // Raised by the worker that settles the question, so that the others end
   // as at the deadline; expired() reads it. Null outside a portfolio.
   const std::atomic<bool>* settled = nullptr;

@@ -9,7 +9,9 @@
 // buffers keep clear of the crossing ones; the overlap search's moves
 // separate what still collides. The windows and the overlap search then
 // lower the whole. Where the piece's bundles (placement_bundles.cpp) have
-// such a step too, the odd workers cut the bundles instead.
+// such a step too, the bundles are cut instead. A portfolio's odd workers
+// take a piece apart so, beside the even ones' search of the whole, and so
+// does a search alone (placement_search_phase.cpp, search_taken_apart).
 //
 // Measured as a prototype outside the product (2026-11-30, at bef7461's
 // search; docs/placement.md, "Hard instances"): 22 of 53 sparse perfect
@@ -240,26 +242,28 @@ bool place_at_near_cut(Piece* piece, int64_t target, SearchBudget* budget) {
   // The other side first: it has bytes to spare under the target and is
   // usually placed there at once, and what it leaves of its share goes to
   // the side with the higher bound.
-  // Each side is searched as this (odd) worker searches a whole piece
-  // (budget->worker): where it has free space at the bound, the search that
-  // may leave bytes free runs until the odd workers' later share of the
-  // side's time (placement_search_phase.cpp), and a side that qualifies is
-  // cut again. On the held-out pp-600-s9003, the side with the full steps
-  // (269 bundles) ended at 1.0477-1.0560 times the bound with the even
-  // workers' shares and at 1.0000-1.0032 with the odd ones' (three calls
-  // each). Two workers, 10 s per call, each packing run both ways in turn
-  // (2026-12-01, at 291f4e7's search): the 51 sparse packings of 600
-  // buffers with a near cut of docs/placement.md ("Threads") ended at a mean
-  // of 1.0030 times the optimum, 45 within 1.01 and 35 at it, against
-  // 1.0043, 44 and 36; lower on 8, higher on 4; s9003 at 1.0050 in both of
-  // its calls, against 1.0471 and 1.0262.
+  // Each side is searched as an odd worker searches a whole piece (this
+  // worker's own seeds where it is odd; a search alone takes apart too):
+  // where it has free space at the bound, the search that may leave bytes
+  // free runs until the odd workers' later share of the side's time
+  // (placement_search_phase.cpp), and a side that qualifies is cut again.
+  // On the held-out pp-600-s9003, the side with the full steps (269
+  // bundles) ended at 1.0477-1.0560 times the bound with the even workers'
+  // shares and at 1.0000-1.0032 with the odd ones' (three calls each). Two
+  // workers, 10 s per call, each packing run both ways in turn (2026-12-01,
+  // at 291f4e7's search): the 51 calls on sparse packings of 600 buffers
+  // with a near cut of docs/placement.md ("Threads") ended at a mean of
+  // 1.0030 times the optimum, 45 within 1.01 and 35 at it, against 1.0043,
+  // 44 and 36; lower on 8, higher on 4; s9003 at 1.0050 in both of its
+  // calls, against 1.0471 and 1.0262.
+  const uint64_t side_worker = budget->worker | 1;
   const double begin = now_seconds();
   const double time_left = std::max(0.0, budget->deadline_seconds - begin);
   const std::vector<int64_t> second_offsets =
-      minimize_alone(second_side, target, kSecondSideShare * time_left, budget->worker, budget);
+      minimize_alone(second_side, target, kSecondSideShare * time_left, side_worker, budget);
   if (budget->expired()) return false;
   const std::vector<int64_t> first_offsets =
-      minimize_alone(first_side, target, begin + kSidesShare * time_left - now_seconds(), budget->worker, budget);
+      minimize_alone(first_side, target, begin + kSidesShare * time_left - now_seconds(), side_worker, budget);
   if (budget->expired()) return false;
   std::vector<int64_t> first(n, -1), second(n, -1);
   for (size_t k = 0; k < first_members.size(); ++k) first[first_members[k]] = first_offsets[k];

@@ -192,7 +192,8 @@ int32_t portfolio_workers(const PlaceOptions& options);
 
 // search_pieces in `workers` workers at once, every piece keeping the
 // lowest placement; *workers_run: how many ran (fewer when a thread could
-// not be created). One worker is search_pieces itself.
+// not be created). One worker is search_pieces itself, with the budget
+// marked `alone`.
 HeightBracket search_pieces_in_portfolio(size_t buffer_count, const PlaceOptions& options, double start,
                                          int64_t lower_bound, int32_t workers, std::vector<Piece>* pieces,
                                          SearchBudget* budget, Placement* out, int32_t* workers_run);

@@ -111,7 +111,10 @@ HeightBracket search_pieces_in_portfolio(size_t buffer_count, const PlaceOptions
                                          int64_t lower_bound, int32_t workers, std::vector<Piece>* pieces,
                                          SearchBudget* budget, Placement* out, int32_t* workers_run) {
   *workers_run = 1;
-  if (workers <= 1) return search_pieces(buffer_count, options, start, lower_bound, pieces, budget, out);
+  if (workers <= 1) {
+    budget->alone = true;
+    return search_pieces(buffer_count, options, start, lower_bound, pieces, budget, out);
+  }
   std::atomic<bool> settled(false);
   std::vector<std::unique_ptr<Worker>> team;
   for (int32_t k = 0; k < workers; ++k) {

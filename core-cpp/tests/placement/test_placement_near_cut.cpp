@@ -181,8 +181,8 @@ TEST(PlacementNearCut, QualifiesOnlyWithFewCrossingAndFreeSpace) {
   }
 }
 
-// The sides are searched as the calling worker searches (an odd worker in a
-// portfolio, the only caller; worker 0 here too): either way the join holds.
+// The sides are searched as an odd worker searches, whichever worker cuts
+// (an odd one in a portfolio, worker 0 in a search alone): the join holds.
 TEST(PlacementNearCut, JoinedSidesAreValidAlignedAndNoHigher) {
   for (uint64_t worker : {uint64_t{0}, uint64_t{1}}) {
     for (int64_t alignment : {int64_t{1}, int64_t{4096}}) {
@@ -215,11 +215,12 @@ TEST(PlacementNearCut, JoinedSidesAreValidAlignedAndNoHigher) {
 }
 
 // place() under minimize with two workers (the odd one takes the instance
-// apart) returns a valid placement, no higher than first fit.
-void ExpectTwoWorkersPlaceValidly(const std::vector<PlaceBuffer>& buffers) {
+// apart) or one (the search alone takes it apart) returns a valid placement,
+// no higher than first fit.
+void ExpectWorkersPlaceValidly(const std::vector<PlaceBuffer>& buffers, int32_t threads) {
   tp::PlaceOptions options;
   options.minimize = true;
-  options.threads = 2;
+  options.threads = threads;
   options.time_limit_seconds = 1.5;
   tp::Placement out;
   ASSERT_TRUE(tp::place(buffers, options, &out).is_ok());
@@ -229,7 +230,12 @@ void ExpectTwoWorkersPlaceValidly(const std::vector<PlaceBuffer>& buffers) {
 }
 
 TEST(PlacementNearCut, PortfolioWithTheCutReturnsAValidPlacement) {
-  ExpectTwoWorkersPlaceValidly(TwoPackingsAndASeam(77, 2, 1));
+  ExpectWorkersPlaceValidly(TwoPackingsAndASeam(77, 2, 1), 2);
+}
+
+TEST(PlacementNearCut, SearchAloneWithTheCutReturnsAValidPlacement) {
+  // The bundles' instance below: one worker alone reaches the cut on it.
+  ExpectWorkersPlaceValidly(TwoPackingsAndASeam(78, 2, 1, 360), 1);
 }
 
 TEST(PlacementNearCut, PortfolioCuttingTheBundlesReturnsAValidPlacement) {
@@ -243,7 +249,7 @@ TEST(PlacementNearCut, PortfolioCuttingTheBundlesReturnsAValidPlacement) {
   const Piece bundled = tp::placement_detail::bundles_piece(piece, bundles);
   ASSERT_TRUE(tp::placement_detail::has_near_cut(bundled, piece.lower_bound))
       << bundles.buffers.size() << " bundles of " << buffers.size();
-  ExpectTwoWorkersPlaceValidly(buffers);
+  ExpectWorkersPlaceValidly(buffers, 2);
 }
 
 }  // namespace
