@@ -230,7 +230,8 @@ void ExpectWorkersPlaceValidly(const std::vector<PlaceBuffer>& buffers, int32_t 
 }
 
 TEST(PlacementNearCut, PortfolioWithTheCutReturnsAValidPlacement) {
-  ExpectWorkersPlaceValidly(TwoPackingsAndASeam(77, 2, 1), 2);
+  // Large enough (400 buffers or more) for the odd worker to take it apart.
+  ExpectWorkersPlaceValidly(TwoPackingsAndASeam(77, 2, 1, 360), 2);
 }
 
 TEST(PlacementNearCut, SearchAloneWithTheCutReturnsAValidPlacement) {
