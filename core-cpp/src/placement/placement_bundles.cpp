@@ -8,8 +8,7 @@
 // lie apart is out of reach, so the bundles are a second opinion (a
 // portfolio's odd workers: place_as_bundles, and the cut where few buffers
 // cross made on the bundles, placement_search_phase.cpp), never the only
-// one. (A search alone makes that cut too, and ends its sides' search on
-// the buffers themselves, as every search of the cut does.)
+// one. (A search alone makes that cut too: placement_near_cut.cpp.)
 //
 // The cut on the bundles, where they have such a step as well as the
 // buffers (two workers, 10 s per call, one call at a time on 2 cores,

@@ -239,11 +239,8 @@ bool place_at_near_cut(Piece* piece, int64_t target, SearchBudget* budget) {
   const std::vector<int32_t>& first_members = after_first ? from_after : from_before;
   const std::vector<int32_t>& second_members = after_first ? from_before : from_after;
 
-  // The other side first: it has bytes to spare under the target and is
-  // usually placed there at once, and what it leaves of its share goes to
-  // the side with the higher bound.
-  // Each side is searched as an odd worker searches a whole piece (this
-  // worker's own seeds where it is odd; a search alone takes apart too):
+  // Each side is searched as an odd worker searches a whole piece (with
+  // this worker's seeds where it is odd, worker 1's in a search alone):
   // where it has free space at the bound, the search that may leave bytes
   // free runs until the odd workers' later share of the side's time
   // (placement_search_phase.cpp), and a side that qualifies is cut again.
@@ -257,6 +254,10 @@ bool place_at_near_cut(Piece* piece, int64_t target, SearchBudget* budget) {
   // 44 and 36; lower on 8, higher on 4; s9003 at 1.0050 in both of its
   // calls, against 1.0471 and 1.0262.
   const uint64_t side_worker = budget->worker | 1;
+
+  // The other side first: it has bytes to spare under the target and is
+  // usually placed there at once, and what it leaves of its share goes to
+  // the side with the higher bound.
   const double begin = now_seconds();
   const double time_left = std::max(0.0, budget->deadline_seconds - begin);
   const std::vector<int64_t> second_offsets =
