@@ -461,8 +461,13 @@ Piece* piece_to_take_apart(const PlaceOptions& options, const HeightBracket& bra
 //   search, outside the product: on the 51 calls on sparse packings of 600
 //   buffers with such a step of placement_near_cut.cpp, 41 within 1.01 and
 //   30 at the optimum at a mean of 1.0060, against 37, 27 and 1.0090 for
-//   the whole; lower on 17, higher on 7). Where a piece fills every step
-//   the bundles are left to the odd workers: they were measured there only.
+//   the whole; lower on 17, higher on 7). The bundles stay with the odd
+//   workers: in a search alone (the same kind of run, on the 48 skewed and
+//   time-cuts-skewed packings of 600 buffers of kBundlesShare's figures in
+//   placement_bundles.cpp) they ended 25 within 1.01 and 2 at the
+//   optimum at a mean of 1.0149, against 32, 17 and 1.0130 for the
+//   buffers: they lose the tilings that put a stacked pair apart, which
+//   the even workers beside them keep.
 bool search_taken_apart(Piece* piece, int64_t target, SearchBudget* budget) {
   const Bundles bundles = bundle_buffers(piece->buffers);
   bool lower = false;
