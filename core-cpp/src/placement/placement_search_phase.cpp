@@ -468,12 +468,17 @@ Piece* piece_to_take_apart(const PlaceOptions& options, const HeightBracket& bra
 //   optimum at a mean of 1.0149, against 32, 17 and 1.0130 for the
 //   buffers: they lose the tilings that put a stacked pair apart, which
 //   the even workers beside them keep.
+// The bundles are made only where one of the two may run: a search alone
+// (every default minimize) does not bundle a piece it will not cut.
 bool search_taken_apart(Piece* piece, int64_t target, SearchBudget* budget) {
+  const bool odd_worker = budget->worker % 2 == 1;
+  const bool near_cut = has_near_cut(*piece, target);
+  if (!odd_worker && !near_cut) return false;
   const Bundles bundles = bundle_buffers(piece->buffers);
   bool lower = false;
-  if (budget->worker % 2 == 1 && worth_bundling(*piece, target, bundles.buffers.size())) {
+  if (odd_worker && worth_bundling(*piece, target, bundles.buffers.size())) {
     lower = place_as_bundles(piece, bundles, target, budget);
-  } else if (has_near_cut(*piece, target)) {
+  } else if (near_cut) {
     Piece bundled = bundles_piece(*piece, bundles);
     lower = has_near_cut(bundled, target)
                 ? place_at_near_cut(&bundled, target, budget) && adopt_bundled(piece, bundles, bundled)
