@@ -2,8 +2,9 @@
 // is the one a count at every step finds; a piece qualifies only with free
 // space, 400-1000 buffers and at most four crossing; the sides placed and
 // joined give a valid placement, alignments kept, never higher than the
-// piece had; and place() with two workers on such an instance (the odd one
-// takes it apart, or its bundles) returns a valid placement.
+// piece had; and place() on such an instance returns a valid placement,
+// with two workers (the odd one takes it apart, or its bundles) and with
+// one (the search alone takes it apart).
 #include <gtest/gtest.h>
 
 #include <algorithm>
