@@ -30,6 +30,7 @@
  * @document ../docs/plans.md
  * @document ../docs/scheduling.md
  * @document ../docs/placement.md
+ * @document ../docs/placement-measurements.md
  * @document ../docs/formats.md
  * @document ../docs/layer-specs.md
  * @document ../docs/onnx.md

@@ -33,7 +33,7 @@
 // bench runs, but sparse packings and other skewed ones as often higher as
 // lower. As the odd worker's search of a piece with free space, it ended
 // the ten sparse packings of 600 buffers that stay highest (docs/
-// placement.md, "Hard instances") at a mean of 1.0305, none within 1.01,
+// placement-measurements.md, "The bundles") at a mean of 1.0305, none within 1.01,
 // against 1.0287 and two without it (lower on 4, higher on 6: the held-out
 // pp-600-s9003 and s9006 lose the odd workers' cut where few buffers
 // cross), so it runs only on pieces that fill every step. The figures

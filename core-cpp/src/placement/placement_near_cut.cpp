@@ -14,7 +14,8 @@
 // does a search alone (placement_search_phase.cpp, search_taken_apart).
 //
 // Measured as a prototype outside the product (2026-11-30, at bef7461's
-// search; docs/placement.md, "Hard instances"): 22 of 53 sparse perfect
+// search; docs/placement-measurements.md, "What holds sparse and skewed
+// packings above the optimum"): 22 of 53 sparse perfect
 // packings of 600 buffers (seeds 601-650 but 609, and the held-out
 // pp-600-s9003 to s9006) have a step that at most four buffers cross. One worker on this and one on
 // the search as it is, both at once on 2 cores, ended them at a mean of
@@ -34,7 +35,7 @@ namespace {
 
 // At most this many buffers may cross the step: the joined sides must agree
 // on the crossing buffers' offsets, and with 12 or more crossing, putting
-// them back by the overlap search alone often failed (docs/placement.md).
+// them back by the overlap search alone often failed (docs/placement-measurements.md).
 constexpr int32_t kMostCrossing = 4;
 // Neither side may hold more than 5/8 of the buffers: where one side is
 // most of the piece, it is about as hard as the whole and gets less time.

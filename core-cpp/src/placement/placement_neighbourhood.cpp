@@ -79,7 +79,8 @@ constexpr int64_t kWindowNodes = 4;
 // with both in turn (2026-11-30, at db56902), 32 ended within 1.01 at a
 // mean of 1.0084, against 39 at 1.0070; a jostle of only the buffers alive
 // in a random range of steps gave 37-39 at 1.0080-1.0084, within the spread
-// (docs/placement.md, "Hard instances").
+// (docs/placement-measurements.md, "What holds sparse and skewed packings
+// above the optimum").
 constexpr int64_t kJostleAfterFailures = 10;
 
 }  // namespace

@@ -9,7 +9,8 @@
 // packing pp-600-s9002, seven 10 s runs that differed only in the seed of
 // the windows (placement_neighbourhood.cpp) ended between 1.0067 and 1.0276
 // times the optimum, while one run given twice the time ends no lower on
-// average (docs/placement.md, "Hard instances"). Independent runs, as in the
+// average (docs/placement-measurements.md, "The sparse and skewed families
+// under earlier versions of the search"). Independent runs, as in the
 // portfolios of Gomes and Selman ("Algorithm portfolios", Artificial
 // Intelligence 126, 2001), take the best of such draws.
 //
